@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+// tilescope-cli: TileScope's analyses without a display, for GPU boxes and CI.
+#include "io/tracefileerror.h"
+#include "report/summaryreport.h"
+#include "report/traceinfo.h"
+#include "stats/keyaverages.h"
+#include "stats/torchtable.h"
+#include "trace/traceloader.h"
+
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace tilescope;
+
+constexpr int kExitBadInput = 2;
+
+const char* kUsage = R"(usage: tilescope-cli COMMAND TRACE [options]
+
+commands:
+  info TRACE [--format text|json] [--partial]
+      format, torch/CUDA versions, devices, tracks, events per category, time span
+  summary TRACE [--sort KEY] [--row-limit N] [--group-by-input-shape]
+                [--format table|json|csv] [--partial]
+                [--max-name-width N] [--time-unit s|ms|us] [--top-level-only] [--legacy-memory-units]
+      torch's prof.key_averages() computed from the trace; the table is key_averages().table()
+      sort keys: cpu_time, cuda_time, cpu_time_total, cuda_time_total, self_cpu_time_total,
+                 self_cuda_time_total, cpu_memory_usage, cuda_memory_usage, self_cpu_memory_usage,
+                 self_cuda_memory_usage, count, flops ("device" may stand for "cuda"); "none" keeps
+                 torch's group order. Default: self_cuda_time_total, or self_cpu_time_total when the
+                 trace has no GPU activity. --row-limit defaults to -1 (all rows).
+
+TRACE may be .json or .json.gz (gzip is detected by content). Exit status: 0 success, 2 bad input
+or usage, 1 internal error.
+)";
+
+struct UsageError
+{
+    std::string message;
+};
+
+struct Arguments
+{
+    std::string command;
+    std::string trace;
+    std::vector<std::pair<std::string, std::string>> options; // name -> value ("" for flags)
+    bool has(std::string_view name) const
+    {
+        for (const auto& [n, v] : options)
+            if (n == name)
+                return true;
+        return false;
+    }
+    std::optional<std::string> get(std::string_view name) const
+    {
+        std::optional<std::string> out;
+        for (const auto& [n, v] : options)
+            if (n == name)
+                out = v;
+        return out;
+    }
+};
+
+Arguments parseArguments(int argc, char** argv, const std::vector<std::string>& flags, const std::vector<std::string>& valued)
+{
+    Arguments a;
+    a.command = argv[1];
+    for (int i = 2; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg.starts_with("--")) {
+            std::string value;
+            bool inlineValue = false;
+            if (const size_t eq = arg.find('='); eq != std::string::npos) {
+                value = arg.substr(eq + 1);
+                arg = arg.substr(0, eq);
+                inlineValue = true;
+            }
+            const std::string name = arg.substr(2);
+            if (std::find(flags.begin(), flags.end(), name) != flags.end()) {
+                if (inlineValue)
+                    throw UsageError{"option --" + name + " takes no value"};
+                a.options.emplace_back(name, "");
+            } else if (std::find(valued.begin(), valued.end(), name) != valued.end()) {
+                if (!inlineValue) {
+                    if (i + 1 >= argc)
+                        throw UsageError{"option --" + name + " needs a value"};
+                    value = argv[++i];
+                }
+                a.options.emplace_back(name, value);
+            } else {
+                throw UsageError{"unknown option --" + name + " for '" + a.command + "'"};
+            }
+        } else if (a.trace.empty()) {
+            a.trace = arg;
+        } else {
+            throw UsageError{"unexpected argument '" + arg + "' (one trace at a time)"};
+        }
+    }
+    if (a.trace.empty())
+        throw UsageError{"'" + a.command + "' needs a TRACE file"};
+    return a;
+}
+
+int parseInt(const std::string& text, const char* option)
+{
+    int v = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || ptr != text.data() + text.size())
+        throw UsageError{std::string("--") + option + " expects an integer, got '" + text + "'"};
+    return v;
+}
+
+std::unique_ptr<trace::Trace> load(const Arguments& a, bool keepArgs)
+{
+    trace::LoadOptions options;
+    options.partial = a.has("partial");
+    options.keepRawArgs = keepArgs;
+    auto t = trace::loadTrace(a.trace, options);
+    for (const std::string& w : t->stats.warnings)
+        std::cerr << "tilescope-cli: warning: " << a.trace << ": " << w << "\n";
+    return t;
+}
+
+int runInfo(const Arguments& a)
+{
+    const std::string format = a.get("format").value_or("text");
+    if (format != "text" && format != "json")
+        throw UsageError{"--format for info is text or json, got '" + format + "'"};
+    const auto t = load(a, false);
+    std::cout << (format == "json" ? report::traceInfoJson(a.trace, *t) : report::traceInfoText(a.trace, *t));
+    return 0;
+}
+
+int runSummary(const Arguments& a)
+{
+    const std::string format = a.get("format").value_or("table");
+    if (format != "table" && format != "json" && format != "csv")
+        throw UsageError{"--format for summary is table, json or csv, got '" + format + "'"};
+    std::optional<stats::SortKey> sort;
+    bool sortGiven = false;
+    if (const auto s = a.get("sort")) {
+        sortGiven = true;
+        if (*s != "none") {
+            sort = stats::sortKeyFromName(*s);
+            if (!sort) {
+                std::string known;
+                for (const auto& n : stats::sortKeyNames())
+                    known += " " + n;
+                throw UsageError{"unknown sort key '" + *s + "'; known keys:" + known + " none"};
+            }
+        }
+    }
+    const int rowLimit = a.get("row-limit") ? parseInt(*a.get("row-limit"), "row-limit") : -1;
+    const auto t = load(a, false);
+    stats::KeyAveragesOptions options;
+    options.groupByInputShape = a.has("group-by-input-shape");
+    const stats::KeyAverages averages = stats::computeKeyAverages(*t, options);
+    if (!sortGiven)
+        sort = averages.useDevice ? stats::SortKey::SelfDeviceTimeTotal : stats::SortKey::SelfCpuTimeTotal;
+    if (format == "json") {
+        std::cout << report::summaryJson(a.trace, averages, {sort, rowLimit});
+    } else if (format == "csv") {
+        std::cout << report::summaryCsv(averages, {sort, rowLimit});
+    } else {
+        stats::TorchTableOptions table;
+        table.sortBy = sort;
+        table.rowLimit = rowLimit;
+        table.maxNameColumnWidth = a.get("max-name-width") ? parseInt(*a.get("max-name-width"), "max-name-width") : 80;
+        table.topLevelEventsOnly = a.has("top-level-only");
+        if (a.has("legacy-memory-units"))
+            table.memoryUnits = stats::MemoryUnitStyle::Legacy;
+        if (const auto unit = a.get("time-unit")) {
+            if (*unit != "s" && *unit != "ms" && *unit != "us")
+                throw UsageError{"--time-unit is s, ms or us, got '" + *unit + "'"};
+            table.timeUnit = *unit;
+        }
+        std::cout << stats::renderTorchTable(averages, table);
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::ios::sync_with_stdio(false);
+    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
+        std::cout << kUsage;
+        return argc < 2 ? kExitBadInput : 0;
+    }
+    const std::string command = argv[1];
+    try {
+        if (command == "info")
+            return runInfo(parseArguments(argc, argv, {"partial"}, {"format"}));
+        if (command == "summary")
+            return runSummary(parseArguments(argc, argv, {"partial", "group-by-input-shape", "top-level-only", "legacy-memory-units"},
+                                             {"format", "sort", "row-limit", "max-name-width", "time-unit"}));
+        throw UsageError{"unknown command '" + command + "'"};
+    } catch (const UsageError& e) {
+        std::cerr << "tilescope-cli: " << e.message << "\n(run 'tilescope-cli --help' for usage)\n";
+        return kExitBadInput;
+    } catch (const io::TraceFileError& e) {
+        std::cerr << "tilescope-cli: error: " << e.what() << "\n";
+        return kExitBadInput;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "tilescope-cli: error: out of memory\n";
+        return 1;
+    } catch (const std::exception& e) {
+        std::cerr << "tilescope-cli: internal error: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace tilescope::io {
+
+// A forward-only stream of bytes: a plain file, a gzip file (detected by its magic bytes) or memory.
+class ByteSource
+{
+public:
+    virtual ~ByteSource() = default;
+    // Reads up to `capacity` bytes; returns 0 only at the end. Throws TraceFileError on failure.
+    virtual size_t read(char* buffer, size_t capacity) = 0;
+    // Bytes of the underlying file consumed so far and its total size, for progress.
+    virtual uint64_t consumedInputBytes() const = 0;
+    virtual uint64_t totalInputBytes() const = 0;
+    virtual bool isCompressed() const { return false; }
+    const std::string& name() const { return m_name; }
+
+protected:
+    explicit ByteSource(std::string name) : m_name(std::move(name)) { }
+
+private:
+    std::string m_name;
+};
+
+// Opens a trace file, transparently decompressing gzip. Throws TraceFileError naming the file when it
+// cannot be opened, is a directory, or is empty.
+std::unique_ptr<ByteSource> openTraceFile(const std::string& path);
+
+// Serves bytes from memory (tests, the fuzzer). The data must outlive the source.
+std::unique_ptr<ByteSource> memorySource(std::string_view data, std::string name = "<memory>");
+
+} // namespace tilescope::io

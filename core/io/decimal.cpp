@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+#include "io/decimal.h"
+
+#include <charconv>
+#include <limits>
+
+namespace tilescope::io {
+
+namespace {
+
+struct Scaled
+{
+    int64_t value = 0;
+    bool exact = true;
+};
+
+std::optional<Scaled> scale(std::string_view text, int shift)
+{
+    size_t i = 0;
+    const size_t n = text.size();
+    bool negative = false;
+    if (i < n && (text[i] == '-' || text[i] == '+')) {
+        negative = text[i] == '-';
+        ++i;
+    }
+    const size_t intBegin = i;
+    while (i < n && text[i] >= '0' && text[i] <= '9')
+        ++i;
+    const std::string_view intDigits = text.substr(intBegin, i - intBegin);
+    std::string_view fracDigits;
+    if (i < n && text[i] == '.') {
+        const size_t fracBegin = ++i;
+        while (i < n && text[i] >= '0' && text[i] <= '9')
+            ++i;
+        fracDigits = text.substr(fracBegin, i - fracBegin);
+    }
+    if (intDigits.empty() && fracDigits.empty())
+        return std::nullopt;
+    int64_t exponent = 0;
+    if (i < n && (text[i] == 'e' || text[i] == 'E')) {
+        ++i;
+        bool expNegative = false;
+        if (i < n && (text[i] == '-' || text[i] == '+')) {
+            expNegative = text[i] == '-';
+            ++i;
+        }
+        if (i >= n)
+            return std::nullopt;
+        while (i < n && text[i] >= '0' && text[i] <= '9') {
+            exponent = exponent * 10 + (text[i] - '0');
+            if (exponent > 100000)
+                return std::nullopt;
+            ++i;
+        }
+        if (expNegative)
+            exponent = -exponent;
+    }
+    if (i != n)
+        return std::nullopt;
+
+    // The digit string d1..dk with the decimal point after `pointAt` digits; shift it.
+    const int64_t pointAt = static_cast<int64_t>(intDigits.size()) + exponent + shift;
+    const auto digitAt = [&](int64_t k) -> int {
+        if (k < static_cast<int64_t>(intDigits.size()))
+            return intDigits[static_cast<size_t>(k)] - '0';
+        return fracDigits[static_cast<size_t>(k - static_cast<int64_t>(intDigits.size()))] - '0';
+    };
+    const int64_t total = static_cast<int64_t>(intDigits.size() + fracDigits.size());
+    constexpr uint64_t limit = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+    uint64_t magnitude = 0;
+    for (int64_t k = 0; k < pointAt; ++k) {
+        const int d = k < total ? digitAt(k) : 0;
+        if (magnitude > (limit - static_cast<uint64_t>(d)) / 10) {
+            if (d == 0 && magnitude == 0)
+                continue;
+            return std::nullopt;
+        }
+        magnitude = magnitude * 10 + static_cast<uint64_t>(d);
+    }
+    Scaled out;
+    const int64_t firstDropped = std::max<int64_t>(pointAt, 0);
+    if (firstDropped < total) {
+        bool nonZero = false;
+        for (int64_t k = firstDropped; k < total && !nonZero; ++k)
+            nonZero = digitAt(k) != 0;
+        out.exact = !nonZero;
+        if (pointAt >= 0 && digitAt(pointAt) >= 5) {
+            if (magnitude == limit)
+                return std::nullopt;
+            ++magnitude;
+        }
+    }
+    out.value = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
+    return out;
+}
+
+} // namespace
+
+std::optional<int64_t> parseScaledDecimal(std::string_view text, int shift)
+{
+    const auto scaled = scale(text, shift);
+    if (!scaled)
+        return std::nullopt;
+    return scaled->value;
+}
+
+std::optional<int64_t> parseExactInteger(std::string_view text)
+{
+    int64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc() && ptr == text.data() + text.size())
+        return value;
+    const auto scaled = scale(text, 0);
+    if (!scaled || !scaled->exact)
+        return std::nullopt;
+    return scaled->value;
+}
+
+} // namespace tilescope::io

@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: MIT
+#include "io/jsonreader.h"
+
+#include "io/bytesource.h"
+#include "io/tracefileerror.h"
+
+#include <cstring>
+
+namespace tilescope::io {
+
+namespace {
+
+constexpr size_t kMaxDepth = 1000;
+
+inline bool isWhitespace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+std::string printable(char c)
+{
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f)
+        return std::string("'") + c + "'";
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x", u);
+    return hex;
+}
+
+void appendUtf8(std::string& out, uint32_t cp)
+{
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xc0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xe0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+        out += static_cast<char>(0x80 | (cp & 0x3f));
+    } else {
+        out += static_cast<char>(0xf0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+        out += static_cast<char>(0x80 | (cp & 0x3f));
+    }
+}
+
+int hexValue(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+// Length of a valid UTF-8 sequence starting with lead byte `b` (0 if the lead is invalid).
+inline int utf8Length(unsigned char b)
+{
+    if (b >= 0xc2 && b <= 0xdf)
+        return 2;
+    if (b >= 0xe0 && b <= 0xef)
+        return 3;
+    if (b >= 0xf0 && b <= 0xf4)
+        return 4;
+    return 0;
+}
+
+bool validUtf8Sequence(const unsigned char* s, int len)
+{
+    for (int i = 1; i < len; ++i)
+        if ((s[i] & 0xc0) != 0x80)
+            return false;
+    if (len == 3) {
+        if (s[0] == 0xe0 && s[1] < 0xa0)
+            return false; // overlong
+        if (s[0] == 0xed && s[1] >= 0xa0)
+            return false; // surrogate
+    } else if (len == 4) {
+        if (s[0] == 0xf0 && s[1] < 0x90)
+            return false;
+        if (s[0] == 0xf4 && s[1] >= 0x90)
+            return false;
+    }
+    return true;
+}
+
+// SWAR test: does the 8-byte word hold '"', '\\', a control byte or a non-ASCII byte?
+inline bool wordNeedsAttention(uint64_t v)
+{
+    constexpr uint64_t ones = 0x0101010101010101ull;
+    constexpr uint64_t highs = 0x8080808080808080ull;
+    const uint64_t quote = v ^ (ones * '"');
+    const uint64_t slash = v ^ (ones * '\\');
+    const uint64_t hasQuote = (quote - ones) & ~quote;
+    const uint64_t hasSlash = (slash - ones) & ~slash;
+    const uint64_t hasControl = (v - ones * 0x20) & ~v;
+    return ((hasQuote | hasSlash | hasControl) & highs) | (v & highs);
+}
+
+} // namespace
+
+const char* jsonTokenName(JsonToken token)
+{
+    switch (token) {
+    case JsonToken::ObjectBegin: return "'{'";
+    case JsonToken::ObjectEnd: return "'}'";
+    case JsonToken::ArrayBegin: return "'['";
+    case JsonToken::ArrayEnd: return "']'";
+    case JsonToken::Key: return "an object key";
+    case JsonToken::String: return "a string";
+    case JsonToken::Number: return "a number";
+    case JsonToken::True:
+    case JsonToken::False: return "a boolean";
+    case JsonToken::Null: return "null";
+    case JsonToken::End: return "the end of the file";
+    }
+    return "?";
+}
+
+JsonReader::JsonReader(ByteSource& source, size_t bufferSize)
+    : m_source(source)
+    , m_buffer(std::max<size_t>(bufferSize, 64))
+{
+}
+
+const std::string& JsonReader::sourceName() const { return m_source.name(); }
+
+void JsonReader::fail(const std::string& problem) const { failAt(m_base + m_pos, problem); }
+
+void JsonReader::failAt(uint64_t offset, const std::string& problem) const
+{
+    throw TraceFileError(m_source.name(), offset, problem);
+}
+
+bool JsonReader::fill()
+{
+    if (m_eof)
+        return false;
+    // Keep the current token (and an active capture) contiguous; drop everything before it.
+    size_t keep = std::min(m_tokenStart, m_pos);
+    if (m_captureStart != SIZE_MAX)
+        keep = std::min(keep, m_captureStart);
+    if (keep > 0) {
+        std::memmove(m_buffer.data(), m_buffer.data() + keep, m_end - keep);
+        m_end -= keep;
+        m_pos -= keep;
+        m_tokenStart -= keep;
+        if (m_captureStart != SIZE_MAX)
+            m_captureStart -= keep;
+        m_base += keep;
+    }
+    if (m_end == m_buffer.size())
+        m_buffer.resize(m_buffer.size() * 2);
+    const size_t got = m_source.read(m_buffer.data() + m_end, m_buffer.size() - m_end);
+    if (got == 0) {
+        m_eof = true;
+        return false;
+    }
+    m_end += got;
+    return true;
+}
+
+bool JsonReader::ensure(size_t count)
+{
+    while (m_end - m_pos < count)
+        if (!fill())
+            return false;
+    return true;
+}
+
+void JsonReader::skipWhitespace()
+{
+    for (;;) {
+        while (m_pos < m_end && isWhitespace(m_buffer[m_pos]))
+            ++m_pos;
+        if (m_pos < m_end)
+            return;
+        m_tokenStart = m_pos;
+        if (!fill())
+            return;
+    }
+}
+
+JsonToken JsonReader::next()
+{
+    skipWhitespace();
+    m_tokenStart = m_pos;
+    const bool atEnd = m_pos >= m_end;
+    const char c = atEnd ? '\0' : m_buffer[m_pos];
+    switch (m_state) {
+    case State::Done:
+        if (!atEnd)
+            fail("unexpected " + printable(c) + " after the end of the JSON document");
+        return JsonToken::End;
+    case State::Value:
+        return readValue();
+    case State::ValueOrArrayEnd:
+        if (!atEnd && c == ']') {
+            ++m_pos;
+            m_stack.pop_back();
+            afterValue();
+            return JsonToken::ArrayEnd;
+        }
+        return readValue();
+    case State::KeyOrObjectEnd:
+        if (!atEnd && c == '}') {
+            ++m_pos;
+            m_stack.pop_back();
+            afterValue();
+            return JsonToken::ObjectEnd;
+        }
+        return readKey();
+    case State::Key:
+        return readKey();
+    case State::CommaOrEnd: {
+        const bool inObject = m_stack.back();
+        if (atEnd)
+            fail(std::string("unexpected end of file: the JSON document is truncated (inside an ") + (inObject ? "object)" : "array)"));
+        if (c == ',') {
+            ++m_pos;
+            if (inObject) {
+                skipWhitespace();
+                m_tokenStart = m_pos;
+                return readKey();
+            }
+            m_state = State::Value;
+            skipWhitespace();
+            m_tokenStart = m_pos;
+            return readValue();
+        }
+        if (c == (inObject ? '}' : ']')) {
+            ++m_pos;
+            m_stack.pop_back();
+            afterValue();
+            return inObject ? JsonToken::ObjectEnd : JsonToken::ArrayEnd;
+        }
+        fail("expected ',' or " + std::string(inObject ? "'}'" : "']'") + ", found " + printable(c));
+    }
+    }
+    return JsonToken::End;
+}
+
+JsonToken JsonReader::readKey()
+{
+    if (m_pos >= m_end)
+        fail("unexpected end of file: the JSON document is truncated (expected an object key)");
+    if (m_buffer[m_pos] != '"')
+        fail("expected an object key in double quotes, found " + printable(m_buffer[m_pos]));
+    readString();
+    // The key's text may move when we look for ':'; keep it in the scratch string.
+    if (m_text.data() != m_scratch.data())
+        m_scratch.assign(m_text);
+    m_text = m_scratch;
+    skipWhitespace();
+    if (m_pos >= m_end)
+        fail("unexpected end of file: the JSON document is truncated (expected ':')");
+    if (m_buffer[m_pos] != ':')
+        fail("expected ':' after an object key, found " + printable(m_buffer[m_pos]));
+    ++m_pos;
+    m_state = State::Value;
+    return JsonToken::Key;
+}
+
+JsonToken JsonReader::readValue()
+{
+    if (m_pos >= m_end)
+        fail(m_stack.empty() && m_base == 0 && m_pos == 0 ? "empty document (expected a JSON value)"
+                                                           : "unexpected end of file: the JSON document is truncated (expected a value)");
+    const char c = m_buffer[m_pos];
+    switch (c) {
+    case '{':
+    case '[':
+        if (m_stack.size() >= kMaxDepth)
+            fail("nesting deeper than 1000 levels");
+        ++m_pos;
+        m_stack.push_back(c == '{');
+        m_state = c == '{' ? State::KeyOrObjectEnd : State::ValueOrArrayEnd;
+        return c == '{' ? JsonToken::ObjectBegin : JsonToken::ArrayBegin;
+    case '"':
+        readString();
+        afterValue();
+        return JsonToken::String;
+    case 't':
+        return readLiteral("true", JsonToken::True);
+    case 'f':
+        return readLiteral("false", JsonToken::False);
+    case 'n':
+        return readLiteral("null", JsonToken::Null);
+    default:
+        if (c == '-' || isDigit(c))
+            return readNumber();
+        if (c == 'N' || c == 'I')
+            fail("expected a JSON value, found " + printable(c) + " (NaN and Infinity are not valid JSON)");
+        fail("expected a JSON value, found " + printable(c));
+    }
+}
+
+JsonToken JsonReader::readLiteral(std::string_view word, JsonToken token)
+{
+    if (!ensure(word.size()))
+        fail("unexpected end of file: the JSON document is truncated");
+    if (std::memcmp(m_buffer.data() + m_pos, word.data(), word.size()) != 0)
+        fail("expected a JSON value, found " + printable(m_buffer[m_pos]));
+    m_pos += word.size();
+    if ((m_pos < m_end || ensure(1)) && m_pos < m_end) {
+        const char c = m_buffer[m_pos];
+        if (!(isWhitespace(c) || c == ',' || c == ']' || c == '}'))
+            fail("unexpected " + printable(c) + " after '" + std::string(word) + "'");
+    }
+    afterValue();
+    m_text = word;
+    return token;
+}
+
+JsonToken JsonReader::readNumber()
+{
+    // Scan the maximal run of number characters, then check the grammar.
+    size_t i = m_pos;
+    for (;;) {
+        while (i < m_end) {
+            const char c = m_buffer[i];
+            if (isDigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E')
+                ++i;
+            else
+                break;
+        }
+        if (i < m_end)
+            break;
+        const size_t before = m_pos;
+        if (!fill())
+            break;
+        i -= before - m_pos;
+    }
+    const char* s = m_buffer.data() + m_pos;
+    const size_t n = i - m_pos;
+    size_t k = 0;
+    auto bad = [&](const char* what) { fail(std::string("invalid number: ") + what); };
+    if (k < n && s[k] == '-')
+        ++k;
+    if (k >= n || !isDigit(s[k]))
+        bad("expected a digit");
+    if (s[k] == '0') {
+        ++k;
+        if (k < n && isDigit(s[k]))
+            bad("leading zero");
+    } else {
+        while (k < n && isDigit(s[k]))
+            ++k;
+    }
+    if (k < n && s[k] == '.') {
+        ++k;
+        if (k >= n || !isDigit(s[k]))
+            bad("expected a digit after '.'");
+        while (k < n && isDigit(s[k]))
+            ++k;
+    }
+    if (k < n && (s[k] == 'e' || s[k] == 'E')) {
+        ++k;
+        if (k < n && (s[k] == '+' || s[k] == '-'))
+            ++k;
+        if (k >= n || !isDigit(s[k]))
+            bad("expected a digit in the exponent");
+        while (k < n && isDigit(s[k]))
+            ++k;
+    }
+    if (k != n)
+        bad("unexpected character in number");
+    if (i < m_end) {
+        const char c = m_buffer[i];
+        if (!(isWhitespace(c) || c == ',' || c == ']' || c == '}'))
+            fail("unexpected " + printable(c) + " after a number");
+    }
+    m_text = std::string_view(s, n);
+    m_pos = i;
+    afterValue();
+    return JsonToken::Number;
+}
+
+void JsonReader::readString()
+{
+    // m_pos is at the opening quote.
+    size_t i = m_pos + 1;
+    bool escaped = false;
+    for (;;) {
+        while (i + 8 <= m_end) {
+            uint64_t word;
+            std::memcpy(&word, m_buffer.data() + i, 8);
+            if (wordNeedsAttention(word))
+                break;
+            i += 8;
+        }
+        bool needMore = false;
+        for (;;) {
+            if (i >= m_end) {
+                needMore = true;
+                break;
+            }
+            const auto c = static_cast<unsigned char>(m_buffer[i]);
+            if (c == '"') {
+                const size_t begin = m_pos + 1;
+                if (escaped) {
+                    decodeEscapes(begin, i);
+                    m_text = m_scratch;
+                } else {
+                    m_text = std::string_view(m_buffer.data() + begin, i - begin);
+                }
+                m_pos = i + 1;
+                return;
+            }
+            if (c == '\\') {
+                if (i + 1 >= m_end) {
+                    needMore = true;
+                    break;
+                }
+                escaped = true;
+                i += 2;
+                continue;
+            }
+            if (c < 0x20)
+                failAt(m_base + i, "control character " + printable(static_cast<char>(c)) + " inside a string (it must be escaped)");
+            if (c >= 0x80) {
+                const int len = utf8Length(c);
+                if (len == 0)
+                    failAt(m_base + i, "invalid UTF-8 in a string (byte " + printable(static_cast<char>(c)) + ")");
+                if (i + static_cast<size_t>(len) > m_end) {
+                    needMore = true;
+                    break;
+                }
+                if (!validUtf8Sequence(reinterpret_cast<const unsigned char*>(m_buffer.data() + i), len))
+                    failAt(m_base + i, "invalid UTF-8 in a string");
+                i += static_cast<size_t>(len);
+                continue;
+            }
+            ++i;
+            if (i + 8 <= m_end)
+                break; // back to the fast path
+        }
+        if (!needMore)
+            continue;
+        const size_t before = m_pos;
+        if (!fill())
+            failAt(m_base + m_tokenStart, "unexpected end of file inside a string: the JSON document is truncated");
+        i -= before - m_pos;
+    }
+}
+
+void JsonReader::decodeEscapes(size_t begin, size_t end)
+{
+    m_scratch.clear();
+    const char* s = m_buffer.data();
+    for (size_t i = begin; i < end; ++i) {
+        if (s[i] != '\\') {
+            m_scratch += s[i];
+            continue;
+        }
+        const char e = s[++i];
+        switch (e) {
+        case '"': m_scratch += '"'; break;
+        case '\\': m_scratch += '\\'; break;
+        case '/': m_scratch += '/'; break;
+        case 'b': m_scratch += '\b'; break;
+        case 'f': m_scratch += '\f'; break;
+        case 'n': m_scratch += '\n'; break;
+        case 'r': m_scratch += '\r'; break;
+        case 't': m_scratch += '\t'; break;
+        case 'u': {
+            auto hex4 = [&](size_t at) -> int {
+                if (at + 4 > end)
+                    failAt(m_base + at, "truncated \\u escape");
+                int v = 0;
+                for (size_t k = 0; k < 4; ++k) {
+                    const int h = hexValue(s[at + k]);
+                    if (h < 0)
+                        failAt(m_base + at + k, "invalid hex digit in a \\u escape");
+                    v = v * 16 + h;
+                }
+                return v;
+            };
+            uint32_t cp = static_cast<uint32_t>(hex4(i + 1));
+            i += 4;
+            if (cp >= 0xd800 && cp <= 0xdbff) {
+                if (i + 2 < end && s[i + 1] == '\\' && s[i + 2] == 'u') {
+                    const auto low = static_cast<uint32_t>(hex4(i + 3));
+                    if (low < 0xdc00 || low > 0xdfff)
+                        failAt(m_base + i, "invalid UTF-16 surrogate pair in a \\u escape");
+                    cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+                    i += 6;
+                } else {
+                    failAt(m_base + i, "unpaired UTF-16 surrogate in a \\u escape");
+                }
+            } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+                failAt(m_base + i, "unpaired UTF-16 surrogate in a \\u escape");
+            }
+            appendUtf8(m_scratch, cp);
+            break;
+        }
+        default:
+            failAt(m_base + i, "invalid escape '\\" + std::string(1, e) + "' in a string");
+        }
+    }
+}
+
+void JsonReader::skipValue(JsonToken first)
+{
+    if (first != JsonToken::ObjectBegin && first != JsonToken::ArrayBegin)
+        return;
+    const size_t target = m_stack.size() - 1;
+    while (m_stack.size() > target) {
+        if (next() == JsonToken::End)
+            fail("unexpected end of file");
+    }
+}
+
+void JsonReader::beginCapture() { m_captureStart = m_tokenStart; }
+
+std::string_view JsonReader::endCapture()
+{
+    const size_t start = m_captureStart;
+    m_captureStart = SIZE_MAX;
+    return std::string_view(m_buffer.data() + start, m_pos - start);
+}
+
+} // namespace tilescope::io

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilescope::io {
+
+class ByteSource;
+
+enum class JsonToken : uint8_t { ObjectBegin, ObjectEnd, ArrayBegin, ArrayEnd, Key, String, Number, True, False, Null, End };
+
+const char* jsonTokenName(JsonToken token);
+
+// A strict, streaming pull tokenizer for RFC 8259 JSON over a ByteSource.
+//
+// Contract: next() returns the tokens of the document in order (object keys as Key); the document is
+// validated as it is read (structure, string escapes, UTF-8, number grammar), so a malformed or truncated
+// file throws TraceFileError with the byte offset of the problem. Memory is one buffer of a few hundred
+// KB (it grows only for a single token, or a capture, larger than that) - never a DOM.
+// text() stays valid until the next call of next().
+class JsonReader
+{
+public:
+    explicit JsonReader(ByteSource& source, size_t bufferSize = 1 << 18);
+
+    JsonToken next();
+    // Key/String: the decoded text; Number: the raw number text, exactly as written.
+    std::string_view text() const { return m_text; }
+    // Byte offset (in the decoded stream) of the first byte of the last token.
+    uint64_t tokenOffset() const { return m_base + m_tokenStart; }
+    uint64_t bytesRead() const { return m_base + m_pos; }
+    size_t depth() const { return m_stack.size(); }
+    const std::string& sourceName() const;
+
+    // Skips the rest of a value whose first token was just returned by next().
+    void skipValue(JsonToken first);
+    // Raw text capture: call beginCapture() right after next() returned a value's first token, read the
+    // value to its end, then endCapture() returns the raw bytes of that value (valid until next()).
+    void beginCapture();
+    std::string_view endCapture();
+
+    [[noreturn]] void fail(const std::string& problem) const;
+    [[noreturn]] void failAt(uint64_t offset, const std::string& problem) const;
+
+private:
+    enum class State : uint8_t { Value, ValueOrArrayEnd, KeyOrObjectEnd, Key, CommaOrEnd, Done };
+
+    bool fill(); // makes more bytes available; false at end of input
+    bool ensure(size_t count);
+    void skipWhitespace();
+    JsonToken readValue();
+    JsonToken readKey();
+    void readString();
+    JsonToken readNumber();
+    JsonToken readLiteral(std::string_view word, JsonToken token);
+    void decodeEscapes(size_t begin, size_t end);
+    void afterValue() { m_state = m_stack.empty() ? State::Done : State::CommaOrEnd; }
+
+    ByteSource& m_source;
+    std::vector<char> m_buffer;
+    size_t m_pos = 0;     // next unread byte
+    size_t m_end = 0;     // end of valid bytes
+    uint64_t m_base = 0;  // stream offset of m_buffer[0]
+    size_t m_tokenStart = 0;
+    size_t m_captureStart = SIZE_MAX;
+    bool m_eof = false;
+    State m_state = State::Value;
+    std::vector<bool> m_stack; // true = object
+    std::string_view m_text;
+    std::string m_scratch;
+};
+
+} // namespace tilescope::io

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace tilescope::io {
+
+// Every problem with an input file: names the file, the byte offset where known, and what was wrong.
+class TraceFileError : public std::runtime_error
+{
+public:
+    TraceFileError(std::string path, std::optional<uint64_t> offset, std::string problem);
+
+    const std::string& path() const { return m_path; }
+    std::optional<uint64_t> offset() const { return m_offset; }
+    const std::string& problem() const { return m_problem; }
+
+private:
+    std::string m_path;
+    std::optional<uint64_t> m_offset;
+    std::string m_problem;
+};
+
+// Thrown when a load is cancelled from another thread.
+class LoadCancelled : public std::runtime_error
+{
+public:
+    LoadCancelled() : std::runtime_error("cancelled") { }
+};
+
+} // namespace tilescope::io

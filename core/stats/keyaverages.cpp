@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: MIT
+#include "stats/keyaverages.h"
+
+#include "trace/trace.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace tilescope::stats {
+
+using trace::Event;
+using trace::EventKind;
+using trace::kNoId;
+using trace::kNoIndex;
+using trace::StringId;
+
+namespace {
+
+// Names the builder makes itself (ProfilerStep*, [memory]) live in its own pool, marked by this bit.
+constexpr StringId kRewrittenBit = 0x80000000u;
+
+// torch's FunctionEvent, reduced to what key_averages reads.
+struct FunctionEvent
+{
+    double startUs = 0;
+    double endUs = 0;
+    int64_t startNs = 0; // relative to the origin, for exact interval tests
+    int64_t endNs = 0;
+    int64_t id = 0;
+    int64_t linked = 0;
+    uint32_t thread = 0;
+    StringId name = 0;
+    StringId shapes = 0; // 0: "[]"
+    int64_t cpuMemory = 0;
+    int64_t deviceMemory = 0;
+    uint64_t flops = 0;
+    uint32_t kernelsBegin = 0, kernelsCount = 0;
+    uint32_t parent = kNoIndex;
+    uint32_t childrenBegin = 0, childrenCount = 0;
+    bool cpu = true;
+    bool userAnnotation = false;
+    bool removed = false;
+    EventKind kind = EventKind::CpuOp;
+
+    double duration() const { return endUs - startUs; }
+};
+
+bool isCpuKind(EventKind k)
+{
+    return k == EventKind::CpuOp || k == EventKind::UserAnnotation || k == EventKind::CudaRuntime || k == EventKind::CudaDriver
+        || k == EventKind::Overhead;
+}
+bool isCudaKind(EventKind k)
+{
+    return k == EventKind::Kernel || k == EventKind::GpuMemcpy || k == EventKind::GpuMemset || k == EventKind::GpuUserAnnotation
+        || k == EventKind::CudaSync;
+}
+
+// torch's _filter_name.
+bool isFilteredName(std::string_view name)
+{
+    return name == "[memory]" || name == "[OutOfMemory]" || name == "profiler::_record_function_enter"
+        || name == "profiler::_record_function_enter_new" || name == "profiler::_record_function_exit"
+        || name == "aten::is_leaf" || name == "aten::output_nr" || name == "aten::_version";
+}
+
+bool isCpuMemoryDevice(int16_t t) { return t == 0 || t == 2 || t == 5; }            // CPU, MKLDNN, IDEEP
+bool isDeviceMemoryDevice(int16_t t) { return t == 1 || t == 20 || t == 6 || t == 12; } // CUDA, PrivateUse1, HIP, XPU
+
+class Builder
+{
+public:
+    Builder(const trace::Trace& trace, const KeyAveragesOptions& options) : m_trace(trace), m_options(options) { }
+    KeyAverages run();
+
+private:
+    uint32_t threadOf(trace::TrackId track);
+    void selectEvents();
+    void assignOverheadIds();
+    void attributeMemory();
+    void attachDeviceWork();
+    void addLeftoverMemory();
+    void sortEvents();
+    void buildTree();
+    void removeDuplicateNodes();
+    void computeMetrics();
+    KeyAverages group();
+
+    const trace::Trace& m_trace;
+    const KeyAveragesOptions& m_options;
+    int64_t m_origin = 0;
+    std::vector<FunctionEvent> m_events;
+    std::vector<uint32_t> m_sourceEvent; // trace event index per FunctionEvent, kNoIndex for [memory] rows
+    std::vector<double> m_kernels;
+    std::vector<uint32_t> m_children;
+    std::vector<uint32_t> m_order; // FunctionEvent indices after the global sort, minus removed ones
+    std::vector<uint8_t> m_memoryUsed;
+    std::unordered_map<std::string, uint32_t> m_threadIds;
+    uint32_t m_mainThread = kNoIndex;
+    bool m_useDevice = false;
+    StringId m_profilerStep = 0;
+    trace::StringPool m_names; // rewritten names (ProfilerStep*, [memory]) next to the trace's own ids
+    // per FunctionEvent metrics
+    std::vector<double> m_cpuTotal, m_selfCpu, m_deviceTotal, m_selfDevice;
+    std::vector<int64_t> m_selfCpuMemory, m_selfDeviceMemory;
+};
+
+uint32_t Builder::threadOf(trace::TrackId trackId)
+{
+    // torch keys threads by tid alone (not pid); keep the JSON type so "25738" and 25738 stay apart.
+    const trace::Track& track = m_trace.tracks[trackId];
+    std::string key(track.tidIsString ? "s:" : "n:");
+    key += m_trace.strings.view(track.tidText);
+    return m_threadIds.try_emplace(std::move(key), static_cast<uint32_t>(m_threadIds.size())).first->second;
+}
+
+KeyAverages Builder::run()
+{
+    m_origin = m_trace.originTime();
+    selectEvents();
+    assignOverheadIds();
+    attributeMemory();
+    attachDeviceWork();
+    addLeftoverMemory();
+    sortEvents();
+    buildTree();
+    removeDuplicateNodes();
+    computeMetrics();
+    return group();
+}
+
+void Builder::selectEvents()
+{
+    // The profiler-stopping thread is not in the trace: use the host process's main thread (tid == pid),
+    // the one with the most ops if several processes qualify.
+    std::vector<uint64_t> opsPerTrack(m_trace.tracks.size(), 0);
+    for (const Event& e : m_trace.events)
+        if (e.kind == EventKind::CpuOp || e.kind == EventKind::UserAnnotation)
+            ++opsPerTrack[e.track];
+    uint64_t best = 0;
+    for (trace::TrackId t = 0; t < m_trace.tracks.size(); ++t) {
+        const trace::Track& track = m_trace.tracks[t];
+        const trace::Process& process = m_trace.processes[track.process];
+        if (track.tid && process.pid && *track.tid == *process.pid && opsPerTrack[t] > best) {
+            best = opsPerTrack[t];
+            m_mainThread = threadOf(t);
+        }
+    }
+
+    const auto& strings = m_trace.strings;
+    m_events.reserve(m_trace.events.size());
+    for (uint32_t i = 0; i < m_trace.events.size(); ++i) {
+        const Event& e = m_trace.events[i];
+        const bool cpu = isCpuKind(e.kind);
+        if (!cpu && !isCudaKind(e.kind))
+            continue;
+        const std::string_view name = strings.view(e.name);
+        if (isFilteredName(name))
+            continue;
+        FunctionEvent f;
+        f.kind = e.kind;
+        f.cpu = cpu;
+        f.userAnnotation = e.kind == EventKind::UserAnnotation || e.kind == EventKind::GpuUserAnnotation;
+        f.name = e.name;
+        if (name.starts_with("ProfilerStep#")) {
+            if (m_profilerStep == 0)
+                m_profilerStep = m_names.intern("ProfilerStep*");
+            f.name = kRewrittenBit | m_profilerStep;
+        }
+        f.startNs = e.start - m_origin;
+        f.endNs = f.startNs + e.duration;
+        f.startUs = static_cast<double>(f.startNs) / 1000.0;
+        f.endUs = static_cast<double>(f.endNs) / 1000.0;
+        f.thread = threadOf(e.track);
+        switch (e.kind) {
+        case EventKind::CpuOp:
+        case EventKind::UserAnnotation:
+        case EventKind::GpuUserAnnotation:
+            f.id = e.externalId == kNoId ? 0 : e.externalId;
+            break;
+        case EventKind::Overhead:
+            break; // borrowed in assignOverheadIds()
+        default:
+            f.id = e.correlation == kNoId ? 0 : e.correlation;
+            if (m_trace.hasExternalLink(e) && !(e.kind == EventKind::CudaSync && e.externalId == e.correlation))
+                f.linked = e.externalId;
+            break;
+        }
+        // Activities without a linked op get the profiler-stopping thread (collection.cpp, setKinetoTID).
+        if ((e.kind == EventKind::Overhead || ((e.kind == EventKind::CudaRuntime || e.kind == EventKind::CudaDriver) && f.linked == 0))
+            && m_mainThread != kNoIndex)
+            f.thread = m_mainThread;
+        if (e.op != kNoIndex) {
+            const trace::OpInfo& op = m_trace.ops[e.op];
+            f.shapes = op.inputShapes;
+            if (m_trace.meta.withFlops && e.kind == EventKind::CpuOp)
+                f.flops = op.flops;
+        }
+        m_useDevice = m_useDevice || !cpu;
+        m_events.push_back(f);
+        m_sourceEvent.push_back(i);
+    }
+}
+
+// An overhead event has no correlation of its own; torch's correlationID() takes its parent's in torch's
+// event tree: the innermost record open at its start on the main thread (key-averages.md §2.4).
+void Builder::assignOverheadIds()
+{
+    struct Candidate
+    {
+        int64_t start, end;
+        int64_t id;
+        uint32_t overhead; // FunctionEvent index of an overhead candidate, else kNoIndex
+    };
+    std::vector<uint32_t> overheads;
+    for (uint32_t f = 0; f < m_events.size(); ++f)
+        if (m_events[f].kind == EventKind::Overhead)
+            overheads.push_back(f);
+    if (overheads.empty())
+        return;
+    std::vector<Candidate> candidates;
+    for (const Event& e : m_trace.events) {
+        // Ops and annotations count even with names torch filters later (the filter runs in Python).
+        const bool record = e.kind == EventKind::CpuOp || e.kind == EventKind::UserAnnotation || e.kind == EventKind::PythonFunction;
+        if (!record || m_mainThread == kNoIndex || threadOf(e.track) != m_mainThread)
+            continue;
+        const int64_t id = e.kind == EventKind::PythonFunction || e.externalId == kNoId ? 0 : e.externalId;
+        candidates.push_back({e.start - m_origin, e.end() - m_origin, id, kNoIndex});
+    }
+    for (const FunctionEvent& f : m_events)
+        if ((f.kind == EventKind::CudaRuntime || f.kind == EventKind::CudaDriver) && f.linked == 0)
+            candidates.push_back({f.startNs, f.endNs, f.id, kNoIndex});
+    std::stable_sort(overheads.begin(), overheads.end(), [&](uint32_t a, uint32_t b) { return m_events[a].startNs < m_events[b].startNs; });
+    for (const uint32_t o : overheads) {
+        FunctionEvent& overhead = m_events[o];
+        const Candidate* best = nullptr;
+        for (const Candidate& c : candidates) {
+            if (c.overhead == o || c.start > overhead.startNs || overhead.startNs > c.end)
+                continue;
+            if (!best || c.start > best->start || (c.start == best->start && c.end - c.start < best->end - best->start))
+                best = &c;
+        }
+        overhead.id = best ? (best->overhead != kNoIndex ? m_events[best->overhead].id : best->id) : 0;
+        candidates.push_back({overhead.startNs, overhead.endNs, overhead.id, o});
+    }
+}
+
+void Builder::attributeMemory()
+{
+    const auto& memory = m_trace.memory;
+    m_memoryUsed.assign(memory.size(), 0);
+    std::vector<uint32_t> order;
+    for (uint32_t i = 0; i < memory.size(); ++i)
+        if (!memory[i].outOfMemory)
+            order.push_back(i);
+    if (order.empty())
+        return;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return memory[a].time < memory[b].time; });
+    std::vector<int64_t> times(order.size()), cpuPrefix(order.size() + 1, 0), devicePrefix(order.size() + 1, 0);
+    for (size_t k = 0; k < order.size(); ++k) {
+        const trace::MemoryRecord& m = memory[order[k]];
+        times[k] = m.time - m_origin;
+        cpuPrefix[k + 1] = cpuPrefix[k] + (isCpuMemoryDevice(m.deviceType) ? m.bytes : 0);
+        devicePrefix[k + 1] = devicePrefix[k] + (isDeviceMemoryDevice(m.deviceType) ? m.bytes : 0);
+    }
+    std::vector<int32_t> coverage(order.size() + 1, 0);
+    for (FunctionEvent& f : m_events) {
+        if (!f.cpu)
+            continue;
+        // Records of any thread inside the closed interval [start, end].
+        const size_t lo = static_cast<size_t>(std::lower_bound(times.begin(), times.end(), f.startNs) - times.begin());
+        const size_t hi = static_cast<size_t>(std::upper_bound(times.begin(), times.end(), f.endNs) - times.begin());
+        if (lo >= hi)
+            continue;
+        f.cpuMemory = cpuPrefix[hi] - cpuPrefix[lo];
+        f.deviceMemory = devicePrefix[hi] - devicePrefix[lo];
+        ++coverage[lo];
+        --coverage[hi];
+    }
+    int32_t running = 0;
+    for (size_t k = 0; k < order.size(); ++k) {
+        running += coverage[k];
+        m_memoryUsed[order[k]] = running > 0;
+    }
+}
+
+void Builder::attachDeviceWork()
+{
+    // torch keeps one map for External ids and correlation ids alike; only events with linked == 0 look
+    // themselves up in it (key-averages.md §2.6), quirks included.
+    std::unordered_map<int64_t, std::vector<uint32_t>> buckets;
+    for (uint32_t f = 0; f < m_events.size(); ++f)
+        if (m_events[f].linked > 0)
+            buckets[m_events[f].linked].push_back(f);
+    if (buckets.empty())
+        return;
+    for (FunctionEvent& f : m_events) {
+        if (!f.cpu || f.linked != 0)
+            continue;
+        const auto it = buckets.find(f.id);
+        if (it == buckets.end())
+            continue;
+        f.kernelsBegin = static_cast<uint32_t>(m_kernels.size());
+        for (const uint32_t g : it->second) {
+            FunctionEvent& other = m_events[g];
+            if (!other.cpu)
+                m_kernels.push_back(other.duration());
+            else
+                other.thread = f.thread;
+        }
+        f.kernelsCount = static_cast<uint32_t>(m_kernels.size()) - f.kernelsBegin;
+    }
+}
+
+void Builder::addLeftoverMemory()
+{
+    const StringId memoryName = kRewrittenBit | m_names.intern("[memory]");
+    const StringId oomName = kRewrittenBit | m_names.intern("[OutOfMemory]");
+    for (uint32_t i = 0; i < m_trace.memory.size(); ++i) {
+        const trace::MemoryRecord& m = m_trace.memory[i];
+        if (!m.outOfMemory && m_memoryUsed[i])
+            continue;
+        FunctionEvent f;
+        f.kind = EventKind::Instant;
+        f.name = m.outOfMemory ? oomName : memoryName;
+        f.startNs = f.endNs = m.time - m_origin;
+        f.startUs = f.endUs = static_cast<double>(f.startNs) / 1000.0;
+        f.thread = threadOf(m.track);
+        if (!m.outOfMemory) { // nbytes() of an OOM record is 0
+            f.cpuMemory = isCpuMemoryDevice(m.deviceType) ? m.bytes : 0;
+            f.deviceMemory = isDeviceMemoryDevice(m.deviceType) ? m.bytes : 0;
+        }
+        m_events.push_back(f);
+        m_sourceEvent.push_back(kNoIndex);
+    }
+}
+
+void Builder::sortEvents()
+{
+    m_order.resize(m_events.size());
+    std::iota(m_order.begin(), m_order.end(), 0u);
+    std::stable_sort(m_order.begin(), m_order.end(), [&](uint32_t a, uint32_t b) {
+        const FunctionEvent& x = m_events[a];
+        const FunctionEvent& y = m_events[b];
+        if (x.startUs != y.startUs)
+            return x.startUs < y.startUs;
+        return -x.endUs < -y.endUs;
+    });
+}
+
+// _populate_cpu_children: per thread, a stack scan over events sorted by (start, -end).
+void Builder::buildTree()
+{
+    std::vector<std::vector<uint32_t>> perThread(m_threadIds.size());
+    for (const uint32_t f : m_order)
+        if (m_events[f].cpu)
+            perThread[m_events[f].thread].push_back(f);
+    std::vector<uint32_t> childCount(m_events.size(), 0);
+    std::vector<uint32_t> stack;
+    for (const auto& events : perThread) {
+        stack.clear();
+        for (const uint32_t f : events) {
+            FunctionEvent& e = m_events[f];
+            while (!stack.empty()) {
+                const FunctionEvent& top = m_events[stack.back()];
+                if (e.startUs >= top.endUs || e.endUs > top.endUs) {
+                    stack.pop_back();
+                } else {
+                    e.parent = stack.back();
+                    ++childCount[stack.back()];
+                    break;
+                }
+            }
+            stack.push_back(f);
+        }
+    }
+    uint32_t offset = 0;
+    for (uint32_t f = 0; f < m_events.size(); ++f) {
+        m_events[f].childrenBegin = offset;
+        offset += childCount[f];
+    }
+    m_children.resize(offset);
+    std::vector<uint32_t> filled(m_events.size(), 0);
+    for (const auto& events : perThread)
+        for (const uint32_t f : events)
+            if (const uint32_t p = m_events[f].parent; p != kNoIndex)
+                m_children[m_events[p].childrenBegin + filled[p]++] = f;
+    for (uint32_t f = 0; f < m_events.size(); ++f)
+        m_events[f].childrenCount = childCount[f];
+}
+
+// _remove_dup_nodes: a child with its parent's name and no siblings is folded into the parent.
+void Builder::removeDuplicateNodes()
+{
+    for (;;) {
+        bool removedAny = false;
+        for (const uint32_t f : m_order) {
+            FunctionEvent& e = m_events[f];
+            if (e.parent == kNoIndex)
+                continue;
+            FunctionEvent& parent = m_events[e.parent];
+            if (parent.name != e.name || parent.childrenCount != 1)
+                continue;
+            parent.childrenBegin = e.childrenBegin;
+            parent.childrenCount = e.childrenCount;
+            parent.kernelsBegin = e.kernelsBegin;
+            parent.kernelsCount = e.kernelsCount;
+            for (uint32_t c = 0; c < e.childrenCount; ++c)
+                m_events[m_children[e.childrenBegin + c]].parent = e.parent;
+            e.removed = true;
+            removedAny = true;
+        }
+        if (!removedAny)
+            break;
+        std::erase_if(m_order, [&](uint32_t f) { return m_events[f].removed; });
+    }
+}
+
+void Builder::computeMetrics()
+{
+    const size_t n = m_events.size();
+    m_cpuTotal.assign(n, 0);
+    m_selfCpu.assign(n, 0);
+    m_deviceTotal.assign(n, 0);
+    m_selfDevice.assign(n, 0);
+    m_selfCpuMemory.assign(n, 0);
+    m_selfDeviceMemory.assign(n, 0);
+    // Parents precede their children in the sorted order, so a reverse walk sees children first.
+    for (auto it = m_order.rbegin(); it != m_order.rend(); ++it) {
+        const uint32_t f = *it;
+        const FunctionEvent& e = m_events[f];
+        if (!e.cpu) {
+            m_deviceTotal[f] = m_useDevice ? e.duration() : 0.0;
+            m_selfDevice[f] = m_deviceTotal[f];
+            continue;
+        }
+        // Python's sum() of a list starts at 0 and adds in order; keep that order for identical rounding.
+        double childrenCpu = 0, childrenDevice = 0, kernels = 0;
+        int64_t childrenCpuMemory = 0, childrenDeviceMemory = 0;
+        for (uint32_t c = 0; c < e.childrenCount; ++c) {
+            const uint32_t child = m_children[e.childrenBegin + c];
+            childrenCpu += m_cpuTotal[child];
+            childrenDevice += m_deviceTotal[child];
+            childrenCpuMemory += m_events[child].cpuMemory;
+            childrenDeviceMemory += m_events[child].deviceMemory;
+        }
+        for (uint32_t k = 0; k < e.kernelsCount; ++k)
+            kernels += m_kernels[e.kernelsBegin + k];
+        m_cpuTotal[f] = e.duration();
+        m_selfCpu[f] = m_cpuTotal[f] - childrenCpu;
+        if (m_useDevice) {
+            m_deviceTotal[f] = kernels + childrenDevice;
+            m_selfDevice[f] = m_deviceTotal[f] - childrenDevice;
+        }
+        m_selfCpuMemory[f] = e.cpuMemory - childrenCpuMemory;
+        m_selfDeviceMemory[f] = e.deviceMemory - childrenDeviceMemory;
+    }
+}
+
+KeyAverages Builder::group()
+{
+    KeyAverages out;
+    out.groupedByInputShape = m_options.groupByInputShape;
+    out.useDevice = m_useDevice;
+    out.profileMemory = m_trace.meta.profileMemory || !m_trace.memory.empty();
+    out.withFlops = m_trace.meta.withFlops;
+    std::unordered_map<std::string, size_t> index;
+    std::string key;
+    for (const uint32_t f : m_order) {
+        const FunctionEvent& e = m_events[f];
+        const std::string_view name = (e.name & kRewrittenBit) ? m_names.view(e.name & ~kRewrittenBit) : m_trace.strings.view(e.name);
+        const std::string_view shapes = e.shapes == 0 ? std::string_view("[]") : m_trace.strings.view(e.shapes);
+        key.assign(name);
+        key += '\0';
+        key += e.cpu ? 'C' : 'D';
+        key += e.userAnnotation ? 'U' : '-';
+        if (m_options.groupByInputShape) {
+            key += '\0';
+            key += shapes;
+        }
+        const auto [it, inserted] = index.try_emplace(key, out.rows.size());
+        if (inserted) {
+            KeyAverage row;
+            row.key = name;
+            if (m_options.groupByInputShape)
+                row.inputShapes = shapes;
+            row.deviceType = e.cpu ? DeviceType::CPU : DeviceType::CUDA;
+            row.isUserAnnotation = e.userAnnotation;
+            row.hasCpuParent = e.parent != kNoIndex;
+            out.rows.push_back(std::move(row));
+        }
+        KeyAverage& row = out.rows[it->second];
+        row.count += 1;
+        row.cpuTimeTotal += m_cpuTotal[f];
+        row.selfCpuTimeTotal += m_selfCpu[f];
+        row.deviceTimeTotal += m_deviceTotal[f];
+        row.selfDeviceTimeTotal += m_selfDevice[f];
+        row.cpuMemoryUsage += e.cpuMemory;
+        row.selfCpuMemoryUsage += m_selfCpuMemory[f];
+        row.deviceMemoryUsage += e.deviceMemory;
+        row.selfDeviceMemoryUsage += m_selfDeviceMemory[f];
+        row.flops += e.flops;
+    }
+    return out;
+}
+
+} // namespace
+
+double KeyAverages::selfCpuTimeTotal(const std::vector<size_t>& order) const
+{
+    double sum = 0;
+    for (const size_t i : order)
+        sum += rows[i].selfCpuTimeTotal;
+    return sum;
+}
+
+double KeyAverages::selfDeviceTimeTotal(const std::vector<size_t>& order) const
+{
+    double sum = 0;
+    for (const size_t i : order)
+        if (rows[i].deviceType == DeviceType::CUDA && !rows[i].isUserAnnotation)
+            sum += rows[i].selfDeviceTimeTotal;
+    return sum;
+}
+
+KeyAverages computeKeyAverages(const trace::Trace& trace, const KeyAveragesOptions& options)
+{
+    Builder builder(trace, options);
+    return builder.run();
+}
+
+namespace {
+struct SortKeyName
+{
+    std::string_view name;
+    SortKey key;
+};
+constexpr SortKeyName kSortKeys[] = {
+    {"cpu_time", SortKey::CpuTime},
+    {"cuda_time", SortKey::DeviceTime},
+    {"cpu_time_total", SortKey::CpuTimeTotal},
+    {"cuda_time_total", SortKey::DeviceTimeTotal},
+    {"self_cpu_time_total", SortKey::SelfCpuTimeTotal},
+    {"self_cuda_time_total", SortKey::SelfDeviceTimeTotal},
+    {"cpu_memory_usage", SortKey::CpuMemoryUsage},
+    {"cuda_memory_usage", SortKey::DeviceMemoryUsage},
+    {"self_cpu_memory_usage", SortKey::SelfCpuMemoryUsage},
+    {"self_cuda_memory_usage", SortKey::SelfDeviceMemoryUsage},
+    {"count", SortKey::Count},
+    {"flops", SortKey::Flops},
+};
+
+std::string normalizeDeviceWord(std::string_view name)
+{
+    std::string out(name);
+    for (const std::string_view word : {"privateuse1", "device", "xpu"}) {
+        size_t at;
+        while ((at = out.find(word)) != std::string::npos)
+            out.replace(at, word.size(), "cuda");
+    }
+    return out;
+}
+} // namespace
+
+std::optional<SortKey> sortKeyFromName(std::string_view name)
+{
+    const std::string normal = normalizeDeviceWord(name);
+    for (const auto& entry : kSortKeys)
+        if (entry.name == normal)
+            return entry.key;
+    return std::nullopt;
+}
+
+std::string sortKeyName(SortKey key)
+{
+    for (const auto& entry : kSortKeys)
+        if (entry.key == key)
+            return std::string(entry.name);
+    return {};
+}
+
+std::vector<std::string> sortKeyNames()
+{
+    std::vector<std::string> names;
+    for (const auto& entry : kSortKeys)
+        names.emplace_back(entry.name);
+    return names;
+}
+
+double sortValue(const KeyAverage& row, SortKey key)
+{
+    switch (key) {
+    case SortKey::CpuTime: return row.cpuTimeAverage();
+    case SortKey::DeviceTime: return row.deviceTimeAverage();
+    case SortKey::CpuTimeTotal: return row.cpuTimeTotal;
+    case SortKey::DeviceTimeTotal: return row.deviceTimeTotal;
+    case SortKey::SelfCpuTimeTotal: return row.selfCpuTimeTotal;
+    case SortKey::SelfDeviceTimeTotal: return row.selfDeviceTimeTotal;
+    case SortKey::CpuMemoryUsage: return static_cast<double>(row.cpuMemoryUsage);
+    case SortKey::DeviceMemoryUsage: return static_cast<double>(row.deviceMemoryUsage);
+    case SortKey::SelfCpuMemoryUsage: return static_cast<double>(row.selfCpuMemoryUsage);
+    case SortKey::SelfDeviceMemoryUsage: return static_cast<double>(row.selfDeviceMemoryUsage);
+    case SortKey::Count: return static_cast<double>(row.count);
+    case SortKey::Flops: return static_cast<double>(row.flops);
+    }
+    return 0;
+}
+
+std::vector<size_t> sortedRowOrder(const KeyAverages& averages, std::optional<SortKey> key)
+{
+    std::vector<size_t> order(averages.rows.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    if (key)
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            return sortValue(averages.rows[a], *key) > sortValue(averages.rows[b], *key);
+        });
+    return order;
+}
+
+} // namespace tilescope::stats

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "stats/keyaverages.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace tilescope::stats {
+
+enum class MemoryUnitStyle : uint8_t { Modern, Legacy }; // "KB" (torch 2.x) or "Kb" (older torch)
+
+struct TorchTableOptions
+{
+    std::optional<SortKey> sortBy;
+    int rowLimit = 100; // -1: all rows
+    int maxNameColumnWidth = 55;
+    int maxShapesColumnWidth = 80;
+    std::string header;
+    bool topLevelEventsOnly = false;
+    std::optional<std::string> timeUnit; // "s", "ms" or "us": every time in that unit
+    MemoryUnitStyle memoryUnits = MemoryUnitStyle::Modern;
+    std::string deviceName = "CUDA";
+};
+
+// prof.key_averages().table(...) byte for byte (torch's _build_table, key-averages.md §6).
+std::string renderTorchTable(const KeyAverages& averages, const TorchTableOptions& options);
+
+// torch's cell formatters.
+std::string formatTorchTime(double us, const std::optional<std::string>& unit = std::nullopt);
+std::string formatTorchPercent(double value, double total);
+std::string formatTorchMemory(int64_t bytes, MemoryUnitStyle style = MemoryUnitStyle::Modern);
+std::string formatFixed(double value, int precision);
+size_t codePointCount(std::string_view utf8);
+
+} // namespace tilescope::stats

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace tilescope::trace {
+
+// What an event is, from its Kineto category (1.8-era names mapped to modern ones).
+enum class EventKind : uint8_t {
+    CpuOp,
+    UserAnnotation,
+    CudaRuntime,
+    CudaDriver,
+    Overhead,
+    PythonFunction,
+    Kernel,
+    GpuMemcpy,
+    GpuMemset,
+    GpuUserAnnotation,
+    CudaSync,
+    TraceSpan,
+    Instant, // a thread/process instant that is not a memory record
+    Other,   // any other category (or none): a generic Chrome-trace slice
+    Count
+};
+
+EventKind eventKindFromCategory(std::string_view category);
+std::string_view eventKindName(EventKind kind);
+
+// GPU-side activity shown on a device stream.
+constexpr bool isGpuActivity(EventKind k)
+{
+    return k == EventKind::Kernel || k == EventKind::GpuMemcpy || k == EventKind::GpuMemset;
+}
+constexpr bool isGpuSide(EventKind k)
+{
+    return isGpuActivity(k) || k == EventKind::GpuUserAnnotation || k == EventKind::CudaSync;
+}
+constexpr bool isLaunchApi(EventKind k) { return k == EventKind::CudaRuntime || k == EventKind::CudaDriver; }
+
+} // namespace tilescope::trace

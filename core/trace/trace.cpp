@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+#include "trace/trace.h"
+
+#include <algorithm>
+#include <map>
+
+namespace tilescope::trace {
+
+std::string_view traceFormatName(TraceFormat format)
+{
+    switch (format) {
+    case TraceFormat::Kineto: return "Kineto (torch.profiler)";
+    case TraceFormat::Kineto18: return "Kineto, PyTorch 1.8-1.9 categories";
+    case TraceFormat::LegacyAutograd: return "legacy autograd profiler (CPU functions)";
+    case TraceFormat::ChromeObject: return "Chrome Trace Event Format (object)";
+    case TraceFormat::ChromeArray: return "Chrome Trace Event Format (array)";
+    }
+    return "?";
+}
+
+std::optional<std::string> TraceMetadata::key(std::string_view name) const
+{
+    for (const auto& [k, v] : otherKeys)
+        if (k == name)
+            return v;
+    return std::nullopt;
+}
+
+std::string_view Trace::rawArgs(const Event& e) const
+{
+    if (e.args == kNoIndex)
+        return {};
+    const auto& [offset, length] = argsSpans[e.args];
+    return std::string_view(argsText).substr(offset, length);
+}
+
+int64_t Trace::originTime() const
+{
+    for (const Event& e : events)
+        if (e.kind == EventKind::TraceSpan)
+            return e.start;
+    return m_firstTime;
+}
+
+void Trace::finalize()
+{
+    classifyTracks();
+    undoAnnotationWidening();
+    sortAndNestTracks();
+    buildLinks();
+    if (!memory.empty())
+        meta.profileMemory = true;
+    bool any = false;
+    int64_t first = 0, last = 0;
+    auto extend = [&](int64_t s, int64_t e) {
+        if (!any) {
+            first = s;
+            last = e;
+            any = true;
+        }
+        first = std::min(first, s);
+        last = std::max(last, e);
+    };
+    for (const Event& e : events)
+        extend(e.start, e.end());
+    for (const MemoryRecord& m : memory)
+        extend(m.time, m.time);
+    m_firstTime = first;
+    m_lastTime = last;
+}
+
+void Trace::classifyTracks()
+{
+    std::vector<uint8_t> gpu(tracks.size(), 0), host(tracks.size(), 0);
+    for (const Event& e : events) {
+        if (isGpuSide(e.kind))
+            gpu[e.track] = 1;
+        else if (e.kind != EventKind::TraceSpan && e.kind != EventKind::Other && e.kind != EventKind::Instant)
+            host[e.track] = 1;
+    }
+    for (const MemoryRecord& m : memory)
+        host[m.track] = 1;
+    for (TrackId t = 0; t < tracks.size(); ++t) {
+        Track& track = tracks[t];
+        const Process& process = processes[track.process];
+        const std::string_view pidText = strings.view(process.pidText);
+        if (gpu[t]) {
+            track.type = Track::Type::GpuStream;
+            const std::string_view labels = strings.view(process.labels);
+            if (labels.starts_with("GPU ")) {
+                track.device = std::atoi(std::string(labels.substr(4)).c_str());
+            } else if (process.pid) {
+                track.device = static_cast<int>(*process.pid);
+            }
+            if (track.tid) {
+                track.stream = track.tid;
+            } else {
+                const std::string_view tid = strings.view(track.tidText);
+                const size_t digits = tid.find_first_of("0123456789");
+                if (digits != std::string_view::npos)
+                    track.stream = std::atoll(std::string(tid.substr(digits)).c_str());
+            }
+        } else if (process.pid && *process.pid == -1) {
+            track.type = Track::Type::Overhead;
+        } else if (process.pidIsString && (pidText == "Spans" || pidText == "Traces")) {
+            track.type = Track::Type::Spans;
+        } else if (host[t]) {
+            track.type = Track::Type::HostThread;
+        }
+    }
+}
+
+// Kineto widens each gpu_user_annotation so Chrome draws it above its kernels; torch's numbers use the
+// unwidened span. Measure the widening as the most frequent (first kernel start - ts, ts + dur - last
+// kernel end) over annotations that hold kernels on their stream (trace-format.md §3.3).
+void Trace::undoAnnotationWidening()
+{
+    std::vector<std::vector<uint32_t>> activities(tracks.size());
+    bool anyAnnotation = false;
+    for (uint32_t i = 0; i < events.size(); ++i) {
+        if (isGpuActivity(events[i].kind))
+            activities[events[i].track].push_back(i);
+        anyAnnotation = anyAnnotation || events[i].kind == EventKind::GpuUserAnnotation;
+    }
+    if (!anyAnnotation)
+        return;
+    for (auto& list : activities)
+        std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) { return events[a].start < events[b].start; });
+    std::map<std::pair<int64_t, int64_t>, uint64_t> votes;
+    for (const Event& a : events) {
+        if (a.kind != EventKind::GpuUserAnnotation)
+            continue;
+        const auto& list = activities[a.track];
+        auto it = std::lower_bound(list.begin(), list.end(), a.start, [&](uint32_t i, int64_t t) { return events[i].start < t; });
+        int64_t firstStart = 0, lastEnd = 0;
+        bool found = false;
+        for (; it != list.end() && events[*it].start <= a.end(); ++it) {
+            const Event& k = events[*it];
+            if (k.end() > a.end())
+                continue;
+            if (!found)
+                firstStart = k.start;
+            lastEnd = found ? std::max(lastEnd, k.end()) : k.end();
+            found = true;
+        }
+        if (found)
+            ++votes[{firstStart - a.start, a.end() - lastEnd}];
+    }
+    std::pair<int64_t, int64_t> widening{0, 0};
+    if (votes.empty()) {
+        if (meta.baseTimeNs)
+            widening = {1, 1}; // pytorch/kineto#944, the writer of every trace with baseTimeNanoseconds
+    } else {
+        uint64_t best = 0;
+        for (const auto& [pair, count] : votes)
+            if (count > best) {
+                best = count;
+                widening = pair;
+            }
+    }
+    if (widening.first < 0 || widening.second < 0 || widening.first > 2000 || widening.second > 2000)
+        return; // not a widening we know: leave the spans as written
+    meta.annotationWideningStart = widening.first;
+    meta.annotationWideningEnd = widening.second;
+    for (Event& a : events) {
+        if (a.kind != EventKind::GpuUserAnnotation)
+            continue;
+        const int64_t cut = std::min(a.duration, widening.first);
+        a.start += cut;
+        a.duration = std::max<int64_t>(0, a.duration - widening.first - widening.second);
+    }
+}
+
+void Trace::sortAndNestTracks()
+{
+    for (uint32_t i = 0; i < events.size(); ++i)
+        tracks[events[i].track].events.push_back(i);
+    std::vector<uint32_t> stack;
+    for (Track& track : tracks) {
+        auto& list = track.events;
+        std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+            const Event& x = events[a];
+            const Event& y = events[b];
+            return x.start != y.start ? x.start < y.start : x.duration > y.duration;
+        });
+        stack.clear();
+        for (const uint32_t index : list) {
+            Event& e = events[index];
+            while (!stack.empty() && e.start >= events[stack.back()].end())
+                stack.pop_back();
+            e.parent = kNoIndex;
+            if (!stack.empty()) {
+                if (e.end() > events[stack.back()].end()) {
+                    e.flags |= PartialOverlap;
+                    ++track.partialOverlaps;
+                } else {
+                    e.parent = stack.back();
+                }
+            }
+            e.depth = static_cast<uint16_t>(std::min<size_t>(stack.size(), UINT16_MAX));
+            track.maxDepth = std::max(track.maxDepth, e.depth);
+            stack.push_back(index);
+        }
+    }
+}
+
+bool Trace::hasExternalLink(const Event& e) const
+{
+    if (e.externalId == kNoId)
+        return false;
+    return !(meta.externalIdEqualsCorrelationMeansNone && e.externalId == e.correlation);
+}
+
+void Trace::buildLinks()
+{
+    uint64_t activities = 0, withoutExternal = 0;
+    for (uint32_t i = 0; i < events.size(); ++i) {
+        const Event& e = events[i];
+        if (isLaunchApi(e.kind) || isGpuActivity(e.kind)) {
+            ++activities;
+            withoutExternal += e.externalId == kNoId;
+        }
+        if (e.correlation != kNoId) {
+            if (isLaunchApi(e.kind))
+                m_launchByCorrelation.emplace(e.correlation, i);
+            else if (isGpuActivity(e.kind) || e.kind == EventKind::CudaSync)
+                m_activitiesByCorrelation.emplace(e.correlation, i);
+        }
+        if (e.externalId != kNoId) {
+            if (e.kind == EventKind::CpuOp || e.kind == EventKind::UserAnnotation)
+                m_opByExternalId.emplace(e.externalId, i);
+            if (e.kind == EventKind::UserAnnotation)
+                m_annotationByExternalId.emplace(e.externalId, i);
+        }
+    }
+    meta.externalIdEqualsCorrelationMeansNone = activities > 0 && withoutExternal == 0;
+
+    // fwdbwd flows: the start sits on the forward op, the end on the backward op.
+    auto enclosingOp = [&](TrackId track, int64_t time) -> uint32_t {
+        const auto& list = tracks[track].events;
+        auto it = std::upper_bound(list.begin(), list.end(), time, [&](int64_t t, uint32_t i) { return t < events[i].start; });
+        if (it == list.begin())
+            return kNoIndex;
+        uint32_t candidate = *(it - 1);
+        while (candidate != kNoIndex) {
+            const Event& e = events[candidate];
+            if (e.kind == EventKind::CpuOp && e.start <= time && time <= e.end())
+                return candidate;
+            candidate = e.parent;
+        }
+        return kNoIndex;
+    };
+    const StringId fwdbwd = strings.find("fwdbwd");
+    if (fwdbwd == UINT32_MAX)
+        return;
+    std::unordered_map<StringId, uint32_t> forwardById;
+    for (const Flow& f : flows)
+        if (f.category == fwdbwd && f.phase == 's')
+            if (const uint32_t op = enclosingOp(f.track, f.time); op != kNoIndex)
+                forwardById.emplace(f.id, op);
+    for (const Flow& f : flows) {
+        if (f.category != fwdbwd || f.phase != 'f')
+            continue;
+        const auto it = forwardById.find(f.id);
+        if (it == forwardById.end())
+            continue;
+        if (const uint32_t op = enclosingOp(f.track, f.time); op != kNoIndex)
+            m_forwardBackward.emplace_back(it->second, op);
+    }
+}
+
+uint32_t Trace::launchOf(uint32_t gpuActivity) const
+{
+    const Event& e = events[gpuActivity];
+    if (e.correlation == kNoId)
+        return kNoIndex;
+    const auto it = m_launchByCorrelation.find(e.correlation);
+    return it == m_launchByCorrelation.end() ? kNoIndex : it->second;
+}
+
+std::vector<uint32_t> Trace::activitiesOf(uint32_t launch) const
+{
+    std::vector<uint32_t> out;
+    const Event& e = events[launch];
+    if (e.correlation == kNoId)
+        return out;
+    const auto [begin, end] = m_activitiesByCorrelation.equal_range(e.correlation);
+    for (auto it = begin; it != end; ++it)
+        out.push_back(it->second);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+uint32_t Trace::opOf(uint32_t index) const
+{
+    const Event& e = events[index];
+    if (e.kind == EventKind::CpuOp || e.kind == EventKind::UserAnnotation || !hasExternalLink(e))
+        return kNoIndex;
+    const auto it = m_opByExternalId.find(e.externalId);
+    return it == m_opByExternalId.end() ? kNoIndex : it->second;
+}
+
+uint32_t Trace::annotationOf(uint32_t index) const
+{
+    const Event& e = events[index];
+    if (e.kind != EventKind::GpuUserAnnotation || e.externalId == kNoId)
+        return kNoIndex;
+    const auto it = m_annotationByExternalId.find(e.externalId);
+    return it == m_annotationByExternalId.end() ? kNoIndex : it->second;
+}
+
+} // namespace tilescope::trace

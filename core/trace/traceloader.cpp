@@ -1,0 +1,844 @@
+// SPDX-License-Identifier: MIT
+#include "trace/traceloader.h"
+
+#include "io/bytesource.h"
+#include "io/decimal.h"
+#include "io/jsonreader.h"
+#include "io/tracefileerror.h"
+#include "stats/flops.h"
+
+#include <charconv>
+#include <cstring>
+#include <unordered_map>
+
+namespace tilescope::trace {
+
+namespace {
+
+using io::JsonReader;
+using io::JsonToken;
+
+enum class EventField : uint8_t { Other, Ph, Cat, Name, Pid, Tid, Ts, Dur, Args, Id, Scope, BindPoint };
+
+EventField eventFieldOf(std::string_view key)
+{
+    switch (key.size()) {
+    case 1:
+        return key[0] == 's' ? EventField::Scope : EventField::Other;
+    case 2:
+        if (key == "ph") return EventField::Ph;
+        if (key == "ts") return EventField::Ts;
+        if (key == "id") return EventField::Id;
+        if (key == "bp") return EventField::BindPoint;
+        return EventField::Other;
+    case 3:
+        if (key == "cat") return EventField::Cat;
+        if (key == "pid") return EventField::Pid;
+        if (key == "tid") return EventField::Tid;
+        if (key == "dur") return EventField::Dur;
+        return EventField::Other;
+    case 4:
+        if (key == "name") return EventField::Name;
+        if (key == "args") return EventField::Args;
+        return EventField::Other;
+    default:
+        return EventField::Other;
+    }
+}
+
+enum class ArgField : uint8_t {
+    Other, ExternalId, Correlation, InputDims, InputType, ConcreteInputs, Bytes, TotalAllocated, TotalReserved,
+    Address, DeviceType, DeviceId, Name, Labels, SortIndex
+};
+
+ArgField argFieldOf(std::string_view key)
+{
+    static const std::unordered_map<std::string_view, ArgField> fields{
+        {"External id", ArgField::ExternalId}, {"external id", ArgField::ExternalId},
+        {"correlation", ArgField::Correlation}, {"Input Dims", ArgField::InputDims},
+        {"Input type", ArgField::InputType}, {"Concrete Inputs", ArgField::ConcreteInputs},
+        {"Bytes", ArgField::Bytes}, {"Total Allocated", ArgField::TotalAllocated},
+        {"Total Reserved", ArgField::TotalReserved}, {"Addr", ArgField::Address},
+        {"Device Type", ArgField::DeviceType}, {"Device Id", ArgField::DeviceId}, {"name", ArgField::Name},
+        {"labels", ArgField::Labels}, {"sort_index", ArgField::SortIndex}};
+    const auto it = fields.find(key);
+    return it == fields.end() ? ArgField::Other : it->second;
+}
+
+// One traceEvents element while it is being read; fields arrive in any order.
+struct PendingRecord
+{
+    char phase = 0;
+    bool hasName = false, hasCat = false, hasPid = false, hasTid = false, hasTs = false, hasDur = false;
+    bool pidIsString = false, tidIsString = false, hasId = false, bindsEnclosing = false;
+    bool hasInputDims = false, hasArgs = false;
+    StringId name = 0, cat = 0, pid = 0, tid = 0, id = 0;
+    int64_t ts = 0, dur = 0;
+    uint64_t offset = 0;
+    // args
+    int64_t externalId = kNoId, correlation = kNoId;
+    std::optional<int64_t> bytes, totalAllocated, totalReserved, address, deviceType, deviceId, sortIndex;
+    std::string argName, argLabels;
+    bool hasArgName = false, hasArgLabels = false;
+    size_t inputCount = 0;
+    std::vector<stats::OpInput> inputs;
+    std::vector<std::pair<StringId, double>> counterValues;
+    uint32_t argsRef = kNoIndex;
+
+    void reset(uint64_t at)
+    {
+        phase = 0;
+        hasName = hasCat = hasPid = hasTid = hasTs = hasDur = false;
+        pidIsString = tidIsString = hasId = bindsEnclosing = hasInputDims = hasArgs = false;
+        name = cat = pid = tid = id = 0;
+        ts = dur = 0;
+        offset = at;
+        externalId = correlation = kNoId;
+        bytes.reset(); totalAllocated.reset(); totalReserved.reset(); address.reset(); deviceType.reset();
+        deviceId.reset(); sortIndex.reset();
+        hasArgName = hasArgLabels = false;
+        inputCount = 0;
+        counterValues.clear();
+        argsRef = kNoIndex;
+    }
+    stats::OpInput& input(size_t i)
+    {
+        if (i >= inputs.size())
+            inputs.resize(i + 1);
+        if (i >= inputCount) {
+            for (size_t k = inputCount; k <= i; ++k) {
+                inputs[k].sizes.clear();
+                inputs[k].type.clear();
+                inputs[k].concrete.clear();
+                inputs[k].isList = false;
+            }
+            inputCount = i + 1;
+        }
+        return inputs[i];
+    }
+};
+
+struct TrackKey
+{
+    StringId pid, tid;
+    bool pidIsString, tidIsString;
+    bool operator==(const TrackKey&) const = default;
+};
+struct TrackKeyHash
+{
+    size_t operator()(const TrackKey& k) const
+    {
+        return (static_cast<size_t>(k.pid) * 0x9E3779B97F4A7C15ull) ^ (static_cast<size_t>(k.tid) << 2) ^ (k.pidIsString ? 1 : 0)
+            ^ (k.tidIsString ? 2 : 0);
+    }
+};
+
+std::optional<int64_t> numericValue(std::string_view text)
+{
+    int64_t v = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec == std::errc() && ptr == text.data() + text.size())
+        return v;
+    return std::nullopt;
+}
+
+bool isGenericThreadName(std::string_view name) { return name.empty() || name.starts_with("thread ") || name == "python3"; }
+
+class Loader
+{
+public:
+    Loader(io::ByteSource& source, const LoadOptions& options)
+        : m_source(source)
+        , m_reader(source)
+        , m_options(options)
+        , m_trace(std::make_unique<Trace>())
+    {
+    }
+
+    std::unique_ptr<Trace> run();
+
+private:
+    Trace& t() { return *m_trace; }
+    [[noreturn]] void failAt(uint64_t offset, const std::string& problem) { m_reader.failAt(offset, problem); }
+    void expect(JsonToken got, JsonToken want, const char* what);
+    int64_t integerValue(JsonToken token, const char* what);
+    StringId internString(JsonToken token, const char* what);
+
+    void readTopLevelObject();
+    void readEventArray();
+    void readEvent();
+    void readArgs();
+    void readInputDims(JsonToken first);
+    void readStringList(JsonToken first, bool types);
+    void readDeviceProperties(JsonToken first);
+    void commit();
+    void commitMetadata();
+    void commitMemory(TrackId track);
+    TrackId trackFor(StringId pid, bool pidIsString, StringId tid, bool tidIsString);
+    uint32_t processFor(StringId pid, bool pidIsString);
+    EventKind kindFor();
+    void reportProgress();
+    void closeOpenBegins();
+
+    io::ByteSource& m_source;
+    JsonReader m_reader;
+    const LoadOptions& m_options;
+    std::unique_ptr<Trace> m_trace;
+    PendingRecord m_rec;
+    std::unordered_map<TrackKey, TrackId, TrackKeyHash> m_tracks;
+    std::unordered_map<TrackKey, uint32_t, TrackKeyHash> m_processes; // tid unused
+    std::unordered_map<TrackId, std::vector<uint32_t>> m_openBegins;
+    bool m_topLevelArray = false;
+    bool m_sawTraceEvents = false;
+    bool m_insideEvents = false;
+    bool m_sawModernCategory = false, m_sawOldCategory = false, m_sawLegacyPid = false;
+    uint64_t m_nextProgressAt = 1 << 20;
+    std::string m_shapes;
+    std::string m_types;
+};
+
+void Loader::expect(JsonToken got, JsonToken want, const char* what)
+{
+    if (got != want)
+        failAt(m_reader.tokenOffset(), std::string("expected ") + io::jsonTokenName(want) + " for " + what + ", found "
+                   + io::jsonTokenName(got));
+}
+
+int64_t Loader::integerValue(JsonToken token, const char* what)
+{
+    if (token != JsonToken::Number)
+        failAt(m_reader.tokenOffset(), std::string("expected an integer for ") + what + ", found " + io::jsonTokenName(token));
+    const auto v = io::parseExactInteger(m_reader.text());
+    if (!v)
+        failAt(m_reader.tokenOffset(), std::string("expected an integer for ") + what + ", found " + std::string(m_reader.text()));
+    return *v;
+}
+
+StringId Loader::internString(JsonToken token, const char* what)
+{
+    expect(token, JsonToken::String, what);
+    return t().strings.intern(m_reader.text());
+}
+
+std::unique_ptr<Trace> Loader::run()
+{
+    try {
+        const JsonToken first = m_reader.next();
+        if (first == JsonToken::ObjectBegin) {
+            readTopLevelObject();
+        } else if (first == JsonToken::ArrayBegin) {
+            m_topLevelArray = true;
+            m_sawTraceEvents = true;
+            readEventArray();
+        } else {
+            failAt(m_reader.tokenOffset(), std::string("expected a JSON object or array at the top level, found ") + io::jsonTokenName(first));
+        }
+        if (m_reader.next() != JsonToken::End)
+            failAt(m_reader.tokenOffset(), "unexpected data after the end of the trace");
+    } catch (const io::TraceFileError& error) {
+        if (!m_options.partial || !m_sawTraceEvents)
+            throw;
+        t().stats.partial = true;
+        t().stats.warnings.push_back("partial load: stopped at " + std::string(error.what()) + "; kept "
+                                     + std::to_string(t().events.size() + t().memory.size()) + " complete events");
+    }
+    if (!m_sawTraceEvents)
+        throw io::TraceFileError(m_source.name(), std::nullopt, "no 'traceEvents' array: this is not a Chrome/Kineto trace");
+
+    closeOpenBegins();
+    auto& meta = t().meta;
+    if (m_topLevelArray)
+        meta.format = m_sawLegacyPid ? TraceFormat::LegacyAutograd : TraceFormat::ChromeArray;
+    else if (m_sawOldCategory && !m_sawModernCategory)
+        meta.format = TraceFormat::Kineto18;
+    else if (m_sawModernCategory || meta.schemaVersion || !meta.devices.empty())
+        meta.format = TraceFormat::Kineto;
+    else
+        meta.format = TraceFormat::ChromeObject;
+    t().stats.inputBytes = m_source.totalInputBytes();
+    t().stats.decodedBytes = m_reader.bytesRead();
+    if (t().events.empty() && t().memory.empty())
+        t().stats.warnings.push_back("the trace holds no events");
+    t().finalize();
+    return std::move(m_trace);
+}
+
+void Loader::readTopLevelObject()
+{
+    auto& meta = t().meta;
+    for (;;) {
+        JsonToken token = m_reader.next();
+        if (token == JsonToken::ObjectEnd)
+            return;
+        const std::string key(m_reader.text());
+        token = m_reader.next();
+        if (key == "traceEvents") {
+            if (token == JsonToken::Null)
+                continue;
+            expect(token, JsonToken::ArrayBegin, "'traceEvents'");
+            m_sawTraceEvents = true;
+            readEventArray();
+        } else if (key == "deviceProperties") {
+            readDeviceProperties(token);
+        } else if (key == "schemaVersion" && token == JsonToken::Number) {
+            meta.schemaVersion = integerValue(token, "'schemaVersion'");
+        } else if (key == "baseTimeNanoseconds") {
+            meta.baseTimeNs = integerValue(token, "'baseTimeNanoseconds'");
+        } else if (key == "displayTimeUnit" && token == JsonToken::String) {
+            meta.displayTimeUnit = m_reader.text();
+        } else if (key == "traceName" && token == JsonToken::String) {
+            meta.traceName = m_reader.text();
+        } else {
+            m_reader.beginCapture();
+            m_reader.skipValue(token);
+            std::string raw(m_reader.endCapture());
+            const bool on = raw != "0" && raw != "false" && raw != "null";
+            if (key == "record_shapes")
+                meta.recordShapes = on;
+            else if (key == "with_flops")
+                meta.withFlops = on;
+            else if (key == "profile_memory")
+                meta.profileMemory = on;
+            else if (key == "with_stack")
+                meta.withStack = on;
+            if (key == "distributedInfo")
+                meta.distributedInfo = std::move(raw);
+            else
+                meta.otherKeys.emplace_back(key, std::move(raw));
+        }
+    }
+}
+
+void Loader::readDeviceProperties(JsonToken first)
+{
+    if (first == JsonToken::Null)
+        return;
+    expect(first, JsonToken::ArrayBegin, "'deviceProperties'");
+    for (;;) {
+        JsonToken token = m_reader.next();
+        if (token == JsonToken::ArrayEnd)
+            return;
+        expect(token, JsonToken::ObjectBegin, "a 'deviceProperties' entry");
+        m_reader.beginCapture();
+        DeviceProperties device;
+        std::vector<std::pair<std::string, int64_t>> numbers;
+        for (;;) {
+            token = m_reader.next();
+            if (token == JsonToken::ObjectEnd)
+                break;
+            const std::string key(m_reader.text());
+            token = m_reader.next();
+            if (key == "name" && token == JsonToken::String) {
+                device.name = m_reader.text();
+            } else if (token == JsonToken::Number) {
+                if (const auto v = io::parseExactInteger(m_reader.text()))
+                    numbers.emplace_back(key, *v);
+            } else {
+                m_reader.skipValue(token);
+            }
+        }
+        device.rawJson = m_reader.endCapture();
+        for (const auto& [key, v] : numbers) {
+            if (key == "id") device.id = v;
+            else if (key == "totalGlobalMem") device.totalGlobalMem = v;
+            else if (key == "computeMajor") device.computeMajor = v;
+            else if (key == "computeMinor") device.computeMinor = v;
+            else if (key == "numSms") device.numSms = v;
+            else if (key == "maxThreadsPerBlock") device.maxThreadsPerBlock = v;
+            else if (key == "maxThreadsPerMultiprocessor") device.maxThreadsPerMultiprocessor = v;
+            else if (key == "regsPerBlock") device.regsPerBlock = v;
+            else if (key == "regsPerMultiprocessor") device.regsPerMultiprocessor = v;
+            else if (key == "warpSize") device.warpSize = v;
+            else if (key == "sharedMemPerBlock") device.sharedMemPerBlock = v;
+            else if (key == "sharedMemPerBlockOptin") device.sharedMemPerBlockOptin = v;
+            else if (key == "sharedMemPerMultiprocessor") device.sharedMemPerMultiprocessor = v;
+        }
+        t().meta.devices.push_back(std::move(device));
+    }
+}
+
+void Loader::reportProgress()
+{
+    const uint64_t consumed = m_source.consumedInputBytes();
+    if (consumed < m_nextProgressAt)
+        return;
+    m_nextProgressAt = consumed + (1 << 20);
+    if (m_options.cancel && m_options.cancel->load(std::memory_order_relaxed))
+        throw io::LoadCancelled();
+    if (m_options.progress)
+        m_options.progress({consumed, m_source.totalInputBytes(), t().events.size() + t().memory.size()});
+}
+
+void Loader::readEventArray()
+{
+    m_insideEvents = true;
+    for (;;) {
+        const JsonToken token = m_reader.next();
+        if (token == JsonToken::ArrayEnd)
+            break;
+        if (token != JsonToken::ObjectBegin)
+            failAt(m_reader.tokenOffset(), "traceEvents element " + std::to_string(t().stats.records) + " is "
+                       + io::jsonTokenName(token) + ", expected an event object");
+        readEvent();
+        ++t().stats.records;
+        if ((t().stats.records & 255) == 0)
+            reportProgress();
+    }
+    m_insideEvents = false;
+}
+
+void Loader::readEvent()
+{
+    m_rec.reset(m_reader.tokenOffset());
+    Trace& tr = t();
+    for (;;) {
+        JsonToken token = m_reader.next();
+        if (token == JsonToken::ObjectEnd)
+            break;
+        const EventField field = eventFieldOf(m_reader.text());
+        token = m_reader.next();
+        switch (field) {
+        case EventField::Ph:
+            expect(token, JsonToken::String, "'ph'");
+            if (m_reader.text().size() != 1)
+                failAt(m_reader.tokenOffset(), "invalid 'ph' \"" + std::string(m_reader.text()) + "\": expected one character");
+            m_rec.phase = m_reader.text()[0];
+            break;
+        case EventField::Cat:
+            if (token == JsonToken::Null)
+                break;
+            m_rec.cat = internString(token, "'cat'");
+            m_rec.hasCat = true;
+            break;
+        case EventField::Name:
+            if (token == JsonToken::Number) { // some producers write numeric names
+                m_rec.name = tr.strings.intern(m_reader.text());
+            } else {
+                m_rec.name = internString(token, "'name'");
+            }
+            m_rec.hasName = true;
+            break;
+        case EventField::Pid:
+        case EventField::Tid: {
+            if (token != JsonToken::Number && token != JsonToken::String)
+                failAt(m_reader.tokenOffset(), std::string("expected a number or string for '") + (field == EventField::Pid ? "pid" : "tid")
+                           + "', found " + io::jsonTokenName(token));
+            const StringId id = tr.strings.intern(m_reader.text());
+            if (field == EventField::Pid) {
+                m_rec.pid = id;
+                m_rec.pidIsString = token == JsonToken::String;
+                m_rec.hasPid = true;
+            } else {
+                m_rec.tid = id;
+                m_rec.tidIsString = token == JsonToken::String;
+                m_rec.hasTid = true;
+            }
+            break;
+        }
+        case EventField::Ts:
+        case EventField::Dur: {
+            const char* what = field == EventField::Ts ? "'ts'" : "'dur'";
+            if (token != JsonToken::Number)
+                failAt(m_reader.tokenOffset(), std::string("expected a number for ") + what + ", found " + io::jsonTokenName(token));
+            const auto ns = io::parseMicrosecondsAsNanoseconds(m_reader.text());
+            if (!ns)
+                failAt(m_reader.tokenOffset(), std::string(what) + " " + std::string(m_reader.text()) + " is out of range");
+            if (field == EventField::Ts) {
+                m_rec.ts = *ns;
+                m_rec.hasTs = true;
+            } else {
+                m_rec.dur = *ns;
+                m_rec.hasDur = true;
+            }
+            break;
+        }
+        case EventField::Id:
+            if (token == JsonToken::Number || token == JsonToken::String) {
+                m_rec.id = tr.strings.intern(m_reader.text());
+                m_rec.hasId = true;
+            } else {
+                m_reader.skipValue(token);
+            }
+            break;
+        case EventField::BindPoint:
+            if (token == JsonToken::String)
+                m_rec.bindsEnclosing = m_reader.text() == "e";
+            else
+                m_reader.skipValue(token);
+            break;
+        case EventField::Args:
+            if (token == JsonToken::Null)
+                break;
+            expect(token, JsonToken::ObjectBegin, "'args'");
+            readArgs();
+            break;
+        case EventField::Scope:
+        case EventField::Other:
+            m_reader.skipValue(token);
+            break;
+        }
+    }
+    commit();
+}
+
+void Loader::readArgs()
+{
+    Trace& tr = t();
+    const bool capture = m_options.keepRawArgs;
+    if (capture)
+        m_reader.beginCapture();
+    m_rec.hasArgs = true;
+    for (;;) {
+        JsonToken token = m_reader.next();
+        if (token == JsonToken::ObjectEnd)
+            break;
+        const std::string_view key = m_reader.text();
+        const ArgField field = argFieldOf(key);
+        const bool maybeCounter = m_rec.phase == 'C' || m_rec.phase == 0;
+        StringId counterKey = 0;
+        if (maybeCounter && field == ArgField::Other)
+            counterKey = tr.strings.intern(key);
+        token = m_reader.next();
+        if (token == JsonToken::Null)
+            continue;
+        switch (field) {
+        case ArgField::ExternalId: m_rec.externalId = integerValue(token, "args 'External id'"); break;
+        case ArgField::Correlation: m_rec.correlation = integerValue(token, "args 'correlation'"); break;
+        case ArgField::Bytes: m_rec.bytes = integerValue(token, "args 'Bytes'"); break;
+        case ArgField::TotalAllocated: m_rec.totalAllocated = integerValue(token, "args 'Total Allocated'"); break;
+        case ArgField::TotalReserved: m_rec.totalReserved = integerValue(token, "args 'Total Reserved'"); break;
+        case ArgField::Address: m_rec.address = integerValue(token, "args 'Addr'"); break;
+        case ArgField::DeviceType: m_rec.deviceType = integerValue(token, "args 'Device Type'"); break;
+        case ArgField::DeviceId: m_rec.deviceId = integerValue(token, "args 'Device Id'"); break;
+        case ArgField::SortIndex: m_rec.sortIndex = integerValue(token, "args 'sort_index'"); break;
+        case ArgField::InputDims: readInputDims(token); break;
+        case ArgField::InputType: readStringList(token, true); break;
+        case ArgField::ConcreteInputs: readStringList(token, false); break;
+        case ArgField::Name:
+            if (token == JsonToken::String) {
+                m_rec.argName = m_reader.text();
+                m_rec.hasArgName = true;
+            } else {
+                m_reader.skipValue(token);
+            }
+            break;
+        case ArgField::Labels:
+            if (token == JsonToken::String) {
+                m_rec.argLabels = m_reader.text();
+                m_rec.hasArgLabels = true;
+            } else {
+                m_reader.skipValue(token);
+            }
+            break;
+        case ArgField::Other:
+            if (maybeCounter && token == JsonToken::Number) {
+                double value = 0;
+                const auto text = m_reader.text();
+                std::from_chars(text.data(), text.data() + text.size(), value);
+                m_rec.counterValues.emplace_back(counterKey, value);
+            } else {
+                m_reader.skipValue(token);
+            }
+            break;
+        }
+    }
+    if (capture) {
+        const std::string_view raw = m_reader.endCapture();
+        m_rec.argsRef = static_cast<uint32_t>(tr.argsSpans.size());
+        tr.argsSpans.emplace_back(tr.argsText.size(), static_cast<uint32_t>(raw.size()));
+        tr.argsText.append(raw);
+    }
+}
+
+void Loader::readInputDims(JsonToken first)
+{
+    expect(first, JsonToken::ArrayBegin, "args 'Input Dims'");
+    m_rec.hasInputDims = true;
+    for (size_t i = 0;; ++i) {
+        JsonToken token = m_reader.next();
+        if (token == JsonToken::ArrayEnd)
+            return;
+        stats::OpInput& in = m_rec.input(i);
+        if (token != JsonToken::ArrayBegin) {
+            m_reader.skipValue(token); // None and other non-tensors: no sizes
+            continue;
+        }
+        for (;;) {
+            token = m_reader.next();
+            if (token == JsonToken::ArrayEnd)
+                break;
+            if (token == JsonToken::Number) {
+                const auto v = io::parseExactInteger(m_reader.text());
+                if (!v)
+                    failAt(m_reader.tokenOffset(), "expected an integer size in args 'Input Dims', found " + std::string(m_reader.text()));
+                in.sizes.push_back(*v);
+            } else {
+                in.isList = in.isList || token == JsonToken::ArrayBegin;
+                m_reader.skipValue(token);
+            }
+        }
+        if (in.isList)
+            in.sizes.clear(); // torch records only plain tensor sizes: a TensorList becomes []
+    }
+}
+
+void Loader::readStringList(JsonToken first, bool types)
+{
+    expect(first, JsonToken::ArrayBegin, types ? "args 'Input type'" : "args 'Concrete Inputs'");
+    for (size_t i = 0;; ++i) {
+        const JsonToken token = m_reader.next();
+        if (token == JsonToken::ArrayEnd)
+            return;
+        stats::OpInput& in = m_rec.input(i);
+        std::string& target = types ? in.type : in.concrete;
+        if (token == JsonToken::String)
+            target = m_reader.text();
+        else
+            m_reader.skipValue(token);
+    }
+}
+
+uint32_t Loader::processFor(StringId pid, bool pidIsString)
+{
+    const TrackKey key{pid, 0, pidIsString, false};
+    const auto [it, inserted] = m_processes.try_emplace(key, static_cast<uint32_t>(t().processes.size()));
+    if (inserted) {
+        Process p;
+        p.pidText = pid;
+        p.pidIsString = pidIsString;
+        p.pid = numericValue(t().strings.view(pid));
+        t().processes.push_back(p);
+    }
+    return it->second;
+}
+
+TrackId Loader::trackFor(StringId pid, bool pidIsString, StringId tid, bool tidIsString)
+{
+    const TrackKey key{pid, tid, pidIsString, tidIsString};
+    if (const auto it = m_tracks.find(key); it != m_tracks.end())
+        return it->second;
+    const auto id = static_cast<TrackId>(t().tracks.size());
+    Track track;
+    track.process = processFor(pid, pidIsString);
+    track.tidText = tid;
+    track.tidIsString = tidIsString;
+    track.tid = numericValue(t().strings.view(tid));
+    t().tracks.push_back(std::move(track));
+    m_tracks.emplace(key, id);
+    return id;
+}
+
+EventKind Loader::kindFor()
+{
+    if (m_rec.hasCat) {
+        const std::string_view cat = t().strings.view(m_rec.cat);
+        const EventKind kind = eventKindFromCategory(cat);
+        if (kind != EventKind::Other && kind != EventKind::TraceSpan && kind != EventKind::Instant) {
+            const bool old = !cat.empty() && cat[0] >= 'A' && cat[0] <= 'Z';
+            (old ? m_sawOldCategory : m_sawModernCategory) = true;
+        }
+        return kind;
+    }
+    if (m_rec.hasPid && m_rec.pidIsString) {
+        const std::string_view pid = t().strings.view(m_rec.pid);
+        if (pid == "CPU functions") {
+            m_sawLegacyPid = true;
+            return EventKind::CpuOp;
+        }
+        if (pid == "CUDA functions") {
+            m_sawLegacyPid = true;
+            return EventKind::Kernel;
+        }
+    }
+    return EventKind::Other;
+}
+
+void Loader::commit()
+{
+    Trace& tr = t();
+    const char phase = m_rec.phase;
+    if (phase == 0)
+        failAt(m_rec.offset, "event " + std::to_string(tr.stats.records) + " has no 'ph' (phase)");
+    if (phase == 'M') {
+        commitMetadata();
+        return;
+    }
+    if (!m_rec.hasTs)
+        failAt(m_rec.offset, "event " + std::to_string(tr.stats.records) + " ('" + std::string(tr.strings.view(m_rec.name))
+                   + "', ph '" + std::string(1, phase) + "') has no 'ts'");
+    const StringId zero = tr.strings.intern("0");
+    const TrackId track = trackFor(m_rec.hasPid ? m_rec.pid : zero, m_rec.hasPid && m_rec.pidIsString,
+                                   m_rec.hasTid ? m_rec.tid : zero, m_rec.hasTid && m_rec.tidIsString);
+    auto makeEvent = [&](EventKind kind, int64_t duration) {
+        Event e{};
+        e.start = m_rec.ts;
+        e.duration = duration;
+        e.externalId = m_rec.externalId;
+        e.correlation = m_rec.correlation;
+        e.name = m_rec.name;
+        e.category = m_rec.cat;
+        e.track = track;
+        e.parent = kNoIndex;
+        e.args = m_rec.argsRef;
+        e.op = kNoIndex;
+        e.kind = kind;
+        if (m_rec.hasInputDims) {
+            m_shapes.assign("[");
+            m_types.clear();
+            for (size_t i = 0; i < m_rec.inputCount; ++i) {
+                const stats::OpInput& in = m_rec.inputs[i];
+                if (i > 0) {
+                    m_shapes += ", ";
+                    m_types += ", ";
+                }
+                m_shapes += '[';
+                for (size_t k = 0; k < in.sizes.size(); ++k) {
+                    if (k > 0)
+                        m_shapes += ", ";
+                    m_shapes += std::to_string(in.sizes[k]);
+                }
+                m_shapes += ']';
+                m_types += in.type;
+            }
+            m_shapes += ']';
+            const std::span<const stats::OpInput> inputs(m_rec.inputs.data(), m_rec.inputCount);
+            e.op = static_cast<uint32_t>(tr.ops.size());
+            tr.ops.push_back({tr.strings.intern(m_shapes), tr.strings.intern(m_types), stats::computeFlops(tr.strings.view(m_rec.name), inputs)});
+        }
+        return e;
+    };
+    switch (phase) {
+    case 'X': {
+        if (!m_rec.hasDur)
+            failAt(m_rec.offset, "complete event " + std::to_string(tr.stats.records) + " ('" + std::string(tr.strings.view(m_rec.name))
+                       + "') has no 'dur'");
+        if (m_rec.dur < 0)
+            failAt(m_rec.offset, "event " + std::to_string(tr.stats.records) + " ('" + std::string(tr.strings.view(m_rec.name))
+                       + "') has a negative duration");
+        tr.events.push_back(makeEvent(kindFor(), m_rec.dur));
+        return;
+    }
+    case 'B':
+        m_openBegins[track].push_back(static_cast<uint32_t>(tr.events.size()));
+        tr.events.push_back(makeEvent(kindFor(), 0));
+        tr.events.back().flags |= FromBeginEnd | UnclosedBegin;
+        return;
+    case 'E': {
+        auto& open = m_openBegins[track];
+        if (open.empty()) {
+            ++tr.stats.ignoredRecords;
+            return;
+        }
+        Event& begin = tr.events[open.back()];
+        open.pop_back();
+        if (m_rec.ts < begin.start)
+            failAt(m_rec.offset, "end event before its begin ('" + std::string(tr.strings.view(begin.name)) + "')");
+        begin.duration = m_rec.ts - begin.start;
+        begin.flags &= static_cast<uint8_t>(~UnclosedBegin);
+        return;
+    }
+    case 'i':
+    case 'I': {
+        const std::string_view name = tr.strings.view(m_rec.name);
+        if (name == "[memory]" || name == "[OutOfMemory]") {
+            commitMemory(track);
+            return;
+        }
+        tr.events.push_back(makeEvent(EventKind::Instant, 0));
+        return;
+    }
+    case 's':
+    case 't':
+    case 'f':
+        tr.flows.push_back({m_rec.ts, m_rec.cat, m_rec.hasId ? m_rec.id : 0, track, phase, m_rec.bindsEnclosing});
+        return;
+    case 'C':
+        for (const auto& [key, value] : m_rec.counterValues) {
+            std::string series(tr.strings.view(m_rec.name));
+            series += '.';
+            series += tr.strings.view(key);
+            tr.counters.push_back({m_rec.ts, track, tr.strings.intern(series), value});
+        }
+        return;
+    default:
+        ++tr.stats.ignoredRecords;
+        return;
+    }
+}
+
+void Loader::commitMemory(TrackId track)
+{
+    Trace& tr = t();
+    if (!m_rec.bytes) {
+        ++tr.stats.ignoredRecords;
+        return;
+    }
+    MemoryRecord m{};
+    m.time = m_rec.ts;
+    m.bytes = *m_rec.bytes;
+    m.totalAllocated = m_rec.totalAllocated.value_or(kNoId);
+    m.totalReserved = m_rec.totalReserved.value_or(kNoId);
+    m.address = m_rec.address.value_or(kNoId);
+    m.track = track;
+    m.deviceType = static_cast<int16_t>(m_rec.deviceType.value_or(0));
+    m.deviceId = static_cast<int16_t>(m_rec.deviceId.value_or(-1));
+    m.outOfMemory = tr.strings.view(m_rec.name) == "[OutOfMemory]";
+    tr.memory.push_back(m);
+}
+
+void Loader::commitMetadata()
+{
+    Trace& tr = t();
+    if (!m_rec.hasPid)
+        return;
+    const std::string_view what = tr.strings.view(m_rec.name);
+    Process& process = tr.processes[processFor(m_rec.pid, m_rec.pidIsString)];
+    if (what == "process_name" && m_rec.hasArgName) {
+        process.name = tr.strings.intern(m_rec.argName);
+    } else if (what == "process_labels" && m_rec.hasArgLabels) {
+        process.labels = tr.strings.intern(m_rec.argLabels);
+    } else if (what == "process_sort_index" && m_rec.sortIndex) {
+        process.sortIndex = m_rec.sortIndex;
+    } else if (what == "thread_name" && m_rec.hasArgName && m_rec.hasTid) {
+        Track& track = tr.tracks[trackFor(m_rec.pid, m_rec.pidIsString, m_rec.tid, m_rec.tidIsString)];
+        const std::string_view current = tr.strings.view(track.name);
+        // Keep the first specific name: Kineto repeats records and sometimes adds a generic one.
+        if (track.name == 0 || (isGenericThreadName(current) && !isGenericThreadName(m_rec.argName)))
+            track.name = tr.strings.intern(m_rec.argName);
+    } else if (what == "thread_sort_index" && m_rec.sortIndex && m_rec.hasTid) {
+        tr.tracks[trackFor(m_rec.pid, m_rec.pidIsString, m_rec.tid, m_rec.tidIsString)].sortIndex = m_rec.sortIndex;
+    }
+}
+
+void Loader::closeOpenBegins()
+{
+    Trace& tr = t();
+    int64_t last = 0;
+    for (const Event& e : tr.events)
+        last = std::max(last, e.end());
+    uint64_t unclosed = 0;
+    for (auto& [track, open] : m_openBegins) {
+        for (const uint32_t index : open) {
+            tr.events[index].duration = std::max<int64_t>(0, last - tr.events[index].start);
+            ++unclosed;
+        }
+    }
+    if (unclosed > 0)
+        tr.stats.warnings.push_back(std::to_string(unclosed) + " 'B' events have no matching 'E'; they are shown up to the end of the trace");
+}
+
+} // namespace
+
+std::unique_ptr<Trace> loadTrace(io::ByteSource& source, const LoadOptions& options)
+{
+    Loader loader(source, options);
+    return loader.run();
+}
+
+std::unique_ptr<Trace> loadTrace(const std::string& path, const LoadOptions& options)
+{
+    auto source = io::openTraceFile(path);
+    return loadTrace(*source, options);
+}
+
+} // namespace tilescope::trace

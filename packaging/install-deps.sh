@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs TileScope's build and test dependencies from Debian 12 packages (nothing vendored).
+# Usage: packaging/install-deps.sh [--core-only]   (--core-only: no Qt, for a GPU box)
+set -euo pipefail
+core=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev zlib1g-dev python3 clang libclang-rt-14-dev)
+gui=(qt6-base-dev qt6-base-dev-tools libgl-dev libqcustomplot-dev libqcustomplot2.1-qt6 xvfb xauth)
+pkgs=("${core[@]}")
+[ "${1:-}" = "--core-only" ] || pkgs+=("${gui[@]}")
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "install-deps: all ${#pkgs[@]} packages present"
+    exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
