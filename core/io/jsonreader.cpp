@@ -329,9 +329,10 @@ JsonToken JsonReader::readNumber()
         if (i < m_end)
             break;
         const size_t before = m_pos;
-        if (!fill())
+        const bool more = fill();
+        i -= before - m_pos; // fill() may have moved the buffer even at the end of input
+        if (!more)
             break;
-        i -= before - m_pos;
     }
     const char* s = m_buffer.data() + m_pos;
     const size_t n = i - m_pos;
@@ -440,9 +441,10 @@ void JsonReader::readString()
         if (!needMore)
             continue;
         const size_t before = m_pos;
-        if (!fill())
-            failAt(m_base + m_tokenStart, "unexpected end of file inside a string: the JSON document is truncated");
+        const bool more = fill();
         i -= before - m_pos;
+        if (!more)
+            failAt(m_base + m_tokenStart, "unexpected end of file inside a string: the JSON document is truncated");
     }
 }
 

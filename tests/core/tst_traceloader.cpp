@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+#include "testutil.h"
+
+#include "io/bytesource.h"
+#include "io/tracefileerror.h"
+#include "trace/traceloader.h"
+
+#include <QtTest>
+
+#include <atomic>
+#include <map>
+
+using namespace tilescope;
+using trace::EventKind;
+using trace::kNoIndex;
+
+namespace {
+
+std::unique_ptr<trace::Trace> loadText(const std::string& json, trace::LoadOptions options = {})
+{
+    auto source = io::memorySource(json, "inline.json");
+    return trace::loadTrace(*source, options);
+}
+
+std::map<EventKind, int> kindCounts(const trace::Trace& t)
+{
+    std::map<EventKind, int> counts;
+    for (const auto& e : t.events)
+        ++counts[e.kind];
+    return counts;
+}
+
+uint32_t findEvent(const trace::Trace& t, std::string_view name, EventKind kind, int nth = 0)
+{
+    for (uint32_t i = 0; i < t.events.size(); ++i)
+        if (t.events[i].kind == kind && t.name(t.events[i]) == name && nth-- == 0)
+            return i;
+    return kNoIndex;
+}
+
+} // namespace
+
+class TestTraceLoader : public QObject
+{
+    Q_OBJECT
+private slots:
+    void kinetoMetadataAndCounts()
+    {
+        const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
+        QCOMPARE(t->meta.format, trace::TraceFormat::Kineto);
+        QCOMPARE(t->meta.schemaVersion.value_or(0), 1);
+        QCOMPARE(t->meta.baseTimeNs.value_or(0), int64_t(1790857026000000000));
+        QVERIFY(t->meta.recordShapes);
+        QVERIFY(t->meta.withFlops);
+        QVERIFY(!t->meta.profileMemory);
+        QCOMPARE(t->meta.devices.size(), size_t(1));
+        QCOMPARE(t->meta.devices[0].name, std::string("NVIDIA H200"));
+        QCOMPARE(t->meta.devices[0].numSms, 132);
+        QCOMPARE(t->meta.devices[0].computeMajor, 9);
+        QCOMPARE(t->meta.devices[0].totalGlobalMem, int64_t(150109880320));
+        QCOMPARE(t->meta.key("cupti_version").value_or(""), std::string("130001"));
+        // Counts from the file (python: Counter of (ph, cat)).
+        const auto counts = kindCounts(*t);
+        QCOMPARE(counts.at(EventKind::UserAnnotation), 40);
+        QCOMPARE(counts.at(EventKind::CpuOp), 40);
+        QCOMPARE(counts.at(EventKind::Kernel), 40);
+        QCOMPARE(counts.at(EventKind::CudaDriver), 40);
+        QCOMPARE(counts.at(EventKind::GpuUserAnnotation), 40);
+        QCOMPARE(counts.at(EventKind::CudaRuntime), 22);
+        QCOMPARE(counts.at(EventKind::GpuMemset), 20);
+        QCOMPARE(counts.at(EventKind::Overhead), 1);
+        QCOMPARE(counts.at(EventKind::TraceSpan), 1);
+        QCOMPARE(t->flows.size(), size_t(122));
+        QCOMPARE(t->stats.records, uint64_t(426));
+        QCOMPARE(t->events.size(), size_t(246)); // 244 complete events and 2 global instants
+    }
+
+    void exactNanosecondTimes()
+    {
+        const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
+        const uint32_t first = findEvent(*t, "custom_kernel", EventKind::UserAnnotation);
+        QVERIFY(first != kNoIndex);
+        QCOMPARE(t->events[first].start, int64_t(5349368629953311));
+        QCOMPARE(t->events[first].duration, int64_t(3678986));
+    }
+
+    void annotationWideningUndone()
+    {
+        const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
+        QCOMPARE(t->meta.annotationWideningStart, int64_t(1));
+        QCOMPARE(t->meta.annotationWideningEnd, int64_t(1));
+        // Each custom_kernel GPU span now coincides with its single matmul_kernel.
+        for (int k = 0; k < 20; ++k) {
+            const auto& span = t->events[findEvent(*t, "custom_kernel", EventKind::GpuUserAnnotation, k)];
+            bool matched = false;
+            for (const auto& e : t->events)
+                matched = matched || (e.kind == EventKind::Kernel && e.start == span.start && e.end() == span.end());
+            QVERIFY(matched);
+        }
+    }
+
+    void tracksAndNesting()
+    {
+        const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
+        const auto& mm = t->events[findEvent(*t, "aten::mm", EventKind::CpuOp)];
+        QVERIFY(mm.parent != kNoIndex);
+        QCOMPARE(t->name(t->events[mm.parent]), std::string_view("torch_ref"));
+        QCOMPARE(mm.depth, uint16_t(1));
+        const auto& host = t->tracks[mm.track];
+        QCOMPARE(host.type, trace::Track::Type::HostThread);
+        QCOMPARE(t->strings.view(host.name), std::string_view("thread 449 (python3)"));
+        const auto& kernel = t->events[findEvent(*t, "matmul_kernel", EventKind::Kernel)];
+        const auto& stream = t->tracks[kernel.track];
+        QCOMPARE(stream.type, trace::Track::Type::GpuStream);
+        QCOMPARE(stream.device, 0);
+        QCOMPARE(stream.stream.value_or(-1), int64_t(7));
+        QCOMPARE(t->strings.view(t->processes[stream.process].labels), std::string_view("GPU 0"));
+        // Lanes are sorted by start with the longer slice first.
+        for (const auto& track : t->tracks)
+            for (size_t i = 1; i < track.events.size(); ++i) {
+                const auto& a = t->events[track.events[i - 1]];
+                const auto& b = t->events[track.events[i]];
+                QVERIFY(a.start < b.start || (a.start == b.start && a.duration >= b.duration));
+            }
+    }
+
+    void links()
+    {
+        const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
+        // cuBLAS: kernel -> cuLaunchKernelEx (correlation) -> aten::mm (External id).
+        const uint32_t nvjet = findEvent(*t, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", EventKind::Kernel);
+        QVERIFY(nvjet != kNoIndex);
+        const uint32_t launch = t->launchOf(nvjet);
+        QVERIFY(launch != kNoIndex);
+        QCOMPARE(t->name(t->events[launch]), std::string_view("cuLaunchKernelEx"));
+        QCOMPARE(t->activitiesOf(launch), std::vector<uint32_t>{nvjet});
+        QCOMPARE(t->name(t->events[t->opOf(nvjet)]), std::string_view("aten::mm"));
+        QCOMPARE(t->opOf(launch), t->opOf(nvjet));
+        // Triton launches through the driver API outside every ATen op: a launch, but no op.
+        const uint32_t triton = findEvent(*t, "matmul_kernel", EventKind::Kernel);
+        QVERIFY(t->launchOf(triton) != kNoIndex);
+        QCOMPARE(t->name(t->events[t->launchOf(triton)]), std::string_view("cuLaunchKernelEx"));
+        QCOMPARE(t->opOf(triton), kNoIndex);
+        // GPU span -> its CPU annotation.
+        const uint32_t span = findEvent(*t, "custom_kernel", EventKind::GpuUserAnnotation);
+        QCOMPARE(t->name(t->events[t->annotationOf(span)]), std::string_view("custom_kernel"));
+        QCOMPARE(t->events[t->annotationOf(span)].kind, EventKind::UserAnnotation);
+    }
+
+    void forwardBackwardFlows()
+    {
+        const auto t = trace::loadTrace(testutil::workloadTrace("train_scheduled"));
+        QCOMPARE(t->forwardBackward().size(), size_t(381));
+        for (const auto& [forward, backward] : t->forwardBackward()) {
+            QCOMPARE(t->events[forward].kind, EventKind::CpuOp);
+            QCOMPARE(t->events[backward].kind, EventKind::CpuOp);
+            QVERIFY(t->events[forward].track != t->events[backward].track);
+        }
+        QCOMPARE(t->memory.size(), size_t(1566));
+        QVERIFY(t->meta.withStack && t->meta.profileMemory);
+    }
+
+    void rawArgsKeptOnRequest()
+    {
+        const auto withArgs = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
+        const auto& mm = withArgs->events[findEvent(*withArgs, "aten::mm", EventKind::CpuOp)];
+        QVERIFY(withArgs->rawArgs(mm).find(R"("Input Dims": [[4096, 4096], [4096, 4096]])") != std::string_view::npos);
+        QCOMPARE(withArgs->strings.view(withArgs->ops[mm.op].inputShapes), std::string_view("[[4096, 4096], [4096, 4096]]"));
+        QCOMPARE(withArgs->ops[mm.op].flops, uint64_t(137438953472));
+        trace::LoadOptions lean;
+        lean.keepRawArgs = false;
+        const auto without = trace::loadTrace(testutil::workloadTrace("gemm_compare"), lean);
+        QVERIFY(without->argsText.empty());
+        QCOMPARE(without->events.size(), withArgs->events.size());
+    }
+
+    void gzipAndPlainAgree()
+    {
+        const std::string plain = testutil::readFile(testutil::workloadTrace("gemm_compare"));
+        const auto a = loadText(plain);
+        const auto b = trace::loadTrace(testutil::dataPath("h200/launch_bound/trace.json.gz"));
+        QCOMPARE(a->events.size(), size_t(246));
+        QCOMPARE(b->meta.format, trace::TraceFormat::Kineto);
+        QCOMPARE(kindCounts(*b).at(EventKind::Kernel), 3000);
+    }
+
+    void genericChromeFormats()
+    {
+        const auto t = loadText(R"JSON([
+            {"ph": "B", "name": "outer", "pid": 1, "tid": 2, "ts": 10},
+            {"ph": "B", "name": "inner", "pid": 1, "tid": 2, "ts": 12},
+            {"ph": "E", "pid": 1, "tid": 2, "ts": 15},
+            {"ph": "E", "pid": 1, "tid": 2, "ts": 20},
+            {"ph": "X", "name": "gpu a", "cat": "kernel", "pid": 0, "tid": 7, "ts": 10, "dur": 5},
+            {"ph": "X", "name": "gpu b (PDL)", "cat": "kernel", "pid": 0, "tid": 7, "ts": 12, "dur": 5},
+            {"ph": "i", "name": "marker", "pid": 1, "tid": 2, "ts": 13, "s": "t"},
+            {"ph": "C", "name": "queue", "pid": 1, "ts": 11, "args": {"depth": 3, "bytes": 1.5}},
+            {"ph": "s", "id": 5, "cat": "ac2g", "name": "x", "pid": 1, "tid": 2, "ts": 12},
+            {"ph": "f", "id": 5, "cat": "ac2g", "name": "x", "pid": 0, "tid": 7, "ts": 12, "bp": "e"},
+            {"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "worker"}},
+            {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "app"}},
+            {"ph": "M", "name": "thread_sort_index", "pid": 1, "tid": 2, "args": {"sort_index": 4}},
+            {"ph": "P", "name": "sample", "pid": 1, "tid": 2, "ts": 1}
+        ])JSON");
+        QCOMPARE(t->meta.format, trace::TraceFormat::ChromeArray);
+        const uint32_t outer = findEvent(*t, "outer", EventKind::Other);
+        const uint32_t inner = findEvent(*t, "inner", EventKind::Other);
+        QCOMPARE(t->events[outer].duration, int64_t(10000));
+        QCOMPARE(t->events[inner].duration, int64_t(3000));
+        QCOMPARE(t->events[inner].parent, outer);
+        QCOMPARE(t->events[findEvent(*t, "marker", EventKind::Instant)].parent, inner);
+        // Overlapping kernels on one stream are all kept, the later one drawn a level deeper.
+        const auto& pdl = t->events[findEvent(*t, "gpu b (PDL)", EventKind::Kernel)];
+        QVERIFY(pdl.flags & trace::PartialOverlap);
+        QCOMPARE(pdl.depth, uint16_t(1));
+        QCOMPARE(t->counters.size(), size_t(2));
+        QCOMPARE(t->flows.size(), size_t(2));
+        const auto& track = t->tracks[t->events[outer].track];
+        QCOMPARE(t->strings.view(track.name), std::string_view("worker"));
+        QCOMPARE(track.sortIndex.value_or(0), int64_t(4));
+        QCOMPARE(t->strings.view(t->processes[track.process].name), std::string_view("app"));
+        QCOMPARE(t->stats.ignoredRecords, uint64_t(1));
+    }
+
+    void unclosedBeginIsWarned()
+    {
+        const auto t = loadText(R"({"traceEvents": [{"ph": "B", "name": "a", "pid": 1, "tid": 1, "ts": 1},
+                                                      {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 2, "dur": 5}]})");
+        QCOMPARE(t->events[0].duration, int64_t(6000));
+        QCOMPARE(t->stats.warnings.size(), size_t(1));
+        QCOMPARE(t->meta.format, trace::TraceFormat::ChromeObject);
+    }
+
+    void pytorch18Format()
+    {
+        const auto t = trace::loadTrace(testutil::dataPath("external/tb_plugin/resnet50_v100_worker0.pt.trace.json.gz"));
+        QCOMPARE(t->meta.format, trace::TraceFormat::Kineto18);
+        QCOMPARE(t->meta.devices.size(), size_t(4));
+        QCOMPARE(t->meta.devices[0].name, std::string("Tesla V100-DGXS-32GB"));
+        const auto counts = kindCounts(*t);
+        QCOMPARE(counts.at(EventKind::CpuOp), 23646);
+        QVERIFY(counts.at(EventKind::Kernel) > 0);
+        // 1.8 GPU events link through lower-case "external id".
+        uint32_t kernel = kNoIndex;
+        for (uint32_t i = 0; i < t->events.size() && kernel == kNoIndex; ++i)
+            if (t->events[i].kind == EventKind::Kernel)
+                kernel = i;
+        QVERIFY(kernel != kNoIndex);
+        QVERIFY(t->events[kernel].externalId != trace::kNoId);
+        QVERIFY(t->opOf(kernel) != kNoIndex);
+        QVERIFY(t->launchOf(kernel) != kNoIndex);
+    }
+
+    void legacyAutogradFormat()
+    {
+        const auto t = trace::loadTrace(testutil::dataPath("legacy/cpu_mlp/trace.json"));
+        QCOMPARE(t->meta.format, trace::TraceFormat::LegacyAutograd);
+        const auto counts = kindCounts(*t);
+        QVERIFY(counts.at(EventKind::CpuOp) > 100);
+        QCOMPARE(int(t->events.size()), counts.at(EventKind::CpuOp));
+    }
+
+    void progressAndCancel()
+    {
+        std::string big = R"({"traceEvents": [)";
+        for (int i = 0; i < 60000; ++i)
+            big += (i ? "," : "") + std::string(R"({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": )")
+                + std::to_string(i) + R"(, "dur": 0.5, "args": {"External id": )" + std::to_string(i) + "}}";
+        big += "]}";
+        std::vector<uint64_t> seen;
+        trace::LoadOptions options;
+        options.progress = [&](const trace::LoadProgress& p) {
+            seen.push_back(p.inputBytesRead);
+            QVERIFY(p.inputBytesRead <= p.inputBytesTotal);
+        };
+        const auto t = loadText(big, options);
+        QCOMPARE(t->events.size(), size_t(60000));
+        QVERIFY(seen.size() >= 3);
+        QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+
+        std::atomic<bool> cancel{false};
+        trace::LoadOptions cancelling;
+        cancelling.cancel = &cancel;
+        cancelling.progress = [&](const trace::LoadProgress&) { cancel = true; };
+        QVERIFY_THROWS_EXCEPTION(io::LoadCancelled, loadText(big, cancelling));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTraceLoader)
+#include "tst_traceloader.moc"
