@@ -98,6 +98,20 @@ std::optional<Scaled> scale(std::string_view text, int shift)
 
 std::optional<int64_t> parseScaledDecimal(std::string_view text, int shift)
 {
+    // Fast path for Kineto's own form: up to 15 integer digits and exactly `shift` decimals.
+    if (shift == 3 && text.size() >= 5 && text.size() <= 19 && text[text.size() - 4] == '.') {
+        int64_t v = 0;
+        bool plain = true;
+        for (size_t i = 0; i < text.size() && plain; ++i) {
+            if (i == text.size() - 4)
+                continue;
+            const char c = text[i];
+            plain = c >= '0' && c <= '9';
+            v = v * 10 + (c - '0');
+        }
+        if (plain)
+            return v;
+    }
     const auto scaled = scale(text, shift);
     if (!scaled)
         return std::nullopt;

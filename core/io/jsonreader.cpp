@@ -172,9 +172,22 @@ bool JsonReader::ensure(size_t count)
 
 void JsonReader::skipWhitespace()
 {
+    constexpr uint64_t spaces = 0x2020202020202020ull;
     for (;;) {
-        while (m_pos < m_end && isWhitespace(m_buffer[m_pos]))
-            ++m_pos;
+        for (;;) {
+            while (m_pos < m_end && isWhitespace(m_buffer[m_pos])) {
+                ++m_pos;
+                // Pretty-printed traces indent with runs of spaces: skip them a word at a time.
+                while (m_pos + 8 <= m_end) {
+                    uint64_t word;
+                    std::memcpy(&word, m_buffer.data() + m_pos, 8);
+                    if (word != spaces)
+                        break;
+                    m_pos += 8;
+                }
+            }
+            break;
+        }
         if (m_pos < m_end)
             return;
         m_tokenStart = m_pos;
@@ -185,7 +198,13 @@ void JsonReader::skipWhitespace()
 
 JsonToken JsonReader::next()
 {
-    skipWhitespace();
+    // Fast path: most tokens follow no whitespace or exactly one space.
+    if (m_pos + 1 < m_end && static_cast<unsigned char>(m_buffer[m_pos]) > ' ') {
+    } else if (m_pos + 1 < m_end && m_buffer[m_pos] == ' ' && static_cast<unsigned char>(m_buffer[m_pos + 1]) > ' ') {
+        ++m_pos;
+    } else {
+        skipWhitespace();
+    }
     m_tokenStart = m_pos;
     const bool atEnd = m_pos >= m_end;
     const char c = atEnd ? '\0' : m_buffer[m_pos];
@@ -249,7 +268,12 @@ JsonToken JsonReader::readKey()
     if (m_buffer[m_pos] != '"')
         fail("expected an object key in double quotes, found " + printable(m_buffer[m_pos]));
     readString();
-    // The key's text may move when we look for ':'; keep it in the scratch string.
+    if (m_pos < m_end && m_buffer[m_pos] == ':') { // the common case: no refill, the text stays put
+        ++m_pos;
+        m_state = State::Value;
+        return JsonToken::Key;
+    }
+    // Looking for ':' may refill and move the buffer; keep the key in the scratch string.
     if (m_text.data() != m_scratch.data())
         m_scratch.assign(m_text);
     m_text = m_scratch;
@@ -275,7 +299,7 @@ JsonToken JsonReader::readValue()
         if (m_stack.size() >= kMaxDepth)
             fail("nesting deeper than 1000 levels");
         ++m_pos;
-        m_stack.push_back(c == '{');
+        m_stack.push_back(c == '{' ? 1 : 0);
         m_state = c == '{' ? State::KeyOrObjectEnd : State::ValueOrArrayEnd;
         return c == '{' ? JsonToken::ObjectBegin : JsonToken::ArrayBegin;
     case '"':
@@ -316,67 +340,58 @@ JsonToken JsonReader::readLiteral(std::string_view word, JsonToken token)
 
 JsonToken JsonReader::readNumber()
 {
-    // Scan the maximal run of number characters, then check the grammar.
-    size_t i = m_pos;
+    // One pass that validates the grammar -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)?; restarted after a refill
+    // when the number reaches the end of the buffer.
     for (;;) {
-        while (i < m_end) {
-            const char c = m_buffer[i];
-            if (isDigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E')
-                ++i;
-            else
-                break;
+        const char* const begin = m_buffer.data() + m_pos;
+        const char* const end = m_buffer.data() + m_end;
+        const char* p = begin;
+        const char* problem = nullptr;
+        auto digits = [&] {
+            const char* first = p;
+            while (p < end && isDigit(*p))
+                ++p;
+            return p > first;
+        };
+        if (p < end && *p == '-')
+            ++p;
+        if (p < end && *p == '0') {
+            ++p;
+            if (p < end && isDigit(*p))
+                problem = "leading zero";
+        } else if (!digits()) {
+            problem = "expected a digit";
         }
-        if (i < m_end)
-            break;
-        const size_t before = m_pos;
-        const bool more = fill();
-        i -= before - m_pos; // fill() may have moved the buffer even at the end of input
-        if (!more)
-            break;
+        if (!problem && p < end && *p == '.') {
+            ++p;
+            if (!digits())
+                problem = "expected a digit after '.'";
+        }
+        if (!problem && p < end && (*p == 'e' || *p == 'E')) {
+            ++p;
+            if (p < end && (*p == '+' || *p == '-'))
+                ++p;
+            if (!digits())
+                problem = "expected a digit in the exponent";
+        }
+        if (p >= end && !m_eof) { // the number may go on in the next chunk
+            fill();
+            continue;
+        }
+        if (problem)
+            fail(std::string("invalid number: ") + problem);
+        if (p < end) {
+            const char c = *p;
+            if (c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' || isDigit(c))
+                fail("invalid number: unexpected character in number");
+            if (!(isWhitespace(c) || c == ',' || c == ']' || c == '}'))
+                fail("unexpected " + printable(c) + " after a number");
+        }
+        m_text = std::string_view(begin, static_cast<size_t>(p - begin));
+        m_pos += static_cast<size_t>(p - begin);
+        afterValue();
+        return JsonToken::Number;
     }
-    const char* s = m_buffer.data() + m_pos;
-    const size_t n = i - m_pos;
-    size_t k = 0;
-    auto bad = [&](const char* what) { fail(std::string("invalid number: ") + what); };
-    if (k < n && s[k] == '-')
-        ++k;
-    if (k >= n || !isDigit(s[k]))
-        bad("expected a digit");
-    if (s[k] == '0') {
-        ++k;
-        if (k < n && isDigit(s[k]))
-            bad("leading zero");
-    } else {
-        while (k < n && isDigit(s[k]))
-            ++k;
-    }
-    if (k < n && s[k] == '.') {
-        ++k;
-        if (k >= n || !isDigit(s[k]))
-            bad("expected a digit after '.'");
-        while (k < n && isDigit(s[k]))
-            ++k;
-    }
-    if (k < n && (s[k] == 'e' || s[k] == 'E')) {
-        ++k;
-        if (k < n && (s[k] == '+' || s[k] == '-'))
-            ++k;
-        if (k >= n || !isDigit(s[k]))
-            bad("expected a digit in the exponent");
-        while (k < n && isDigit(s[k]))
-            ++k;
-    }
-    if (k != n)
-        bad("unexpected character in number");
-    if (i < m_end) {
-        const char c = m_buffer[i];
-        if (!(isWhitespace(c) || c == ',' || c == ']' || c == '}'))
-            fail("unexpected " + printable(c) + " after a number");
-    }
-    m_text = std::string_view(s, n);
-    m_pos = i;
-    afterValue();
-    return JsonToken::Number;
 }
 
 void JsonReader::readString()

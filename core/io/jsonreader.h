@@ -68,7 +68,7 @@ private:
     size_t m_captureStart = SIZE_MAX;
     bool m_eof = false;
     State m_state = State::Value;
-    std::vector<bool> m_stack; // true = object
+    std::vector<uint8_t> m_stack; // 1 = object
     std::string_view m_text;
     std::string m_scratch;
 };

@@ -98,6 +98,7 @@ private:
     std::vector<uint32_t> m_order; // FunctionEvent indices after the global sort, minus removed ones
     std::vector<uint8_t> m_memoryUsed;
     std::unordered_map<std::string, uint32_t> m_threadIds;
+    std::vector<uint32_t> m_trackThread;
     uint32_t m_mainThread = kNoIndex;
     bool m_useDevice = false;
     StringId m_profilerStep = 0;
@@ -109,11 +110,17 @@ private:
 
 uint32_t Builder::threadOf(trace::TrackId trackId)
 {
-    // torch keys threads by tid alone (not pid); keep the JSON type so "25738" and 25738 stay apart.
-    const trace::Track& track = m_trace.tracks[trackId];
-    std::string key(track.tidIsString ? "s:" : "n:");
-    key += m_trace.strings.view(track.tidText);
-    return m_threadIds.try_emplace(std::move(key), static_cast<uint32_t>(m_threadIds.size())).first->second;
+    if (m_trackThread.empty()) {
+        // torch keys threads by tid alone (not pid); keep the JSON type so "25738" and 25738 stay apart.
+        m_trackThread.resize(m_trace.tracks.size());
+        for (trace::TrackId t = 0; t < m_trace.tracks.size(); ++t) {
+            const trace::Track& track = m_trace.tracks[t];
+            std::string key(track.tidIsString ? "s:" : "n:");
+            key += m_trace.strings.view(track.tidText);
+            m_trackThread[t] = m_threadIds.try_emplace(std::move(key), static_cast<uint32_t>(m_threadIds.size())).first->second;
+        }
+    }
+    return m_trackThread[trackId];
 }
 
 KeyAverages Builder::run()
@@ -150,6 +157,7 @@ void Builder::selectEvents()
     }
 
     const auto& strings = m_trace.strings;
+    const StringId emptyShapes = strings.find("[]");
     m_events.reserve(m_trace.events.size());
     for (uint32_t i = 0; i < m_trace.events.size(); ++i) {
         const Event& e = m_trace.events[i];
@@ -194,7 +202,7 @@ void Builder::selectEvents()
             f.thread = m_mainThread;
         if (e.op != kNoIndex) {
             const trace::OpInfo& op = m_trace.ops[e.op];
-            f.shapes = op.inputShapes;
+            f.shapes = op.inputShapes == emptyShapes ? 0 : op.inputShapes; // one spelling of "[]"
             if (m_trace.meta.withFlops && e.kind == EventKind::CpuOp)
                 f.flops = op.flops;
         }
@@ -466,22 +474,26 @@ KeyAverages Builder::group()
     out.useDevice = m_useDevice;
     out.profileMemory = m_trace.meta.profileMemory || !m_trace.memory.empty();
     out.withFlops = m_trace.meta.withFlops;
-    std::unordered_map<std::string, size_t> index;
-    std::string key;
+    // torch's key: (name, node id, device type, is_legacy, is_user_annotation[, str(input_shapes)]).
+    struct GroupKey
+    {
+        uint64_t nameAndFlags;
+        StringId shapes;
+        bool operator==(const GroupKey&) const = default;
+    };
+    struct GroupKeyHash
+    {
+        size_t operator()(const GroupKey& k) const { return std::hash<uint64_t>()(k.nameAndFlags * 31 + k.shapes); }
+    };
+    std::unordered_map<GroupKey, size_t, GroupKeyHash> index;
     for (const uint32_t f : m_order) {
         const FunctionEvent& e = m_events[f];
-        const std::string_view name = (e.name & kRewrittenBit) ? m_names.view(e.name & ~kRewrittenBit) : m_trace.strings.view(e.name);
-        const std::string_view shapes = e.shapes == 0 ? std::string_view("[]") : m_trace.strings.view(e.shapes);
-        key.assign(name);
-        key += '\0';
-        key += e.cpu ? 'C' : 'D';
-        key += e.userAnnotation ? 'U' : '-';
-        if (m_options.groupByInputShape) {
-            key += '\0';
-            key += shapes;
-        }
+        const GroupKey key{uint64_t(e.name) | (uint64_t(e.cpu) << 32) | (uint64_t(e.userAnnotation) << 33),
+                           m_options.groupByInputShape ? e.shapes : 0};
         const auto [it, inserted] = index.try_emplace(key, out.rows.size());
         if (inserted) {
+            const std::string_view name = (e.name & kRewrittenBit) ? m_names.view(e.name & ~kRewrittenBit) : m_trace.strings.view(e.name);
+            const std::string_view shapes = e.shapes == 0 ? std::string_view("[]") : m_trace.strings.view(e.shapes);
             KeyAverage row;
             row.key = name;
             if (m_options.groupByInputShape)

@@ -178,11 +178,13 @@ void Trace::sortAndNestTracks()
     std::vector<uint32_t> stack;
     for (Track& track : tracks) {
         auto& list = track.events;
-        std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+        const auto earlier = [&](uint32_t a, uint32_t b) {
             const Event& x = events[a];
             const Event& y = events[b];
             return x.start != y.start ? x.start < y.start : x.duration > y.duration;
-        });
+        };
+        if (!std::is_sorted(list.begin(), list.end(), earlier)) // Kineto writes most lanes in order already
+            std::stable_sort(list.begin(), list.end(), earlier);
         stack.clear();
         for (const uint32_t index : list) {
             Event& e = events[index];
@@ -253,13 +255,13 @@ void Trace::buildLinks()
     const StringId fwdbwd = strings.find("fwdbwd");
     if (fwdbwd == UINT32_MAX)
         return;
-    std::unordered_map<StringId, uint32_t> forwardById;
+    std::unordered_map<int64_t, uint32_t> forwardById; // fwdbwd ids are numbers
     for (const Flow& f : flows)
-        if (f.category == fwdbwd && f.phase == 's')
+        if (f.category == fwdbwd && f.phase == 's' && !f.idIsString)
             if (const uint32_t op = enclosingOp(f.track, f.time); op != kNoIndex)
                 forwardById.emplace(f.id, op);
     for (const Flow& f : flows) {
-        if (f.category != fwdbwd || f.phase != 'f')
+        if (f.category != fwdbwd || f.phase != 'f' || f.idIsString)
             continue;
         const auto it = forwardById.find(f.id);
         if (it == forwardById.end())

@@ -64,11 +64,12 @@ struct MemoryRecord
 struct Flow
 {
     int64_t time;
+    int64_t id;  // a numeric id, or the StringId of a string id (idIsString)
     StringId category;
-    StringId id; // the id as text (numbers and strings both occur)
     TrackId track;
     char phase;  // 's', 't' or 'f'
     bool bindsEnclosing;
+    bool idIsString;
 };
 
 struct CounterSample

@@ -53,16 +53,37 @@ enum class ArgField : uint8_t {
 
 ArgField argFieldOf(std::string_view key)
 {
-    static const std::unordered_map<std::string_view, ArgField> fields{
-        {"External id", ArgField::ExternalId}, {"external id", ArgField::ExternalId},
-        {"correlation", ArgField::Correlation}, {"Input Dims", ArgField::InputDims},
-        {"Input type", ArgField::InputType}, {"Concrete Inputs", ArgField::ConcreteInputs},
-        {"Bytes", ArgField::Bytes}, {"Total Allocated", ArgField::TotalAllocated},
-        {"Total Reserved", ArgField::TotalReserved}, {"Addr", ArgField::Address},
-        {"Device Type", ArgField::DeviceType}, {"Device Id", ArgField::DeviceId}, {"name", ArgField::Name},
-        {"labels", ArgField::Labels}, {"sort_index", ArgField::SortIndex}};
-    const auto it = fields.find(key);
-    return it == fields.end() ? ArgField::Other : it->second;
+    switch (key.size()) {
+    case 4:
+        if (key == "name") return ArgField::Name;
+        if (key == "Addr") return ArgField::Address;
+        return ArgField::Other;
+    case 5:
+        if (key == "Bytes") return ArgField::Bytes;
+        return ArgField::Other;
+    case 6:
+        return key == "labels" ? ArgField::Labels : ArgField::Other;
+    case 9:
+        return key == "Device Id" ? ArgField::DeviceId : ArgField::Other;
+    case 10:
+        if (key == "Input Dims") return ArgField::InputDims;
+        if (key == "Input type") return ArgField::InputType;
+        if (key == "sort_index") return ArgField::SortIndex;
+        return ArgField::Other;
+    case 11:
+        if (key == "External id" || key == "external id") return ArgField::ExternalId;
+        if (key == "correlation") return ArgField::Correlation;
+        if (key == "Device Type") return ArgField::DeviceType;
+        return ArgField::Other;
+    case 14:
+        return key == "Total Reserved" ? ArgField::TotalReserved : ArgField::Other;
+    case 15:
+        if (key == "Concrete Inputs") return ArgField::ConcreteInputs;
+        if (key == "Total Allocated") return ArgField::TotalAllocated;
+        return ArgField::Other;
+    default:
+        return ArgField::Other;
+    }
 }
 
 // One traceEvents element while it is being read; fields arrive in any order.
@@ -72,7 +93,9 @@ struct PendingRecord
     bool hasName = false, hasCat = false, hasPid = false, hasTid = false, hasTs = false, hasDur = false;
     bool pidIsString = false, tidIsString = false, hasId = false, bindsEnclosing = false;
     bool hasInputDims = false, hasArgs = false;
-    StringId name = 0, cat = 0, pid = 0, tid = 0, id = 0;
+    StringId name = 0, cat = 0, pid = 0, tid = 0;
+    int64_t id = 0;
+    bool idIsString = false;
     int64_t ts = 0, dur = 0;
     uint64_t offset = 0;
     // args
@@ -90,7 +113,9 @@ struct PendingRecord
         phase = 0;
         hasName = hasCat = hasPid = hasTid = hasTs = hasDur = false;
         pidIsString = tidIsString = hasId = bindsEnclosing = hasInputDims = hasArgs = false;
-        name = cat = pid = tid = id = 0;
+        name = cat = pid = tid = 0;
+        id = 0;
+        idIsString = false;
         ts = dur = 0;
         offset = at;
         externalId = correlation = kNoId;
@@ -195,6 +220,10 @@ private:
     uint64_t m_nextProgressAt = 1 << 20;
     std::string m_shapes;
     std::string m_types;
+    StringId m_lastCategory = 0;
+    std::pair<StringId, std::string_view> m_idCache[2];
+    std::string_view m_lastCategoryText;
+    EventKind m_lastCategoryKind = EventKind::Other;
 };
 
 void Loader::expect(JsonToken got, JsonToken want, const char* what)
@@ -407,7 +436,14 @@ void Loader::readEvent()
         case EventField::Cat:
             if (token == JsonToken::Null)
                 break;
-            m_rec.cat = internString(token, "'cat'");
+            expect(token, JsonToken::String, "'cat'");
+            // Few distinct categories, mostly repeating: skip the hash when it is the previous one.
+            if (m_reader.text() != m_lastCategoryText) {
+                m_lastCategory = tr.strings.intern(m_reader.text());
+                m_lastCategoryText = tr.strings.view(m_lastCategory);
+                m_lastCategoryKind = eventKindFromCategory(m_lastCategoryText);
+            }
+            m_rec.cat = m_lastCategory;
             m_rec.hasCat = true;
             break;
         case EventField::Name:
@@ -423,7 +459,13 @@ void Loader::readEvent()
             if (token != JsonToken::Number && token != JsonToken::String)
                 failAt(m_reader.tokenOffset(), std::string("expected a number or string for '") + (field == EventField::Pid ? "pid" : "tid")
                            + "', found " + io::jsonTokenName(token));
-            const StringId id = tr.strings.intern(m_reader.text());
+            // pid and tid repeat from one event to the next: skip the hash when the text is the same.
+            auto& cache = m_idCache[field == EventField::Pid ? 0 : 1];
+            if (m_reader.text() != cache.second) {
+                cache.first = tr.strings.intern(m_reader.text());
+                cache.second = tr.strings.view(cache.first);
+            }
+            const StringId id = cache.first;
             if (field == EventField::Pid) {
                 m_rec.pid = id;
                 m_rec.pidIsString = token == JsonToken::String;
@@ -454,7 +496,9 @@ void Loader::readEvent()
         }
         case EventField::Id:
             if (token == JsonToken::Number || token == JsonToken::String) {
-                m_rec.id = tr.strings.intern(m_reader.text());
+                const auto number = token == JsonToken::Number ? io::parseExactInteger(m_reader.text()) : std::nullopt;
+                m_rec.idIsString = !number;
+                m_rec.id = number ? *number : tr.strings.intern(m_reader.text());
                 m_rec.hasId = true;
             } else {
                 m_reader.skipValue(token);
@@ -632,7 +676,7 @@ EventKind Loader::kindFor()
 {
     if (m_rec.hasCat) {
         const std::string_view cat = t().strings.view(m_rec.cat);
-        const EventKind kind = eventKindFromCategory(cat);
+        const EventKind kind = m_rec.cat == m_lastCategory ? m_lastCategoryKind : eventKindFromCategory(cat);
         if (kind != EventKind::Other && kind != EventKind::TraceSpan && kind != EventKind::Instant) {
             const bool old = !cat.empty() && cat[0] >= 'A' && cat[0] <= 'Z';
             (old ? m_sawOldCategory : m_sawModernCategory) = true;
@@ -750,7 +794,7 @@ void Loader::commit()
     case 's':
     case 't':
     case 'f':
-        tr.flows.push_back({m_rec.ts, m_rec.cat, m_rec.hasId ? m_rec.id : 0, track, phase, m_rec.bindsEnclosing});
+        tr.flows.push_back({m_rec.ts, m_rec.hasId ? m_rec.id : 0, m_rec.cat, track, phase, m_rec.bindsEnclosing, m_rec.idIsString});
         return;
     case 'C':
         for (const auto& [key, value] : m_rec.counterValues) {
