@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // tilescope-cli: TileScope's analyses without a display, for GPU boxes and CI.
+#include "analysis/overlap.h"
 #include "io/tracefileerror.h"
+#include "report/overlapreport.h"
 #include "report/summaryreport.h"
 #include "report/traceinfo.h"
 #include "stats/keyaverages.h"
 #include "stats/torchtable.h"
 #include "trace/traceloader.h"
+#include "io/decimal.h"
 
 #include <charconv>
 #include <cstdio>
@@ -34,6 +37,12 @@ commands:
                  self_cuda_memory_usage, count, flops ("device" may stand for "cuda"); "none" keeps
                  torch's group order. Default: self_cuda_time_total, or self_cpu_time_total when the
                  trace has no GPU activity. --row-limit defaults to -1 (all rows).
+
+  overlap TRACE [--format table|json] [--window START_US,END_US] [--partial]
+      CPU/GPU overlap: per-device GPU busy (union of kernels, memcpy, memset on all streams), CPU busy,
+      both busy, GPU idle while the CPU works, launch cost against kernel time. The window defaults
+      to the first start to the last end of CPU ops, CUDA API calls and GPU activity; --window takes
+      trace timestamps in microseconds, as in the file.
 
 TRACE may be .json or .json.gz (gzip is detected by content). Exit status: 0 success, 2 bad input
 or usage, 1 internal error.
@@ -184,6 +193,26 @@ int runSummary(const Arguments& a)
     return 0;
 }
 
+int runOverlap(const Arguments& a)
+{
+    const std::string format = a.get("format").value_or("table");
+    if (format != "table" && format != "json")
+        throw UsageError{"--format for overlap is table or json, got '" + format + "'"};
+    std::optional<analysis::Interval> window;
+    if (const auto w = a.get("window")) {
+        const size_t comma = w->find(',');
+        const auto start = comma == std::string::npos ? std::nullopt : io::parseMicrosecondsAsNanoseconds(w->substr(0, comma));
+        const auto end = comma == std::string::npos ? std::nullopt : io::parseMicrosecondsAsNanoseconds(w->substr(comma + 1));
+        if (!start || !end || *end <= *start)
+            throw UsageError{"--window expects START_US,END_US with START < END, got '" + *w + "'"};
+        window = analysis::Interval{*start, *end};
+    }
+    const auto t = load(a, false);
+    const auto report = analysis::computeOverlap(*t, window);
+    std::cout << (format == "json" ? report::overlapJson(report) : report::overlapText(*t, report));
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -200,6 +229,8 @@ int main(int argc, char** argv)
         if (command == "summary")
             return runSummary(parseArguments(argc, argv, {"partial", "group-by-input-shape", "top-level-only", "legacy-memory-units"},
                                              {"format", "sort", "row-limit", "max-name-width", "time-unit"}));
+        if (command == "overlap")
+            return runOverlap(parseArguments(argc, argv, {"partial"}, {"format", "window"}));
         throw UsageError{"unknown command '" + command + "'"};
     } catch (const UsageError& e) {
         std::cerr << "tilescope-cli: " << e.message << "\n(run 'tilescope-cli --help' for usage)\n";

@@ -406,8 +406,9 @@ void Loader::readEventArray()
         if (token == JsonToken::ArrayEnd)
             break;
         if (token != JsonToken::ObjectBegin)
-            failAt(m_reader.tokenOffset(), "traceEvents element " + std::to_string(t().stats.records) + " is "
-                       + io::jsonTokenName(token) + ", expected an event object");
+            failAt(m_reader.tokenOffset(), std::string(m_topLevelArray ? "element " : "traceEvents element ")
+                       + std::to_string(t().stats.records) + (m_topLevelArray ? " of the top-level array is " : " is ")
+                       + io::jsonTokenName(token) + ", expected a trace event object");
         readEvent();
         ++t().stats.records;
         if ((t().stats.records & 255) == 0)

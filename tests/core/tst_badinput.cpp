@@ -59,7 +59,7 @@ private slots:
         QTest::newRow("scalar top level") << QByteArray("42") << "expected a JSON object or array";
         QTest::newRow("no traceEvents") << QByteArray("{\"schemaVersion\": 1}") << "no 'traceEvents'";
         QTest::newRow("traceEvents not array") << QByteArray("{\"traceEvents\": {}}") << "expected '[' for 'traceEvents'";
-        QTest::newRow("event not object") << QByteArray("{\"traceEvents\": [1]}") << "expected an event object";
+        QTest::newRow("event not object") << QByteArray("{\"traceEvents\": [1]}") << "expected a trace event object";
         QTest::newRow("ts is string") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": \"1\", \"dur\": 1}]}") << "expected a number for 'ts'";
         QTest::newRow("name is object") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": {}, \"ts\": 1, \"dur\": 1}]}") << "for 'name'";
         QTest::newRow("args not object") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 1, \"args\": 3}]}") << "for 'args'";

@@ -95,6 +95,24 @@ private slots:
         QVERIFY(doc.value("events_per_category").toObject().value("kernel").toInt() > 0);
     }
 
+    void overlapJsonShape()
+    {
+        const Run r = cli({"overlap", trace("launch_bound"), "--format", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(doc.keys(), (QStringList{"cpu_busy_us", "cpu_gpu_overlap_us", "devices", "launches", "window_us"}));
+        const QJsonObject device = doc.value("devices").toArray()[0].toObject();
+        QCOMPARE(device.keys(), (QStringList{"busy_us", "device", "idle_us", "kernels", "utilization"}));
+        QCOMPARE(device.value("kernels").toInt(), 3000);
+        QCOMPARE(doc.value("launches").toObject().keys(), (QStringList{"count", "cpu_us", "kernel_us"}));
+        const Run text = cli({"overlap", trace("launch_bound")});
+        QVERIFY(text.out.contains("flag: launch-bound"));
+        const Run windowed = cli({"overlap", trace("launch_bound"), "--format", "json", "--window", "5349368714433,5349368754433"});
+        QCOMPARE(windowed.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(windowed.out).object().value("window_us").toDouble(), 40000.0);
+        QCOMPARE(cli({"overlap", trace("launch_bound"), "--window", "5,1"}).exitCode, 2);
+    }
+
     void badInputExitsWithTwo()
     {
         QTemporaryDir dir;

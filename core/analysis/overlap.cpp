@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#include "analysis/overlap.h"
+
+#include "trace/trace.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace tilescope::analysis {
+
+using trace::Event;
+using trace::EventKind;
+
+namespace {
+
+bool isCpuWork(EventKind k) { return k == EventKind::CpuOp || k == EventKind::CudaRuntime || k == EventKind::CudaDriver; }
+
+int deviceOf(const trace::Trace& t, const Event& e) { return t.tracks[e.track].device < 0 ? 0 : t.tracks[e.track].device; }
+
+} // namespace
+
+std::optional<Interval> defaultOverlapWindow(const trace::Trace& t)
+{
+    std::optional<Interval> w;
+    for (const Event& e : t.events) {
+        if (!isCpuWork(e.kind) && !trace::isGpuActivity(e.kind))
+            continue;
+        if (!w)
+            w = Interval{e.start, e.end()};
+        w->start = std::min(w->start, e.start);
+        w->end = std::max(w->end, e.end());
+    }
+    return w;
+}
+
+OverlapReport computeOverlap(const trace::Trace& t, std::optional<Interval> window)
+{
+    OverlapReport r;
+    if (!window)
+        window = defaultOverlapWindow(t);
+    if (!window)
+        return r;
+    r.window = *window;
+    const int64_t windowNs = window->end - window->start;
+
+    std::map<int, std::vector<Interval>> perDevice;
+    std::map<int, uint64_t> kernels;
+    std::map<uint32_t, std::vector<Interval>> perThread;
+    std::unordered_map<uint32_t, int64_t> kernelNsByLaunch;
+    for (uint32_t i = 0; i < t.events.size(); ++i) {
+        const Event& e = t.events[i];
+        if (trace::isGpuActivity(e.kind)) {
+            const int device = deviceOf(t, e);
+            perDevice[device].push_back({e.start, e.end()});
+            if (e.kind == EventKind::Kernel) {
+                if (e.start >= window->start && e.start < window->end)
+                    ++kernels[device];
+                if (const uint32_t launch = t.launchOf(i); launch != trace::kNoIndex)
+                    kernelNsByLaunch[launch] += e.duration;
+            }
+        } else if (isCpuWork(e.kind) && t.tracks[e.track].type == trace::Track::Type::HostThread) {
+            perThread[e.track].push_back({e.start, e.end()});
+        }
+    }
+    for (int device = 0; device < static_cast<int>(t.meta.devices.size()); ++device)
+        perDevice.try_emplace(device);
+    for (auto& [device, intervals] : perDevice) {
+        DeviceBusy d;
+        d.device = device;
+        d.busy = IntervalSet::fromUnsorted(std::move(intervals)).clippedTo(*window);
+        d.busyNs = d.busy.length();
+        d.idleNs = windowNs - d.busyNs;
+        d.utilization = windowNs > 0 ? static_cast<double>(d.busyNs) / static_cast<double>(windowNs) : 0.0;
+        d.kernels = kernels[device];
+        r.gpuBusy = r.gpuBusy.unionWith(d.busy);
+        r.devices.push_back(std::move(d));
+    }
+    for (auto& [track, intervals] : perThread) {
+        ThreadBusy b;
+        b.track = track;
+        b.busy = IntervalSet::fromUnsorted(std::move(intervals)).clippedTo(*window);
+        b.busyNs = b.busy.length();
+        r.cpuBusy = r.cpuBusy.unionWith(b.busy);
+        r.threads.push_back(std::move(b));
+    }
+    r.cpuBusyNs = r.cpuBusy.length();
+    r.overlapNs = r.cpuBusy.intersection(r.gpuBusy).length();
+    r.gpuIdleWhileCpuBusyNs = r.cpuBusyNs - r.overlapNs;
+    r.bothIdleNs = windowNs - r.cpuBusy.unionWith(r.gpuBusy).length();
+
+    for (const auto& [launch, kernelNs] : kernelNsByLaunch) {
+        const Event& call = t.events[launch];
+        if (call.start < window->start || call.start >= window->end)
+            continue;
+        ++r.launches.count;
+        r.launches.cpuNs += call.duration;
+        r.launches.kernelNs += kernelNs;
+        if (static_cast<double>(call.duration) >= 0.8 * static_cast<double>(kernelNs))
+            ++r.launches.costlyLaunches;
+    }
+    return r;
+}
+
+} // namespace tilescope::analysis

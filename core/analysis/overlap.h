@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "analysis/intervals.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace tilescope::trace {
+class Trace;
+}
+
+namespace tilescope::analysis {
+
+struct DeviceBusy
+{
+    int device = 0;
+    int64_t busyNs = 0; // union of kernel, memcpy and memset intervals on all streams of the device
+    int64_t idleNs = 0;
+    double utilization = 0;
+    uint64_t kernels = 0; // kernels that start inside the window
+    IntervalSet busy;
+};
+
+struct ThreadBusy
+{
+    uint32_t track = 0;
+    int64_t busyNs = 0;
+    IntervalSet busy;
+};
+
+struct LaunchCost
+{
+    uint64_t count = 0;    // launch calls with at least one kernel, starting in the window
+    int64_t cpuNs = 0;     // their CPU duration
+    int64_t kernelNs = 0;  // the GPU duration of the kernels they launched
+    uint64_t costlyLaunches = 0; // launches whose CPU time is at least 80% of their kernels' time
+    // Many launches cost about as much CPU as their kernels run: the GPU waits on the CPU.
+    bool launchBound() const { return count >= 100 && costlyLaunches * 2 >= count; }
+};
+
+// CPU/GPU overlap over a window of the trace (issue #3).
+//
+// Contract, per window W = [start, end) in trace ns:
+//   device busy  = |union(kernel, memcpy, memset on any stream of the device) ∩ W|
+//   cpu busy     = |union over host threads(cpu_op, cuda_runtime, cuda_driver) ∩ W|; annotations and
+//                  Python frames are labels, not work, and are left out; a synchronize call counts as busy
+//   overlap      = |cpu busy set ∩ union of all devices' busy sets|
+//   gpu idle while cpu works = |cpu busy − gpu busy|;  both idle = |W| − |cpu ∪ gpu|
+// Default window: the first start to the last end of those activities (the Trace span includes the
+// profiler's own start-up and warm-up gaps, so it would understate utilization).
+struct OverlapReport
+{
+    Interval window{0, 0};
+    std::vector<DeviceBusy> devices;
+    std::vector<ThreadBusy> threads;
+    IntervalSet cpuBusy;
+    IntervalSet gpuBusy;
+    int64_t cpuBusyNs = 0;
+    int64_t overlapNs = 0;
+    int64_t gpuIdleWhileCpuBusyNs = 0;
+    int64_t bothIdleNs = 0;
+    LaunchCost launches;
+};
+
+std::optional<Interval> defaultOverlapWindow(const trace::Trace& trace);
+OverlapReport computeOverlap(const trace::Trace& trace, std::optional<Interval> window = std::nullopt);
+
+} // namespace tilescope::analysis

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+// CPU/GPU overlap figures against a direct sweep-line computation on the real traces.
+#include "testutil.h"
+
+#include "analysis/overlap.h"
+#include "io/bytesource.h"
+#include "trace/traceloader.h"
+
+#include <QtTest>
+
+#include <algorithm>
+
+using namespace tilescope;
+using trace::EventKind;
+
+namespace {
+
+struct Direct
+{
+    int64_t gpuBusy = 0, cpuBusy = 0, both = 0, neither = 0;
+};
+
+// An independent method: sweep all interval boundaries counting open CPU and GPU intervals.
+Direct sweep(const trace::Trace& t, analysis::Interval w)
+{
+    std::vector<std::tuple<int64_t, int, int>> edges; // time, +1/-1, 0 = cpu / 1 = gpu
+    for (const auto& e : t.events) {
+        const bool gpu = trace::isGpuActivity(e.kind);
+        const bool cpu = (e.kind == EventKind::CpuOp || e.kind == EventKind::CudaRuntime || e.kind == EventKind::CudaDriver)
+            && t.tracks[e.track].type == trace::Track::Type::HostThread;
+        if (!gpu && !cpu)
+            continue;
+        const int64_t s = std::max(e.start, w.start), en = std::min(e.end(), w.end);
+        if (s >= en)
+            continue;
+        edges.emplace_back(s, +1, gpu);
+        edges.emplace_back(en, -1, gpu);
+    }
+    std::sort(edges.begin(), edges.end());
+    Direct d;
+    int open[2] = {0, 0};
+    int64_t last = w.start;
+    for (const auto& [time, delta, kind] : edges) {
+        const int64_t span = time - last;
+        if (open[1] > 0)
+            d.gpuBusy += span;
+        if (open[0] > 0)
+            d.cpuBusy += span;
+        if (open[0] > 0 && open[1] > 0)
+            d.both += span;
+        if (open[0] == 0 && open[1] == 0)
+            d.neither += span;
+        open[kind] += delta;
+        last = time;
+    }
+    d.neither += w.end - last;
+    return d;
+}
+
+} // namespace
+
+class TestOverlap : public QObject
+{
+    Q_OBJECT
+private slots:
+    void againstSweep_data()
+    {
+        QTest::addColumn<QString>("workload");
+        for (const char* w : testutil::h200Workloads)
+            QTest::newRow(w) << QString::fromLatin1(w);
+    }
+    void againstSweep()
+    {
+        QFETCH(QString, workload);
+        const auto t = trace::loadTrace(testutil::workloadTrace(workload.toStdString()));
+        const auto r = analysis::computeOverlap(*t);
+        QVERIFY(r.window.end > r.window.start);
+        const Direct d = sweep(*t, r.window);
+        QCOMPARE(r.devices.size(), size_t(1));
+        QCOMPARE(r.devices[0].busyNs, d.gpuBusy);
+        QCOMPARE(r.devices[0].busyNs + r.devices[0].idleNs, r.window.end - r.window.start);
+        QCOMPARE(r.cpuBusyNs, d.cpuBusy);
+        QCOMPARE(r.overlapNs, d.both);
+        QCOMPARE(r.bothIdleNs, d.neither);
+        QCOMPARE(r.gpuIdleWhileCpuBusyNs, d.cpuBusy - d.both);
+        // A sub-window gives the same answer as the sweep on that window.
+        const analysis::Interval half{r.window.start, r.window.start + (r.window.end - r.window.start) / 2};
+        const auto h = analysis::computeOverlap(*t, half);
+        const Direct dh = sweep(*t, half);
+        QCOMPARE(h.devices[0].busyNs, dh.gpuBusy);
+        QCOMPARE(h.overlapNs, dh.both);
+    }
+
+    void launchBoundIsFlagged()
+    {
+        const auto launch = analysis::computeOverlap(*trace::loadTrace(testutil::workloadTrace("launch_bound")));
+        QCOMPARE(launch.devices[0].kernels, uint64_t(3000));
+        QCOMPARE(launch.launches.count, uint64_t(3000));
+        QVERIFY(launch.launches.launchBound());
+        QVERIFY(launch.devices[0].utilization < 0.05);
+        const auto gemm = analysis::computeOverlap(*trace::loadTrace(testutil::workloadTrace("gemm_compare")));
+        QCOMPARE(gemm.launches.count, uint64_t(40)); // Triton's cuLaunchKernelEx and cuBLAS's, both driver API
+        QVERIFY(!gemm.launches.launchBound());
+        QVERIFY(gemm.launches.kernelNs > 10 * gemm.launches.cpuNs);
+    }
+
+    void handComputed()
+    {
+        // Two streams overlap on the GPU (10-20 and 15-30 us); the CPU works 0-12 and 25-40 us.
+        const std::string json = R"({"traceEvents": [
+            {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 12},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 25, "dur": 15, "args": {"correlation": 3}},
+            {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 10, "dur": 10, "args": {"correlation": 3}},
+            {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": 8, "ts": 15, "dur": 15}]})";
+        auto source = io::memorySource(json);
+        const auto t = trace::loadTrace(*source);
+        const auto r = analysis::computeOverlap(*t);
+        QCOMPARE(r.window.start, int64_t(0));
+        QCOMPARE(r.window.end, int64_t(40000));
+        QCOMPARE(r.devices[0].busyNs, int64_t(20000)); // 10-30, not 10 + 15
+        QCOMPARE(r.devices[0].kernels, uint64_t(1));
+        QCOMPARE(r.cpuBusyNs, int64_t(27000));
+        QCOMPARE(r.overlapNs, int64_t(2000 + 5000));
+        QCOMPARE(r.bothIdleNs, int64_t(0));
+        QCOMPARE(r.launches.count, uint64_t(1));
+        QCOMPARE(r.launches.cpuNs, int64_t(15000));
+        QCOMPARE(r.launches.kernelNs, int64_t(10000));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestOverlap)
+#include "tst_overlap.moc"
