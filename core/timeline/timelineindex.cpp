@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#include "timeline/timelineindex.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tilescope::timeline {
+
+namespace {
+
+// First index in [from, to) with values[index] >= target: exponential steps from `from`, then a binary
+// search in the last step. Folds usually end a few events on, so this touches a few cache lines where a
+// plain lower_bound over the rest of the level would touch log2(n).
+size_t gallop(const std::vector<int64_t>& values, size_t from, size_t to, int64_t target)
+{
+    size_t step = 1;
+    size_t low = from;
+    while (from + step < to && values[from + step] < target) {
+        low = from + step;
+        step *= 2;
+    }
+    const size_t high = std::min(from + step + 1, to);
+    return static_cast<size_t>(std::lower_bound(values.begin() + static_cast<ptrdiff_t>(low), values.begin() + static_cast<ptrdiff_t>(high), target)
+                               - values.begin());
+}
+
+} // namespace
+
+TimelineIndex::TimelineIndex(const trace::Trace& trace) : m_levels(trace.tracks.size())
+{
+    for (trace::TrackId t = 0; t < trace.tracks.size(); ++t) {
+        auto& levels = m_levels[t];
+        levels.resize(trace.tracks[t].events.empty() ? 0 : trace.tracks[t].maxDepth + 1u);
+        for (const uint32_t index : trace.tracks[t].events) {
+            const trace::Event& e = trace.events[index];
+            Level& level = levels[e.depth];
+            level.starts.push_back(e.start);
+            level.ends.push_back(level.ends.empty() ? e.end() : std::max(level.ends.back(), e.end()));
+            level.events.push_back(index);
+        }
+    }
+}
+
+DrawList TimelineIndex::query(trace::TrackId track, int64_t t0, int64_t t1, double nsPerPixel, double minPixels) const
+{
+    DrawList out;
+    if (track >= m_levels.size() || t1 <= t0)
+        return out;
+    const auto minNs = static_cast<int64_t>(std::ceil(nsPerPixel * minPixels));
+    for (size_t depth = 0; depth < m_levels[track].size(); ++depth) {
+        const Level& level = m_levels[track][depth];
+        // First event ending after t0 (an event that ends exactly at t0 is not visible).
+        size_t i = static_cast<size_t>(std::upper_bound(level.ends.begin(), level.ends.end(), t0) - level.ends.begin());
+        const size_t last = static_cast<size_t>(std::lower_bound(level.starts.begin(), level.starts.end(), t1) - level.starts.begin());
+        while (i < last) {
+            const int64_t end = level.ends[i];
+            if (end - level.starts[i] >= minNs) {
+                out.items.push_back({level.starts[i], end, level.events[i], 1, static_cast<uint16_t>(depth)});
+                ++out.eventsCovered;
+                ++i;
+                continue;
+            }
+            // Fold: extend while the next event ends less than minNs after the previous one.
+            size_t next = i + 1;
+            int64_t nextTime = end + minNs;
+            for (;;) {
+                next = gallop(level.ends, next, last, nextTime);
+                if (next >= last)
+                    break;
+                if (level.ends[next] - level.ends[next - 1] >= minNs)
+                    break;
+                nextTime = level.ends[next] + minNs;
+            }
+            const auto count = static_cast<uint32_t>(next - i);
+            out.items.push_back({level.starts[i], level.ends[next - 1], level.events[i], count, static_cast<uint16_t>(depth)});
+            out.eventsCovered += count;
+            i = next;
+        }
+    }
+    return out;
+}
+
+std::vector<analysis::Interval> TimelineIndex::foldIntervals(const analysis::IntervalSet& set, int64_t t0, int64_t t1, double nsPerPixel)
+{
+    std::vector<analysis::Interval> out;
+    const auto& all = set.intervals();
+    const auto px = static_cast<int64_t>(std::ceil(nsPerPixel));
+    auto it = std::upper_bound(all.begin(), all.end(), t0, [](int64_t t, const analysis::Interval& i) { return t < i.end; });
+    while (it != all.end() && it->start < t1) {
+        analysis::Interval box = *it;
+        ++it;
+        // Jump over every interval that starts less than a pixel after the box: ends are sorted.
+        while (it != all.end() && it->start < t1 && it->start - box.end < px) {
+            auto far = std::lower_bound(it, all.end(), box.end + px, [](const analysis::Interval& i, int64_t t) { return i.start < t; });
+            box.end = std::max(box.end, (far - 1)->end);
+            it = far;
+        }
+        out.push_back({std::max(box.start, t0), std::min(box.end, t1)});
+    }
+    return out;
+}
+
+} // namespace tilescope::timeline

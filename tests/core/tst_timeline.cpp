@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// Level of detail: folded draw lists keep every event, stay ordered and disjoint, and grow with pixels.
+#include "testutil.h"
+
+#include "analysis/overlap.h"
+#include "timeline/timelineindex.h"
+#include "trace/traceloader.h"
+
+#include <QtTest>
+
+#include <map>
+
+using namespace tilescope;
+
+class TestTimeline : public QObject
+{
+    Q_OBJECT
+private slots:
+    void foldingInvariants_data()
+    {
+        QTest::addColumn<QString>("workload");
+        QTest::addColumn<double>("zoom"); // fraction of the trace visible
+        for (const char* w : testutil::h200Workloads)
+            for (const double zoom : {1.0, 0.1, 0.001, 1e-6}) {
+                const QString label = QStringLiteral("%1 %2").arg(QLatin1String(w)).arg(zoom);
+                QTest::newRow(qPrintable(label)) << QString::fromLatin1(w) << zoom;
+            }
+    }
+    void foldingInvariants()
+    {
+        QFETCH(QString, workload);
+        QFETCH(double, zoom);
+        const auto t = trace::loadTrace(testutil::workloadTrace(workload.toStdString()));
+        const timeline::TimelineIndex index(*t);
+        const int64_t span = t->lastTime() - t->firstTime();
+        const int64_t t0 = t->firstTime() + span / 3;
+        const int64_t t1 = t0 + std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(span) * zoom));
+        const double width = 1000;
+        const double nsPerPixel = static_cast<double>(t1 - t0) / width;
+        const int64_t minNs = static_cast<int64_t>(std::ceil(nsPerPixel * 3));
+        for (trace::TrackId track = 0; track < t->tracks.size(); ++track) {
+            const auto list = index.query(track, t0, t1, nsPerPixel);
+            uint64_t expected = 0;
+            for (const uint32_t e : t->tracks[track].events)
+                expected += t->events[e].end() > t0 && t->events[e].start < t1;
+            QCOMPARE(list.eventsCovered, expected);
+            uint64_t counted = 0;
+            std::map<uint16_t, int64_t> lastEnd;
+            std::map<uint16_t, size_t> perDepth;
+            for (const auto& item : list.items) {
+                counted += item.count;
+                QVERIFY(item.end >= item.start);
+                QVERIFY(item.end > t0 && item.start < t1);
+                if (lastEnd.count(item.depth))
+                    QVERIFY2(item.start >= lastEnd[item.depth] || (t->events[item.event].flags & trace::PartialOverlap), "items overlap");
+                lastEnd[item.depth] = item.end;
+                ++perDepth[item.depth];
+                QCOMPARE(item.start, t->events[item.event].start);
+                if (item.count > 1) // only events narrower than the minimum width are folded
+                    QVERIFY(t->events[item.event].duration < minNs);
+            }
+            QCOMPARE(counted, expected);
+            // Pixel-bound: a depth never holds more than two items per minimum width.
+            for (const auto& [depth, n] : perDepth)
+                QVERIFY2(n <= size_t(2 * width / 3 + 4), qPrintable(QStringLiteral("depth %1: %2 items").arg(depth).arg(n)));
+        }
+    }
+
+    void deepZoomShowsEachEvent()
+    {
+        const auto t = trace::loadTrace(testutil::workloadTrace("launch_bound"));
+        const timeline::TimelineIndex index(*t);
+        for (trace::TrackId track = 0; track < t->tracks.size(); ++track) {
+            if (t->tracks[track].type != trace::Track::Type::GpuStream)
+                continue;
+            const auto all = index.query(track, t->firstTime(), t->lastTime() + 1, 0.01);
+            for (const auto& item : all.items)
+                QCOMPARE(item.count, 1u);
+            const auto folded = index.query(track, t->firstTime(), t->lastTime() + 1, double(t->lastTime() - t->firstTime()) / 800);
+            QVERIFY(folded.items.size() < 600);
+            QCOMPARE(folded.eventsCovered, all.eventsCovered);
+        }
+    }
+
+    void busyLanesFoldToPixels()
+    {
+        const auto t = trace::loadTrace(testutil::workloadTrace("launch_bound"));
+        const auto overlap = analysis::computeOverlap(*t);
+        const auto& busy = overlap.devices[0].busy;
+        const double nsPerPixel = double(overlap.window.end - overlap.window.start) / 500;
+        const auto boxes = timeline::TimelineIndex::foldIntervals(busy, overlap.window.start, overlap.window.end, nsPerPixel);
+        QVERIFY(!boxes.empty());
+        QVERIFY(boxes.size() <= 500);
+        int64_t covered = 0;
+        for (size_t i = 0; i < boxes.size(); ++i) {
+            QVERIFY(boxes[i].end > boxes[i].start);
+            if (i)
+                QVERIFY(boxes[i].start - boxes[i - 1].end >= int64_t(nsPerPixel));
+            covered += boxes[i].end - boxes[i].start;
+        }
+        QVERIFY(covered >= busy.length()); // folding closes gaps, never drops busy time
+        const auto exact = timeline::TimelineIndex::foldIntervals(busy, overlap.window.start, overlap.window.end, 0.5);
+        QCOMPARE(exact.size(), busy.intervals().size());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTimeline)
+#include "tst_timeline.moc"
