@@ -199,7 +199,15 @@ std::unique_ptr<ByteSource> openTraceFile(const std::string& path)
 
 std::unique_ptr<ByteSource> memorySource(std::string_view data, std::string name)
 {
-    return std::make_unique<MemorySource>(data, std::move(name));
+    auto source = std::make_unique<MemorySource>(data, name);
+    const bool gzip = data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f && static_cast<unsigned char>(data[1]) == 0x8b;
+    if (!gzip)
+        return source;
+#if TILESCOPE_HAVE_ZLIB
+    return std::make_unique<GzipSource>(std::move(source));
+#else
+    throw TraceFileError(name, 0, "gzip-compressed trace, but this build has no zlib support");
+#endif
 }
 
 } // namespace tilescope::io

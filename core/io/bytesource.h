@@ -33,7 +33,8 @@ private:
 // cannot be opened, is a directory, or is empty.
 std::unique_ptr<ByteSource> openTraceFile(const std::string& path);
 
-// Serves bytes from memory (tests, the fuzzer). The data must outlive the source.
+// Serves bytes from memory (tests, the fuzzer, the bundled sample), decompressing gzip. The data must
+// outlive the source.
 std::unique_ptr<ByteSource> memorySource(std::string_view data, std::string name = "<memory>");
 
 } // namespace tilescope::io

@@ -167,6 +167,8 @@ void Builder::selectEvents()
         const std::string_view name = strings.view(e.name);
         if (isFilteredName(name))
             continue;
+        if (m_options.window && (e.start < m_options.window->first || e.start >= m_options.window->second))
+            continue;
         FunctionEvent f;
         f.kind = e.kind;
         f.cpu = cpu;
@@ -329,6 +331,8 @@ void Builder::addLeftoverMemory()
     for (uint32_t i = 0; i < m_trace.memory.size(); ++i) {
         const trace::MemoryRecord& m = m_trace.memory[i];
         if (!m.outOfMemory && m_memoryUsed[i])
+            continue;
+        if (m_options.window && (m.time < m_options.window->first || m.time >= m_options.window->second))
             continue;
         FunctionEvent f;
         f.kind = EventKind::Instant;

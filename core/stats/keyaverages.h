@@ -40,7 +40,16 @@ struct KeyAverage
 
 struct KeyAveragesOptions
 {
+    static KeyAveragesOptions byInputShape(bool grouped = true)
+    {
+        KeyAveragesOptions o;
+        o.groupByInputShape = grouped;
+        return o;
+    }
     bool groupByInputShape = false;
+    // Only events that start in [first, second) (trace ns), e.g. a range selected in the timeline.
+    // Not a torch notion: torch always averages the whole profile.
+    std::optional<std::pair<int64_t, int64_t>> window;
 };
 
 struct KeyAverages

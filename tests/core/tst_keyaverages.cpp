@@ -97,7 +97,7 @@ private slots:
         const auto t = trace::loadTrace(testutil::workloadTrace(workload.toStdString()));
         const auto plain = stats::computeKeyAverages(*t);
         compareRows(plain, referenceRows(dir + "/ref_key_averages.json"), false, false);
-        const auto byShape = stats::computeKeyAverages(*t, {.groupByInputShape = true});
+        const auto byShape = stats::computeKeyAverages(*t, stats::KeyAveragesOptions::byInputShape(true));
         compareRows(byShape, referenceRows(dir + "/ref_key_averages_by_shape.json"), true, false);
     }
 

@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             trace::LoadOptions options;
             options.partial = partial;
             const auto t = trace::loadTrace(*source, options);
-            const auto averages = stats::computeKeyAverages(*t, {.groupByInputShape = partial});
+            const auto averages = stats::computeKeyAverages(*t, stats::KeyAveragesOptions::byInputShape(partial));
             stats::TorchTableOptions table;
             table.rowLimit = 20;
             (void)stats::renderTorchTable(averages, table);

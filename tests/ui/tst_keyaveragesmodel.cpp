@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#include "testutil.h"
+
+#include "keyaveragesmodel.h"
+#include "stats/keyaverages.h"
+#include "trace/traceloader.h"
+
+#include <QAbstractItemModelTester>
+#include <QSortFilterProxyModel>
+#include <QtTest>
+
+using namespace tilescope;
+
+class TestKeyAveragesModel : public QObject
+{
+    Q_OBJECT
+private slots:
+    void modelContract()
+    {
+        KeyAveragesModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
+        const auto averages = stats::computeKeyAverages(*t);
+        model.setAverages(&averages);
+        QCOMPARE(model.rowCount(), 13);
+        QCOMPARE(model.columnCount(), int(KeyAveragesModel::NUM_COLUMNS));
+        const auto byShape = stats::computeKeyAverages(*t, stats::KeyAveragesOptions::byInputShape(true));
+        model.setAverages(&byShape);
+        model.setAverages(nullptr);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void torchNumbersAndSorting()
+    {
+        KeyAveragesModel model;
+        QSortFilterProxyModel proxy;
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.setSourceModel(&model);
+        proxy.setSortRole(KeyAveragesModel::SortRole);
+        const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
+        const auto averages = stats::computeKeyAverages(*t);
+        model.setAverages(&averages);
+        proxy.sort(KeyAveragesModel::SelfDeviceColumn, Qt::DescendingOrder);
+        // The order of torch's table sorted by self_cuda_time_total (ties keep group order).
+        const auto order = stats::sortedRowOrder(averages, stats::SortKey::SelfDeviceTimeTotal);
+        for (int r = 0; r < proxy.rowCount(); ++r)
+            QCOMPARE(proxy.mapToSource(proxy.index(r, 0)).row(), int(order[size_t(r)]));
+        QCOMPARE(proxy.index(0, KeyAveragesModel::NameColumn).data().toString(), QStringLiteral("matmul_kernel"));
+        QCOMPARE(proxy.index(0, KeyAveragesModel::SelfDeviceColumn).data().toString(), QStringLiteral("4.140ms"));
+        QVERIFY(std::abs(proxy.index(0, KeyAveragesModel::SelfDeviceColumn).data(KeyAveragesModel::SortRole).toDouble() - 4139.76) < 1);
+        proxy.setFilterKeyColumn(KeyAveragesModel::NameColumn);
+        proxy.setFilterFixedString(QStringLiteral("aten::"));
+        QCOMPARE(proxy.rowCount(), 2);
+        const int mm = model.findRow("aten::mm", stats::DeviceType::CPU);
+        QVERIFY(mm >= 0);
+        QCOMPARE(model.index(mm, KeyAveragesModel::FlopsColumn).data(KeyAveragesModel::SortRole).toDouble(), 20.0 * 137438953472.0);
+        const QString csv = model.toCsv({mm});
+        QVERIFY(csv.startsWith(QStringLiteral("Name,Device,")));
+        QVERIFY(csv.contains(QStringLiteral("aten::mm,CPU,")));
+    }
+};
+
+QTEST_MAIN(TestKeyAveragesModel)
+#include "tst_keyaveragesmodel.moc"

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "stats/keyaverages.h"
+
+#include <QAbstractTableModel>
+
+// torch's key_averages rows: DisplayRole is torch's formatting, SortRole the raw number.
+class KeyAveragesModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column {
+        NameColumn,
+        DeviceColumn,
+        SelfCpuColumn,
+        CpuTotalColumn,
+        CpuAvgColumn,
+        SelfDeviceColumn,
+        DeviceTotalColumn,
+        DeviceAvgColumn,
+        CpuMemColumn,
+        SelfCpuMemColumn,
+        DeviceMemColumn,
+        SelfDeviceMemColumn,
+        CountColumn,
+        FlopsColumn,
+        ShapesColumn,
+        NUM_COLUMNS
+    };
+    enum Roles { SortRole = Qt::UserRole + 1, RowIndexRole };
+
+    explicit KeyAveragesModel(QObject* parent = nullptr);
+    void setAverages(const tilescope::stats::KeyAverages* averages);
+    const tilescope::stats::KeyAverage* row(int r) const;
+    int findRow(std::string_view key, tilescope::stats::DeviceType device) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+    // CSV of the given rows (all columns, raw numbers), for copy and export.
+    QString toCsv(const QList<int>& rows) const;
+
+private:
+    const tilescope::stats::KeyAverages* m_averages = nullptr;
+};

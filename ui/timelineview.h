@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "timeline/timelineindex.h"
+
+#include <QAbstractScrollArea>
+#include <QSet>
+
+#include <memory>
+#include <optional>
+
+struct TraceDocument;
+
+// The kernel timeline: CPU/GPU overlap lanes on top, then one lane per CPU thread and GPU stream,
+// grouped under foldable process headers. Draw lists come from core's TimelineIndex (folded below 3 px),
+// so a frame costs what the pixels cost, not what the events cost.
+class TimelineView : public QAbstractScrollArea
+{
+    Q_OBJECT
+public:
+    explicit TimelineView(QWidget* parent = nullptr);
+
+    void setDocument(std::shared_ptr<const TraceDocument> document);
+    void fitAll();
+    void zoomBy(double factor, int anchorX);
+    void panByPixels(double dx);
+    void zoomToRange(int64_t start, int64_t end);
+    void selectEvent(uint32_t event, bool center);
+    void highlightName(std::optional<std::pair<uint32_t, bool>> nameAndCpu); // key-averages row → occurrences
+    void toggleProcess(uint32_t process);
+
+    int64_t viewStart() const { return m_viewStart; }
+    int64_t viewEnd() const { return m_viewStart + static_cast<int64_t>(m_nsPerPixel * canvasWidth()); }
+    double nsPerPixel() const { return m_nsPerPixel; }
+    uint32_t selectedEvent() const { return m_selected; }
+    std::optional<std::pair<int64_t, int64_t>> selectedRange() const { return m_range; }
+    // Event at a widget position, kNoIndex if none (used by hover, click and tests).
+    uint32_t eventAt(QPoint position) const;
+    QPoint positionOfEvent(uint32_t event) const; // centre of the event's box, for tests
+    int laneCount() const { return int(m_lanes.size()); }
+
+signals:
+    void eventSelected(uint32_t event);
+    void viewChanged(int64_t start, int64_t end);
+    void rangeSelected(std::optional<std::pair<int64_t, int64_t>> range);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    bool viewportEvent(QEvent* event) override;
+    void scrollContentsBy(int dx, int dy) override;
+
+private:
+    struct Lane
+    {
+        enum class Kind { Header, DeviceBusy, CpuBusy, Overlap, Track } kind;
+        uint32_t id = 0; // track, process or device
+        int y = 0;
+        int height = 0;
+        QString label;
+    };
+    void rebuildLanes();
+    int canvasWidth() const;
+    double xOf(int64_t t) const { return double(t - m_viewStart) / m_nsPerPixel + m_labelWidth; }
+    int64_t timeAt(double x) const { return m_viewStart + static_cast<int64_t>((x - m_labelWidth) * m_nsPerPixel); }
+    void clampView();
+    void changed();
+    const Lane* laneAt(int y) const;
+    void drawAxis(QPainter& p);
+    void drawTrack(QPainter& p, const Lane& lane, int top);
+    void drawBusy(QPainter& p, const Lane& lane, int top);
+
+    std::shared_ptr<const TraceDocument> m_doc;
+    std::vector<Lane> m_lanes;
+    QSet<uint32_t> m_foldedProcesses;
+    int64_t m_viewStart = 0;
+    double m_nsPerPixel = 1;
+    int m_labelWidth = 180;
+    int m_rowHeight = 16;
+    int m_axisHeight = 22;
+    uint32_t m_selected = UINT32_MAX;
+    std::optional<std::pair<uint32_t, bool>> m_highlight;
+    std::optional<std::pair<int64_t, int64_t>> m_range;
+    // mouse
+    QPoint m_pressPos;
+    int64_t m_pressViewStart = 0;
+    Qt::MouseButton m_pressButton = Qt::NoButton;
+    Qt::KeyboardModifiers m_pressModifiers;
+    bool m_dragging = false;
+    QPoint m_dragNow;
+};

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+#include "tracedocument.h"
+
+#include "io/bytesource.h"
+#include "trace/traceloader.h"
+
+#include <algorithm>
+#include <tuple>
+
+using namespace tilescope;
+
+std::shared_ptr<const TraceDocument> TraceDocument::build(const QString& path, const QByteArray& bytes, const trace::LoadOptions& options)
+{
+    auto doc = std::make_shared<TraceDocument>();
+    doc->path = path;
+    if (bytes.isEmpty()) {
+        doc->trace = trace::loadTrace(path.toStdString(), options);
+    } else {
+        auto source = io::memorySource(std::string_view(bytes.constData(), size_t(bytes.size())), path.toStdString());
+        doc->trace = trace::loadTrace(*source, options);
+    }
+    const trace::Trace& t = *doc->trace;
+    doc->index = std::make_unique<timeline::TimelineIndex>(t);
+    doc->overlap = analysis::computeOverlap(t);
+    doc->cpuAndGpu = doc->overlap.cpuBusy.intersection(doc->overlap.gpuBusy);
+    doc->averages = stats::computeKeyAverages(t);
+    doc->averagesByShape = stats::computeKeyAverages(t, stats::KeyAveragesOptions::byInputShape(true));
+    for (uint32_t i = 0; i < t.tracks.size(); ++i)
+        if (!t.tracks[i].events.empty())
+            doc->laneOrder.push_back(i);
+    // Host processes first, then GPU devices, each by the trace's own sort indexes (Kineto's order).
+    auto key = [&](uint32_t i) {
+        const auto& track = t.tracks[i];
+        const auto& p = t.processes[track.process];
+        const int group = track.type == trace::Track::Type::HostThread ? 0 : track.type == trace::Track::Type::GpuStream ? 1 : 2;
+        return std::make_tuple(group, p.sortIndex.value_or(p.pid.value_or(0)), track.sortIndex.value_or(track.tid.value_or(0)), i);
+    };
+    std::sort(doc->laneOrder.begin(), doc->laneOrder.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+    bool any = false;
+    for (const auto& e : t.events) {
+        const auto type = t.tracks[e.track].type;
+        if (type != trace::Track::Type::HostThread && type != trace::Track::Type::GpuStream)
+            continue;
+        doc->contentStart = any ? std::min(doc->contentStart, e.start) : e.start;
+        doc->contentEnd = any ? std::max(doc->contentEnd, e.end()) : e.end();
+        any = true;
+    }
+    if (!any) {
+        doc->contentStart = t.firstTime();
+        doc->contentEnd = t.lastTime();
+    }
+    return doc;
+}

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "analysis/overlap.h"
+#include "stats/keyaverages.h"
+#include "timeline/timelineindex.h"
+#include "trace/trace.h"
+#include "trace/traceloader.h"
+
+#include <QString>
+
+#include <memory>
+
+// Everything the windows show for one open trace, built once off the GUI thread and then read-only.
+struct TraceDocument
+{
+    QString path;
+    std::unique_ptr<tilescope::trace::Trace> trace;
+    std::unique_ptr<tilescope::timeline::TimelineIndex> index;
+    tilescope::analysis::OverlapReport overlap;   // the whole trace
+    tilescope::analysis::IntervalSet cpuAndGpu;   // both busy
+    tilescope::stats::KeyAverages averages;
+    tilescope::stats::KeyAverages averagesByShape;
+    std::vector<uint32_t> laneOrder;              // tracks with events, in the trace's sort order
+    int64_t contentStart = 0, contentEnd = 0;     // extent of thread and stream events (not profiler spans)
+
+    // Loads and analyses; throws tilescope::io::TraceFileError / LoadCancelled.
+    static std::shared_ptr<const TraceDocument> build(const QString& path, const QByteArray& bytes,
+                                                      const tilescope::trace::LoadOptions& options);
+};

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+
+struct TraceDocument;
+
+// Loads a trace on a worker thread with progress and cancel; results arrive as queued signals.
+// A generation counter drops results of loads that were superseded or cancelled.
+class TraceLoadJob : public QObject
+{
+    Q_OBJECT
+public:
+    explicit TraceLoadJob(QObject* parent = nullptr);
+    ~TraceLoadJob() override;
+
+    // `bytes` non-empty: load from memory (the bundled sample), `path` only names it.
+    void start(const QString& path, const QByteArray& bytes = {});
+    void cancel();
+    bool isRunning() const { return m_running; }
+
+signals:
+    void progress(qint64 bytesRead, qint64 bytesTotal, qint64 events);
+    void finished(std::shared_ptr<const TraceDocument> document);
+    void failed(const QString& path, const QString& message);
+    void cancelled();
+
+private:
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    quint64 m_generation = 0;
+    bool m_running = false;
+};
