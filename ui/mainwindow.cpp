@@ -24,7 +24,9 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPointer>
 #include <QProgressBar>
+#include <QThread>
 #include <QPushButton>
 #include <QSettings>
 #include <QSortFilterProxyModel>
@@ -60,6 +62,7 @@ MainWindow::MainWindow(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     m_figures = new QLabel(central);
     m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_figures->setWordWrap(true);
     m_figures->setContentsMargins(8, 4, 8, 4);
     layout->addWidget(m_figures);
     layout->addWidget(m_timeline, 1);
@@ -185,14 +188,30 @@ MainWindow::MainWindow(QWidget* parent)
         if (!m_doc)
             return;
         m_rangeAverages.reset();
-        if (range) {
-            stats::KeyAveragesOptions options;
-            options.groupByInputShape = m_byShape->isChecked();
-            options.window = range;
-            m_rangeAverages = std::make_unique<stats::KeyAverages>(stats::computeKeyAverages(*m_doc->trace, options));
-        }
-        updateTable();
+        const quint64 generation = ++m_rangeGeneration;
         updateFigures();
+        if (!range) {
+            updateTable();
+            return;
+        }
+        // Aggregating can take a while on a large trace: off the GUI thread, newest request wins.
+        stats::KeyAveragesOptions options = stats::KeyAveragesOptions::byInputShape(m_byShape->isChecked());
+        options.window = range;
+        m_tableTitle->setText(tr("aggregating the range…"));
+        QPointer<MainWindow> self(this);
+        std::shared_ptr<const TraceDocument> doc = m_doc;
+        QThread* worker = QThread::create([self, doc, options, generation] {
+            auto result = std::make_shared<stats::KeyAverages>(stats::computeKeyAverages(*doc->trace, options));
+            QMetaObject::invokeMethod(qApp, [self, doc, result, generation] {
+                if (!self || self->m_rangeGeneration != generation || self->m_doc != doc)
+                    return;
+                self->m_rangeAverages = std::make_unique<stats::KeyAverages>(std::move(*result));
+                self->updateTable();
+                emit self->rangeAggregated();
+            }, Qt::QueuedConnection);
+        });
+        connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+        worker->start();
     });
     m_figuresTimer->setSingleShot(true);
     m_figuresTimer->setInterval(80);
@@ -255,6 +274,7 @@ void MainWindow::setDocument(std::shared_ptr<const TraceDocument> document)
 {
     m_doc = std::move(document);
     m_rangeAverages.reset();
+    ++m_rangeGeneration;
     setWindowTitle(tr("TileScope - %1").arg(m_doc->path));
     m_details->setDocument(m_doc);
     m_timeline->setDocument(m_doc);
@@ -295,7 +315,7 @@ void MainWindow::updateFigures()
     const auto range = m_timeline->selectedRange();
     const analysis::Interval window = range ? analysis::Interval{range->first, range->second}
                                             : analysis::Interval{m_timeline->viewStart(), m_timeline->viewEnd()};
-    const auto r = analysis::computeOverlap(*m_doc->trace, window);
+    const auto r = m_doc->overlapIndex->figures(window);
     QString text = range ? tr("Range %1: ").arg(fmt(window.end - window.start)) : tr("View %1: ").arg(fmt(window.end - window.start));
     for (const auto& d : r.devices)
         text += tr("GPU %1 utilization %2%, idle %3, %4 kernels; ").arg(d.device).arg(100 * d.utilization, 0, 'f', 1).arg(fmt(d.idleNs)).arg(d.kernels);

@@ -49,6 +49,7 @@ public:
 
 signals:
     void documentChanged();
+    void rangeAggregated();
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -86,4 +87,5 @@ private:
     QTimer* m_figuresTimer;
     QString m_screenshotPath;
     bool m_syncing = false;
+    quint64 m_rangeGeneration = 0;
 };

@@ -72,7 +72,12 @@ void TimelineView::rebuildLanes()
     };
     for (const auto& d : m_doc->overlap.devices)
         add({Lane::Kind::DeviceBusy, uint32_t(d.device), 0, m_rowHeight, QStringLiteral("GPU %1 busy").arg(d.device)});
-    add({Lane::Kind::CpuBusy, 0, 0, m_rowHeight, QStringLiteral("CPU busy")});
+    add({Lane::Kind::CpuBusy, 0, 0, m_rowHeight, QStringLiteral("CPU busy (all threads)")});
+    for (size_t i = 0; i < m_doc->overlap.threads.size(); ++i) {
+        const trace::Track& tr = t.tracks[m_doc->overlap.threads[i].track];
+        const std::string_view name = tr.name ? t.strings.view(tr.name) : t.strings.view(tr.tidText);
+        add({Lane::Kind::ThreadBusy, uint32_t(i), 0, m_rowHeight, QStringLiteral("  CPU ") + QString::fromUtf8(name.data(), qsizetype(name.size())).trimmed()});
+    }
     add({Lane::Kind::Overlap, 0, 0, m_rowHeight, QStringLiteral("CPU / GPU")});
     uint32_t lastProcess = UINT32_MAX;
     for (const uint32_t track : m_doc->laneOrder) {
@@ -276,6 +281,11 @@ void TimelineView::paintEvent(QPaintEvent*)
             for (const uint32_t a : t.activitiesOf(m_selected))
                 links.emplace_back(m_selected, a);
         }
+        if (const uint32_t op = t.opOf(m_selected); op != trace::kNoIndex)
+            links.emplace_back(op, m_selected);
+        for (const auto& [forward, backward] : t.forwardBackward())
+            if (forward == m_selected || backward == m_selected)
+                links.emplace_back(forward, backward);
         p.setPen(QPen(QColor(220, 40, 40), 1.5));
         p.setRenderHint(QPainter::Antialiasing, true);
         for (const auto& [from, to] : links) {
@@ -356,10 +366,22 @@ void TimelineView::drawTrack(QPainter& p, const Lane& lane, int top)
 void TimelineView::drawBusy(QPainter& p, const Lane& lane, int top)
 {
     const auto& ov = m_doc->overlap;
+    // Each pixel column is shaded by how busy it is, so a 3% busy GPU does not look solid when zoomed out.
     auto fill = [&](const analysis::IntervalSet& set, const QColor& colour) {
-        for (const auto& box : timeline::TimelineIndex::foldIntervals(set, viewStart(), viewEnd() + 1, m_nsPerPixel)) {
-            const double x0 = std::max(double(m_labelWidth), xOf(box.start)), x1 = xOf(box.end);
-            p.fillRect(QRectF(x0, top + 2, std::max(1.0, x1 - x0), m_rowHeight - 3), colour);
+        const int width = canvasWidth();
+        const auto fractions = timeline::TimelineIndex::coverage(set, viewStart(), m_nsPerPixel, width);
+        int run = 0;
+        for (int x = 0; x <= width; ++x) {
+            const int level = x < width ? int(std::ceil(fractions[size_t(x)] * 4)) : -1; // 0..4
+            const int previous = x > 0 ? int(std::ceil(fractions[size_t(x - 1)] * 4)) : -1;
+            if (x > 0 && level != previous) {
+                if (previous > 0) {
+                    QColor c = colour;
+                    c.setAlphaF(0.25 + 0.1875 * previous);
+                    p.fillRect(QRectF(m_labelWidth + run, top + 2, x - run, m_rowHeight - 3), c);
+                }
+                run = x;
+            }
         }
     };
     const double wx0 = std::max(double(m_labelWidth), xOf(ov.window.start)), wx1 = xOf(ov.window.end);
@@ -371,6 +393,9 @@ void TimelineView::drawBusy(QPainter& p, const Lane& lane, int top)
         break;
     case Lane::Kind::CpuBusy:
         fill(ov.cpuBusy, QColor(200, 120, 40));
+        break;
+    case Lane::Kind::ThreadBusy:
+        fill(ov.threads[lane.id].busy, QColor(220, 150, 70));
         break;
     case Lane::Kind::Overlap:
         // grey: both idle; blue: GPU only; red: CPU works while the GPU idles; green: both busy.

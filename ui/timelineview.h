@@ -58,7 +58,7 @@ protected:
 private:
     struct Lane
     {
-        enum class Kind { Header, DeviceBusy, CpuBusy, Overlap, Track } kind;
+        enum class Kind { Header, DeviceBusy, CpuBusy, ThreadBusy, Overlap, Track } kind;
         uint32_t id = 0; // track, process or device
         int y = 0;
         int height = 0;

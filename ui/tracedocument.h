@@ -19,6 +19,7 @@ struct TraceDocument
     std::unique_ptr<tilescope::timeline::TimelineIndex> index;
     tilescope::analysis::OverlapReport overlap;   // the whole trace
     tilescope::analysis::IntervalSet cpuAndGpu;   // both busy
+    std::unique_ptr<tilescope::analysis::OverlapIndex> overlapIndex; // figures for any view in O(log n)
     tilescope::stats::KeyAverages averages;
     tilescope::stats::KeyAverages averagesByShape;
     std::vector<uint32_t> laneOrder;              // tracks with events, in the trace's sort order

@@ -103,3 +103,82 @@ OverlapReport computeOverlap(const trace::Trace& t, std::optional<Interval> wind
 }
 
 } // namespace tilescope::analysis
+
+namespace tilescope::analysis {
+
+namespace {
+
+// |set ∩ window| using binary search to the first interval that ends after the window's start.
+int64_t lengthWithin(const IntervalSet& set, Interval w)
+{
+    const auto& all = set.intervals();
+    auto it = std::upper_bound(all.begin(), all.end(), w.start, [](int64_t t, const Interval& i) { return t < i.end; });
+    int64_t total = 0;
+    for (; it != all.end() && it->start < w.end; ++it)
+        total += std::min(it->end, w.end) - std::max(it->start, w.start);
+    return total;
+}
+
+} // namespace
+
+OverlapIndex::OverlapIndex(const trace::Trace& t)
+{
+    const OverlapReport whole = computeOverlap(t, Interval{INT64_MIN / 4, INT64_MAX / 4});
+    for (const auto& d : whole.devices) {
+        m_devices.push_back(d.device);
+        m_deviceBusy.push_back(d.busy);
+        m_kernelStarts.emplace_back();
+    }
+    m_cpuBusy = whole.cpuBusy;
+    m_gpuBusy = whole.gpuBusy;
+    m_both = m_cpuBusy.intersection(m_gpuBusy);
+    m_either = m_cpuBusy.unionWith(m_gpuBusy);
+    std::unordered_map<uint32_t, int64_t> kernelNsByLaunch;
+    for (uint32_t i = 0; i < t.events.size(); ++i) {
+        const Event& e = t.events[i];
+        if (e.kind != EventKind::Kernel)
+            continue;
+        const int device = deviceOf(t, e);
+        const auto at = std::find(m_devices.begin(), m_devices.end(), device) - m_devices.begin();
+        m_kernelStarts[size_t(at)].push_back(e.start);
+        if (const uint32_t launch = t.launchOf(i); launch != trace::kNoIndex)
+            kernelNsByLaunch[launch] += e.duration;
+    }
+    for (auto& starts : m_kernelStarts)
+        std::sort(starts.begin(), starts.end());
+    for (const auto& [launch, kernelNs] : kernelNsByLaunch)
+        m_launches.push_back({t.events[launch].start, t.events[launch].duration, kernelNs});
+    std::sort(m_launches.begin(), m_launches.end(), [](const Launch& a, const Launch& b) { return a.start < b.start; });
+}
+
+OverlapReport OverlapIndex::figures(Interval w) const
+{
+    OverlapReport r;
+    r.window = w;
+    const int64_t windowNs = w.end - w.start;
+    for (size_t d = 0; d < m_devices.size(); ++d) {
+        DeviceBusy busy;
+        busy.device = m_devices[d];
+        busy.busyNs = lengthWithin(m_deviceBusy[d], w);
+        busy.idleNs = windowNs - busy.busyNs;
+        busy.utilization = windowNs > 0 ? double(busy.busyNs) / double(windowNs) : 0.0;
+        const auto& starts = m_kernelStarts[d];
+        busy.kernels = uint64_t(std::lower_bound(starts.begin(), starts.end(), w.end) - std::lower_bound(starts.begin(), starts.end(), w.start));
+        r.devices.push_back(busy);
+    }
+    r.cpuBusyNs = lengthWithin(m_cpuBusy, w);
+    r.overlapNs = lengthWithin(m_both, w);
+    r.gpuIdleWhileCpuBusyNs = r.cpuBusyNs - r.overlapNs;
+    r.bothIdleNs = windowNs - lengthWithin(m_either, w);
+    auto it = std::lower_bound(m_launches.begin(), m_launches.end(), w.start, [](const Launch& l, int64_t t) { return l.start < t; });
+    for (; it != m_launches.end() && it->start < w.end; ++it) {
+        ++r.launches.count;
+        r.launches.cpuNs += it->cpuNs;
+        r.launches.kernelNs += it->kernelNs;
+        if (double(it->cpuNs) >= 0.8 * double(it->kernelNs))
+            ++r.launches.costlyLaunches;
+    }
+    return r;
+}
+
+} // namespace tilescope::analysis

@@ -68,3 +68,28 @@ std::optional<Interval> defaultOverlapWindow(const trace::Trace& trace);
 OverlapReport computeOverlap(const trace::Trace& trace, std::optional<Interval> window = std::nullopt);
 
 } // namespace tilescope::analysis
+
+namespace tilescope::analysis {
+
+// Overlap figures for any window in O(log n + intervals in the window), from sets built once: what the
+// timeline needs on every pan and zoom without walking all events. figures(w) equals computeOverlap(t, w)
+// in every field except the per-thread and interval-set members, which it leaves empty.
+class OverlapIndex
+{
+public:
+    explicit OverlapIndex(const trace::Trace& trace);
+    OverlapReport figures(Interval window) const;
+
+private:
+    struct Launch
+    {
+        int64_t start, cpuNs, kernelNs;
+    };
+    std::vector<int> m_devices;
+    std::vector<IntervalSet> m_deviceBusy;
+    std::vector<std::vector<int64_t>> m_kernelStarts; // per device, sorted
+    IntervalSet m_cpuBusy, m_gpuBusy, m_both, m_either;
+    std::vector<Launch> m_launches; // sorted by start
+};
+
+} // namespace tilescope::analysis

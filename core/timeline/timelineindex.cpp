@@ -100,4 +100,32 @@ std::vector<analysis::Interval> TimelineIndex::foldIntervals(const analysis::Int
     return out;
 }
 
+std::vector<float> TimelineIndex::coverage(const analysis::IntervalSet& set, int64_t t0, double nsPerPixel, int pixels)
+{
+    std::vector<double> busy(size_t(std::max(pixels, 0)), 0.0);
+    if (pixels <= 0 || nsPerPixel <= 0)
+        return {};
+    const int64_t t1 = t0 + static_cast<int64_t>(nsPerPixel * pixels);
+    const auto& all = set.intervals();
+    auto it = std::upper_bound(all.begin(), all.end(), t0, [](int64_t t, const analysis::Interval& i) { return t < i.end; });
+    for (; it != all.end() && it->start < t1; ++it) {
+        const double a = double(std::max(it->start, t0) - t0) / nsPerPixel;
+        const double b = double(std::min(it->end, t1) - t0) / nsPerPixel;
+        const int first = std::min(pixels - 1, int(a));
+        const int last = std::min(pixels - 1, int(b));
+        if (first == last) {
+            busy[size_t(first)] += b - a;
+            continue;
+        }
+        busy[size_t(first)] += (first + 1) - a;
+        for (int p = first + 1; p < last; ++p)
+            busy[size_t(p)] += 1.0;
+        busy[size_t(last)] += b - last;
+    }
+    std::vector<float> out(busy.size());
+    for (size_t i = 0; i < busy.size(); ++i)
+        out[i] = float(std::min(1.0, busy[i]));
+    return out;
+}
+
 } // namespace tilescope::timeline

@@ -44,6 +44,9 @@ public:
     size_t depthCount(trace::TrackId track) const { return m_levels[track].size(); }
     // Merges a busy set into pixel-sized boxes: gaps under one pixel are closed.
     static std::vector<analysis::Interval> foldIntervals(const analysis::IntervalSet& set, int64_t t0, int64_t t1, double nsPerPixel);
+    // Busy fraction of each pixel column [t0 + i*nsPerPixel, t0 + (i+1)*nsPerPixel) (Perfetto-style
+    // per-pixel summary): O(intervals in the window + pixels).
+    static std::vector<float> coverage(const analysis::IntervalSet& set, int64_t t0, double nsPerPixel, int pixels);
 
 private:
     struct Level

@@ -91,6 +91,33 @@ private slots:
         QCOMPARE(h.overlapNs, dh.both);
     }
 
+    void indexMatchesDirectComputation_data() { againstSweep_data(); }
+    void indexMatchesDirectComputation()
+    {
+        QFETCH(QString, workload);
+        const auto t = trace::loadTrace(testutil::workloadTrace(workload.toStdString()));
+        const analysis::OverlapIndex index(*t);
+        const auto whole = analysis::computeOverlap(*t);
+        const int64_t span = whole.window.end - whole.window.start;
+        for (const auto& [a, b] : {std::pair{0.0, 1.0}, {0.1, 0.3}, {0.45, 0.46}, {0.9, 1.2}, {-0.5, 0.01}}) {
+            const analysis::Interval w{whole.window.start + int64_t(a * double(span)), whole.window.start + int64_t(b * double(span))};
+            const auto direct = analysis::computeOverlap(*t, w);
+            const auto fast = index.figures(w);
+            QCOMPARE(fast.devices.size(), direct.devices.size());
+            for (size_t d = 0; d < fast.devices.size(); ++d) {
+                QCOMPARE(fast.devices[d].busyNs, direct.devices[d].busyNs);
+                QCOMPARE(fast.devices[d].kernels, direct.devices[d].kernels);
+            }
+            QCOMPARE(fast.cpuBusyNs, direct.cpuBusyNs);
+            QCOMPARE(fast.overlapNs, direct.overlapNs);
+            QCOMPARE(fast.bothIdleNs, direct.bothIdleNs);
+            QCOMPARE(fast.launches.count, direct.launches.count);
+            QCOMPARE(fast.launches.cpuNs, direct.launches.cpuNs);
+            QCOMPARE(fast.launches.kernelNs, direct.launches.kernelNs);
+            QCOMPARE(fast.launches.costlyLaunches, direct.launches.costlyLaunches);
+        }
+    }
+
     void launchBoundIsFlagged()
     {
         const auto launch = analysis::computeOverlap(*trace::loadTrace(testutil::workloadTrace("launch_bound")));

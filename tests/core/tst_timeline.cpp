@@ -101,6 +101,17 @@ private slots:
         QVERIFY(covered >= busy.length()); // folding closes gaps, never drops busy time
         const auto exact = timeline::TimelineIndex::foldIntervals(busy, overlap.window.start, overlap.window.end, 0.5);
         QCOMPARE(exact.size(), busy.intervals().size());
+        // Per-pixel coverage adds up to the busy time (3.2% utilization shows as 3.2%, not a solid bar).
+        const int pixels = 500;
+        const auto fractions = timeline::TimelineIndex::coverage(busy, overlap.window.start, nsPerPixel, pixels);
+        QCOMPARE(int(fractions.size()), pixels);
+        double sum = 0;
+        for (const float f : fractions) {
+            QVERIFY(f >= 0 && f <= 1);
+            sum += f;
+        }
+        QVERIFY(std::abs(sum * nsPerPixel - double(busy.length())) < nsPerPixel * 2);
+        QVERIFY(sum / pixels < 0.05);
     }
 };
 

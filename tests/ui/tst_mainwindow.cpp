@@ -120,9 +120,11 @@ private slots:
         loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
         TimelineView* timeline = w.timeline();
         const int total = w.table()->model()->rowCount();
+        QSignalSpy aggregated(&w, &MainWindow::rangeAggregated);
         QTest::mousePress(timeline->viewport(), Qt::LeftButton, Qt::ShiftModifier, QPoint(300, 150));
         QTest::mouseMove(timeline->viewport(), QPoint(700, 150));
         QTest::mouseRelease(timeline->viewport(), Qt::LeftButton, Qt::ShiftModifier, QPoint(700, 150));
+        QVERIFY(aggregated.wait(10000));
         QVERIFY(timeline->selectedRange().has_value());
         QVERIFY(w.figuresText().startsWith(QStringLiteral("Range")));
         // The range holds fewer kernels than the whole trace.
