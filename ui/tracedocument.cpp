@@ -23,7 +23,7 @@ std::shared_ptr<const TraceDocument> TraceDocument::build(const QString& path, c
     doc->index = std::make_unique<timeline::TimelineIndex>(t);
     doc->overlap = analysis::computeOverlap(t);
     doc->cpuAndGpu = doc->overlap.cpuBusy.intersection(doc->overlap.gpuBusy);
-    doc->overlapIndex = std::make_unique<analysis::OverlapIndex>(t);
+    doc->overlapIndex = std::make_unique<analysis::OverlapIndex>(t, doc->overlap);
     doc->averages = stats::computeKeyAverages(t);
     doc->averagesByShape = stats::computeKeyAverages(t, stats::KeyAveragesOptions::byInputShape(true));
     for (uint32_t i = 0; i < t.tracks.size(); ++i)

@@ -121,9 +121,10 @@ int64_t lengthWithin(const IntervalSet& set, Interval w)
 
 } // namespace
 
-OverlapIndex::OverlapIndex(const trace::Trace& t)
+OverlapIndex::OverlapIndex(const trace::Trace& t) : OverlapIndex(t, computeOverlap(t)) { }
+
+OverlapIndex::OverlapIndex(const trace::Trace& t, const OverlapReport& whole)
 {
-    const OverlapReport whole = computeOverlap(t, Interval{INT64_MIN / 4, INT64_MAX / 4});
     for (const auto& d : whole.devices) {
         m_devices.push_back(d.device);
         m_deviceBusy.push_back(d.busy);

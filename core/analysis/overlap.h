@@ -78,6 +78,8 @@ class OverlapIndex
 {
 public:
     explicit OverlapIndex(const trace::Trace& trace);
+    // Reuses a whole-trace report (computeOverlap with the default window covers every activity).
+    OverlapIndex(const trace::Trace& trace, const OverlapReport& whole);
     OverlapReport figures(Interval window) const;
 
 private:
