@@ -5,6 +5,7 @@
 #include "report/overlapreport.h"
 #include "report/summaryreport.h"
 #include "report/traceinfo.h"
+#include "roofline/ceilings.h"
 #include "stats/keyaverages.h"
 #include "stats/torchtable.h"
 #include "trace/traceloader.h"
@@ -43,6 +44,10 @@ commands:
       both busy, GPU idle while the CPU works, launch cost against kernel time. The window defaults
       to the first start to the last end of CPU ops, CUDA API calls and GPU activity; --window takes
       trace timestamps in microseconds, as in the file.
+
+  device TRACE [--ceilings FILE] [--devices FILE]
+      the trace's GPUs matched to the datasheet table (roofline ceilings: memory bandwidth, FP64, FP32,
+      TF32/BF16/FP16/FP8/INT8 tensor rates), with measured ceilings from --ceilings replacing them
 
 TRACE may be .json or .json.gz (gzip is detected by content). Exit status: 0 success, 2 bad input
 or usage, 1 internal error.
@@ -213,6 +218,43 @@ int runOverlap(const Arguments& a)
     return 0;
 }
 
+int runDevice(const Arguments& a)
+{
+    const auto database = a.get("devices") ? roofline::loadDeviceDatabase(*a.get("devices")) : roofline::builtinDeviceDatabase();
+    std::optional<roofline::MeasuredCeilings> measured;
+    if (const auto path = a.get("ceilings"))
+        measured = roofline::loadMeasuredCeilings(*path);
+    const auto t = load(a, false);
+    if (t->meta.devices.empty())
+        std::cout << "no deviceProperties in the trace (a CPU-only run, or an old writer)\n";
+    auto rate = [](double v, const char* unit) {
+        return v > 0 ? stats::formatFixed(v / 1e12, 1) + " T" + unit : std::string("-");
+    };
+    for (const auto& d : t->meta.devices) {
+        const auto match = roofline::matchDevice(database, d);
+        std::cout << "device " << d.id << ": " << d.name << "\n";
+        for (const auto& note : match.notes)
+            std::cout << "  " << note << "\n";
+        if (!match.entry && !measured)
+            continue;
+        roofline::Ceilings c = match.entry ? match.entry->peaks : roofline::Ceilings{};
+        if (measured) {
+            c = roofline::applyMeasured(c, *measured);
+            std::cout << "  measured ceilings from " << *a.get("ceilings") << (measured->gpu.empty() ? "" : " (" + measured->gpu + ")");
+            if (!measured->gpu.empty() && measured->gpu != d.name)
+                std::cout << " - WARNING: measured on another GPU";
+            std::cout << " replace the datasheet where given\n";
+        }
+        std::cout << "  memory " << rate(c.memoryBytesPerS, "B/s") << ", FP64 " << rate(c.fp64, "FLOP/s") << ", FP32 " << rate(c.fp32, "FLOP/s")
+                  << ", TF32 " << rate(c.tf32, "FLOP/s") << ", BF16 " << rate(c.bf16, "FLOP/s") << ", FP16 " << rate(c.fp16, "FLOP/s")
+                  << ", FP8 " << rate(c.fp8, "FLOP/s") << ", INT8 " << rate(c.int8, "OP/s") << "\n";
+        if (c.memoryBytesPerS > 0 && c.fp32 > 0)
+            std::cout << "  ridge points (FLOP/byte): FP32 " << stats::formatFixed(c.fp32 / c.memoryBytesPerS, 1)
+                      << (c.bf16 > 0 ? ", BF16 " + stats::formatFixed(c.bf16 / c.memoryBytesPerS, 1) : std::string()) << "\n";
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -229,6 +271,8 @@ int main(int argc, char** argv)
         if (command == "summary")
             return runSummary(parseArguments(argc, argv, {"partial", "group-by-input-shape", "top-level-only", "legacy-memory-units"},
                                              {"format", "sort", "row-limit", "max-name-width", "time-unit"}));
+        if (command == "device")
+            return runDevice(parseArguments(argc, argv, {"partial"}, {"ceilings", "devices"}));
         if (command == "overlap")
             return runOverlap(parseArguments(argc, argv, {"partial"}, {"format", "window"}));
         throw UsageError{"unknown command '" + command + "'"};

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+#include "roofline/ceilings.h"
+
+#include "io/jsonvalue.h"
+#include "io/tracefileerror.h"
+#include "trace/trace.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace tilescope::roofline {
+
+extern const char* const kBuiltinDevicesJson; // generated from resources/devices.json
+
+namespace {
+
+std::vector<DeviceEntry> parseDatabase(const io::JsonValue& root, const std::string& name)
+{
+    auto bad = [&](const std::string& problem) { throw io::TraceFileError(name, std::nullopt, problem); };
+    const io::JsonValue* devices = root.find("devices");
+    if (!devices || devices->type != io::JsonValue::Type::Array)
+        bad("expected an object with a 'devices' array");
+    std::vector<DeviceEntry> out;
+    for (const io::JsonValue& d : devices->items) {
+        DeviceEntry e;
+        const io::JsonValue* id = d.find("id");
+        const io::JsonValue* tokens = d.find("tokens");
+        const io::JsonValue* bw = d.find("mem_bw");
+        if (!id || id->type != io::JsonValue::Type::String || !tokens || tokens->type != io::JsonValue::Type::Array || !bw || !bw->number())
+            bad("device entry " + std::to_string(out.size()) + " needs 'id', 'tokens' and 'mem_bw'");
+        e.id = id->text;
+        for (const auto& t : tokens->items)
+            e.tokens.push_back(t.text);
+        if (const auto* w = d.find("without"))
+            for (const auto& t : w->items)
+                e.without.push_back(t.text);
+        if (const auto* cc = d.find("cc"))
+            e.computeCapability = cc->text;
+        if (const auto* sms = d.find("sms"))
+            e.sms = int(sms->integer().value_or(0));
+        if (const auto* v = d.find("min_mem_gib"))
+            e.minMemGiB = v->number();
+        if (const auto* v = d.find("max_mem_gib"))
+            e.maxMemGiB = v->number();
+        if (const auto* v = d.find("provisional"))
+            e.provisional = v->boolean;
+        if (const auto* v = d.find("source"))
+            e.source = v->text;
+        auto rate = [&](const char* key) {
+            const io::JsonValue* v = d.find(key);
+            return v ? v->number().value_or(0.0) : 0.0;
+        };
+        e.peaks = {*bw->number(), rate("fp64"), rate("fp32"), rate("tf32"), rate("bf16"), rate("fp16"), rate("fp8"), rate("int8")};
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+std::set<std::string> nameTokens(const std::string& name)
+{
+    std::set<std::string> tokens;
+    std::string current;
+    for (const char c : name + " ") {
+        if (c == ' ' || c == '-') {
+            if (!current.empty())
+                tokens.insert(current);
+            current.clear();
+        } else {
+            current += char(std::tolower(static_cast<unsigned char>(c)));
+        }
+    }
+    return tokens;
+}
+
+} // namespace
+
+std::vector<DeviceEntry> builtinDeviceDatabase()
+{
+    return parseDatabase(io::parseSmallJson(kBuiltinDevicesJson, "resources/devices.json"), "resources/devices.json");
+}
+
+std::vector<DeviceEntry> loadDeviceDatabase(const std::string& path) { return parseDatabase(io::readSmallJsonFile(path), path); }
+
+DeviceMatch matchDevice(const std::vector<DeviceEntry>& database, const trace::DeviceProperties& device)
+{
+    DeviceMatch m;
+    const auto tokens = nameTokens(device.name);
+    const double memGiB = double(device.totalGlobalMem) / double(1ull << 30);
+    for (const DeviceEntry& e : database) {
+        const bool all = std::all_of(e.tokens.begin(), e.tokens.end(), [&](const std::string& t) { return tokens.count(t) > 0; });
+        const bool none = std::none_of(e.without.begin(), e.without.end(), [&](const std::string& t) { return tokens.count(t) > 0; });
+        if (!all || !none)
+            continue;
+        if (device.totalGlobalMem > 0 && ((e.minMemGiB && memGiB < *e.minMemGiB) || (e.maxMemGiB && memGiB >= *e.maxMemGiB)))
+            continue;
+        m.entry = &e;
+        m.notes.push_back("matched '" + device.name + "' to the " + e.id + " datasheet row (" + e.source + ")");
+        const std::string cc = std::to_string(device.computeMajor) + "." + std::to_string(device.computeMinor);
+        if (device.computeMajor > 0 && !e.computeCapability.empty() && cc != e.computeCapability)
+            m.notes.push_back("compute capability " + cc + " differs from the row's " + e.computeCapability + ": a different part?");
+        if (device.numSms > 0 && e.sms > 0 && device.numSms != e.sms)
+            m.notes.push_back(std::to_string(device.numSms) + " SMs against the row's " + std::to_string(e.sms)
+                              + ": a cut-down or different part; its peaks are uncertain");
+        if (e.provisional)
+            m.notes.push_back("this row's figures are provisional (not re-checked against the datasheet)");
+        return m;
+    }
+    m.notes.push_back("unknown device '" + device.name + "': no datasheet row matches; give measured ceilings with --ceilings "
+                      "(tilescope-cli calibrate) or a device file");
+    return m;
+}
+
+MeasuredCeilings loadMeasuredCeilings(const std::string& path)
+{
+    const io::JsonValue root = io::readSmallJsonFile(path);
+    if (!root.isObject())
+        throw io::TraceFileError(path, std::nullopt, "expected a JSON object of measured ceilings");
+    MeasuredCeilings m;
+    auto take = [&](const char* key, std::optional<double>& into) {
+        if (const io::JsonValue* v = root.find(key)) {
+            if (!v->number() || *v->number() <= 0)
+                throw io::TraceFileError(path, std::nullopt, std::string("'") + key + "' must be a positive number");
+            into = v->number();
+        }
+    };
+    take("copy_bytes_per_s", m.memoryBytesPerS);
+    take("fp32_notf32_mm_flops_per_s", m.fp32);
+    take("tf32_mm_flops_per_s", m.tf32);
+    take("bf16_mm_flops_per_s", m.bf16);
+    take("fp16_mm_flops_per_s", m.fp16);
+    take("fp8_mm_flops_per_s", m.fp8);
+    take("fp64_mm_flops_per_s", m.fp64);
+    if (!m.memoryBytesPerS && !m.fp32 && !m.tf32 && !m.bf16 && !m.fp16 && !m.fp8 && !m.fp64)
+        throw io::TraceFileError(path, std::nullopt, "no known ceiling keys (copy_bytes_per_s, bf16_mm_flops_per_s, ...)");
+    if (const io::JsonValue* gpu = root.find("gpu"))
+        m.gpu = gpu->text;
+    return m;
+}
+
+Ceilings applyMeasured(const Ceilings& d, const MeasuredCeilings& m)
+{
+    Ceilings c = d;
+    c.memoryBytesPerS = m.memoryBytesPerS.value_or(d.memoryBytesPerS);
+    c.fp32 = m.fp32.value_or(d.fp32);
+    c.tf32 = m.tf32.value_or(d.tf32);
+    c.bf16 = m.bf16.value_or(d.bf16);
+    c.fp16 = m.fp16.value_or(d.fp16);
+    c.fp8 = m.fp8.value_or(d.fp8);
+    c.fp64 = m.fp64.value_or(d.fp64);
+    return c;
+}
+
+} // namespace tilescope::roofline

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilescope::trace {
+struct DeviceProperties;
+}
+
+namespace tilescope::roofline {
+
+// Peak rates of one GPU, in bytes/s and FLOP/s (OPS for int8); 0 where the part has no such unit.
+struct Ceilings
+{
+    double memoryBytesPerS = 0;
+    double fp64 = 0, fp32 = 0, tf32 = 0, bf16 = 0, fp16 = 0, fp8 = 0, int8 = 0;
+};
+
+struct DeviceEntry
+{
+    std::string id;
+    std::vector<std::string> tokens, without;
+    std::string computeCapability;
+    int sms = 0;
+    std::optional<double> minMemGiB, maxMemGiB;
+    bool provisional = false;
+    std::string source;
+    Ceilings peaks;
+};
+
+// The datasheet table (resources/devices.json, compiled in), or another file of the same form.
+std::vector<DeviceEntry> builtinDeviceDatabase();
+std::vector<DeviceEntry> loadDeviceDatabase(const std::string& path);
+
+struct DeviceMatch
+{
+    const DeviceEntry* entry = nullptr; // nullptr: unknown device
+    std::vector<std::string> notes;     // why it matched, and any doubt (SM count or CC differ)
+};
+
+// roofline.md §2: tokens of the lower-cased name (split on spaces and '-'), most specific entry first,
+// memory size for variants, then a check of compute capability and SM count.
+DeviceMatch matchDevice(const std::vector<DeviceEntry>& database, const trace::DeviceProperties& device);
+
+// Measured ceilings (tilescope-cli calibrate, ../shared/traces/h200/calibration/calibration.json):
+// copy_bytes_per_s, bf16_mm_flops_per_s, fp16_mm_flops_per_s, tf32_mm_flops_per_s,
+// fp32_notf32_mm_flops_per_s, fp8_mm_flops_per_s, fp64_mm_flops_per_s. Missing keys stay unset.
+struct MeasuredCeilings
+{
+    std::optional<double> memoryBytesPerS, fp32, tf32, bf16, fp16, fp8, fp64;
+    std::string gpu; // as recorded, to warn when it is not the trace's GPU
+};
+MeasuredCeilings loadMeasuredCeilings(const std::string& path);
+
+// Measured values replace datasheet ones where present.
+Ceilings applyMeasured(const Ceilings& datasheet, const MeasuredCeilings& measured);
+
+} // namespace tilescope::roofline

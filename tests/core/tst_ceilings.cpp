@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+// The roofline's device table: matching deviceProperties to a datasheet row, and measured ceilings.
+#include "testutil.h"
+
+#include "io/tracefileerror.h"
+#include "roofline/ceilings.h"
+#include "trace/traceloader.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace tilescope;
+
+namespace {
+
+trace::DeviceProperties device(const char* name, int64_t major, int64_t minor, int64_t sms, double memGiB)
+{
+    trace::DeviceProperties d;
+    d.name = name;
+    d.computeMajor = major;
+    d.computeMinor = minor;
+    d.numSms = sms;
+    d.totalGlobalMem = int64_t(memGiB * double(1ull << 30));
+    return d;
+}
+
+} // namespace
+
+class TestCeilings : public QObject
+{
+    Q_OBJECT
+private slots:
+    void builtinTableCoversTheCommonParts()
+    {
+        const auto db = roofline::builtinDeviceDatabase();
+        QVERIFY(db.size() >= 17);
+        for (const auto& e : db) {
+            QVERIFY2(e.peaks.memoryBytesPerS > 0 && e.peaks.fp32 > 0, e.id.c_str());
+            QVERIFY2(!e.source.empty(), e.id.c_str());
+        }
+    }
+
+    void matching_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<int>("major");
+        QTest::addColumn<int>("minor");
+        QTest::addColumn<int>("sms");
+        QTest::addColumn<double>("memGiB");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("H200") << "NVIDIA H200" << 9 << 0 << 132 << 139.8 << "H200 SXM";
+        QTest::newRow("H100 SXM") << "NVIDIA H100 80GB HBM3" << 9 << 0 << 132 << 79.2 << "H100 SXM5";
+        QTest::newRow("H100 PCIe") << "NVIDIA H100 PCIe" << 9 << 0 << 114 << 79.2 << "H100 PCIe";
+        QTest::newRow("H100 NVL") << "NVIDIA H100 NVL" << 9 << 0 << 132 << 93.0 << "H100 NVL";
+        QTest::newRow("A100 80GB") << "NVIDIA A100-SXM4-80GB" << 8 << 0 << 108 << 79.2 << "A100 SXM4 80GB";
+        QTest::newRow("A100 40GB") << "NVIDIA A100-SXM4-40GB" << 8 << 0 << 108 << 39.4 << "A100 SXM4 40GB";
+        QTest::newRow("A100 board name") << "NVIDIA A100-PG509-200" << 8 << 0 << 108 << 79.2 << "A100 SXM4 80GB";
+        QTest::newRow("A100 PCIe") << "NVIDIA A100 80GB PCIe" << 8 << 0 << 108 << 79.2 << "A100 PCIe 80GB";
+        QTest::newRow("A10 is not A100") << "NVIDIA A10" << 8 << 6 << 72 << 22.0 << "A10";
+        QTest::newRow("L4 is not L40S") << "NVIDIA L4" << 8 << 9 << 58 << 22.0 << "L4";
+        QTest::newRow("L40S") << "NVIDIA L40S" << 8 << 9 << 142 << 44.5 << "L40S";
+        QTest::newRow("RTX 4090") << "NVIDIA GeForce RTX 4090" << 8 << 9 << 128 << 23.6 << "RTX 4090";
+        QTest::newRow("RTX 3090") << "NVIDIA GeForce RTX 3090" << 8 << 6 << 82 << 23.6 << "RTX 3090";
+        QTest::newRow("V100 DGXS") << "Tesla V100-DGXS-32GB" << 7 << 0 << 80 << 31.7 << "V100 SXM2";
+        QTest::newRow("V100 PCIe") << "Tesla V100-PCIE-16GB" << 7 << 0 << 80 << 15.8 << "V100 PCIe";
+        QTest::newRow("T4") << "Tesla T4" << 7 << 5 << 40 << 14.7 << "T4";
+        QTest::newRow("B200") << "NVIDIA B200" << 10 << 0 << 148 << 178.0 << "B200";
+    }
+    void matching()
+    {
+        QFETCH(QString, name);
+        QFETCH(int, major);
+        QFETCH(int, minor);
+        QFETCH(int, sms);
+        QFETCH(double, memGiB);
+        QFETCH(QString, expected);
+        const auto db = roofline::builtinDeviceDatabase();
+        const auto d = device(qPrintable(name), major, minor, sms, memGiB);
+        const auto m = roofline::matchDevice(db, d);
+        QVERIFY2(m.entry, m.notes.empty() ? "" : m.notes.back().c_str());
+        QCOMPARE(QString::fromStdString(m.entry->id), expected);
+    }
+
+    void doubtsAndUnknownParts()
+    {
+        const auto db = roofline::builtinDeviceDatabase();
+        const auto cut = roofline::matchDevice(db, device("NVIDIA H100 80GB HBM3", 9, 0, 114, 79.2));
+        QVERIFY(cut.entry);
+        QVERIFY(std::any_of(cut.notes.begin(), cut.notes.end(), [](const std::string& n) { return n.find("114 SMs") != std::string::npos; }));
+        const auto unknown = roofline::matchDevice(db, device("AMD Instinct MI300X", 9, 4, 304, 191.0));
+        QVERIFY(!unknown.entry);
+        QVERIFY(unknown.notes.back().find("unknown device") != std::string::npos);
+        QVERIFY(unknown.notes.back().find("--ceilings") != std::string::npos);
+    }
+
+    void traceDevices()
+    {
+        const auto db = roofline::builtinDeviceDatabase();
+        const auto h200 = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
+        const auto m = roofline::matchDevice(db, h200->meta.devices.at(0));
+        QCOMPARE(m.entry->id, std::string("H200 SXM"));
+        QCOMPARE(m.entry->peaks.memoryBytesPerS, 4.8e12);
+        QCOMPARE(m.entry->peaks.bf16, 989.4e12);
+        QCOMPARE(m.notes.size(), size_t(1)); // CC 9.0 and 132 SMs agree
+        const auto v100 = trace::loadTrace(testutil::dataPath("external/tb_plugin/resnet50_v100_worker0.pt.trace.json.gz"));
+        QCOMPARE(roofline::matchDevice(db, v100->meta.devices.at(0)).entry->id, std::string("V100 SXM2"));
+    }
+
+    void measuredCeilingsOverride()
+    {
+        const auto measured = roofline::loadMeasuredCeilings(testutil::dataPath("h200/calibration/calibration.json"));
+        QCOMPARE(measured.gpu, std::string("NVIDIA H200"));
+        QVERIFY(measured.memoryBytesPerS && std::abs(*measured.memoryBytesPerS - 4.2173679e12) < 1e6);
+        QVERIFY(!measured.fp16);
+        const auto db = roofline::builtinDeviceDatabase();
+        const auto h200 = std::find_if(db.begin(), db.end(), [](const auto& e) { return e.id == "H200 SXM"; });
+        const auto c = roofline::applyMeasured(h200->peaks, measured);
+        QVERIFY(std::abs(c.bf16 - 775.142456986898e12) < 1e3);
+        QVERIFY(std::abs(c.fp32 - 50.6751641739578e12) < 1e3);
+        QCOMPARE(c.fp16, 989.4e12); // not measured: the datasheet stays
+    }
+
+    void badCeilingFiles()
+    {
+        QTemporaryDir dir;
+        auto write = [&](const char* name, const char* text) {
+            const std::string path = dir.path().toStdString() + "/" + name;
+            std::ofstream(path) << text;
+            return path;
+        };
+        for (const auto& [file, text, problem] : {std::tuple{"notjson.json", "copy = 4", "expected a JSON value"},
+                                                 {"array.json", "[1, 2]", "expected a JSON object"},
+                                                 {"negative.json", "{\"copy_bytes_per_s\": -1}", "must be a positive number"},
+                                                 {"nokeys.json", "{\"gpu\": \"x\"}", "no known ceiling keys"}}) {
+            const std::string path = write(file, text);
+            try {
+                roofline::loadMeasuredCeilings(path);
+                QFAIL("no error");
+            } catch (const io::TraceFileError& e) {
+                QVERIFY2(std::string(e.what()).find(path) == 0, e.what());
+                QVERIFY2(std::string(e.what()).find(problem) != std::string::npos, e.what());
+            }
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCeilings)
+#include "tst_ceilings.moc"
