@@ -6,6 +6,10 @@
 #include "report/summaryreport.h"
 #include "report/traceinfo.h"
 #include "roofline/ceilings.h"
+#include "roofline/classify.h"
+#include "report/jsonwriter.h"
+
+#include <filesystem>
 #include "stats/keyaverages.h"
 #include "stats/torchtable.h"
 #include "trace/traceloader.h"
@@ -48,6 +52,12 @@ commands:
   device TRACE [--ceilings FILE] [--devices FILE]
       the trace's GPUs matched to the datasheet table (roofline ceilings: memory bandwidth, FP64, FP32,
       TF32/BF16/FP16/FP8/INT8 tensor rates), with measured ceilings from --ceilings replacing them
+
+  classify TRACE [--annotations FILE] [--ceilings FILE] [--allow-tf32] [--format table|json] [--partial]
+      each kernel and each record_function region placed on the roofline: io-bound, cuda-core-bound,
+      tensor-core-bound, latency-bound or inconclusive, with a strength and the numbers it rests on.
+      Work comes from the launching op (torch's FLOP formulas, compulsory bytes), the bytes of
+      memcpy/memset, or TRACE.annotations.json / --annotations for custom (TileLang, Triton) kernels
 
 TRACE may be .json or .json.gz (gzip is detected by content). Exit status: 0 success, 2 bad input
 or usage, 1 internal error.
@@ -255,6 +265,92 @@ int runDevice(const Arguments& a)
     return 0;
 }
 
+void writeClassification(report::JsonWriter& w, const roofline::Classification& c)
+{
+    w.beginObject();
+    w.key("name").value(c.name);
+    w.key("calls").value(c.calls);
+    w.key("total_us").value(c.totalUs);
+    w.key("flops");
+    c.flops ? w.value(*c.flops) : w.null();
+    w.key("bytes");
+    c.bytes ? w.value(*c.bytes) : w.null();
+    w.key("achieved_flops_per_s").value(c.achievedFlopsPerS);
+    w.key("achieved_bytes_per_s").value(c.achievedBytesPerS);
+    w.key("class").value(c.cls);
+    w.key("strength").value(c.strength);
+    w.key("roof").value(c.roof);
+    w.key("evidence_level").value(c.evidenceLevel);
+    w.key("evidence").beginArray();
+    for (const auto& e : c.evidence)
+        w.value(e);
+    w.endArray();
+    w.endObject();
+}
+
+int runClassify(const Arguments& a)
+{
+    const std::string format = a.get("format").value_or("table");
+    if (format != "table" && format != "json")
+        throw UsageError{"--format for classify is table or json, got '" + format + "'"};
+    roofline::ClassifyOptions options;
+    std::string annotations = a.get("annotations").value_or("");
+    if (annotations.empty() && std::filesystem::exists(a.trace + ".annotations.json"))
+        annotations = a.trace + ".annotations.json";
+    if (!annotations.empty())
+        options.annotations = roofline::loadAnnotations(annotations);
+    if (const auto path = a.get("ceilings"))
+        options.measured = roofline::loadMeasuredCeilings(*path);
+    options.allowTf32 = a.has("allow-tf32");
+    const auto t = load(a, true);
+    const auto r = roofline::classify(*t, options);
+    if (format == "json") {
+        report::JsonWriter w;
+        w.beginObject();
+        w.key("device").beginObject();
+        w.key("name").value(r.deviceName);
+        w.key("datasheet_row").value(r.deviceRow);
+        w.key("notes").beginArray();
+        for (const auto& n : r.notes)
+            w.value(n);
+        w.endArray();
+        w.endObject();
+        w.key("ceilings").beginObject();
+        w.key("source").value(r.measured ? "measured where given, else datasheet" : "datasheet");
+        w.key("memory_bytes_per_s").value(r.ceilings.memoryBytesPerS);
+        for (const auto& [k, v] : {std::pair{"fp64", r.ceilings.fp64}, {"fp32", r.ceilings.fp32}, {"tf32", r.ceilings.tf32}, {"bf16", r.ceilings.bf16},
+                                   {"fp16", r.ceilings.fp16}, {"fp8", r.ceilings.fp8}, {"int8", r.ceilings.int8}})
+            w.key(std::string(k) + "_flops_per_s").value(v);
+        w.endObject();
+        w.key("kernels").beginArray();
+        for (const auto& c : r.kernels)
+            writeClassification(w, c);
+        w.endArray();
+        w.key("regions").beginArray();
+        for (const auto& c : r.regions)
+            writeClassification(w, c);
+        w.endArray();
+        w.endObject();
+        std::cout << w.text() << "\n";
+        return 0;
+    }
+    std::cout << "device: " << (r.deviceName.empty() ? "(none)" : r.deviceName) << "\n";
+    for (const auto& n : r.notes)
+        std::cout << "  " << n << "\n";
+    auto print = [](const char* title, const std::vector<roofline::Classification>& list) {
+        std::cout << "\n" << title << ":\n";
+        for (const auto& c : list) {
+            std::cout << "  " << c.name << "  [" << c.calls << " calls, " << stats::formatTorchTime(c.totalUs) << "]  " << c.cls << " ("
+                      << c.strength << ", work level " << c.evidenceLevel << ")\n";
+            for (const auto& e : c.evidence)
+                std::cout << "      " << e << "\n";
+        }
+    };
+    print("kernels", r.kernels);
+    print("regions", r.regions);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -271,6 +367,8 @@ int main(int argc, char** argv)
         if (command == "summary")
             return runSummary(parseArguments(argc, argv, {"partial", "group-by-input-shape", "top-level-only", "legacy-memory-units"},
                                              {"format", "sort", "row-limit", "max-name-width", "time-unit"}));
+        if (command == "classify")
+            return runClassify(parseArguments(argc, argv, {"partial", "allow-tf32"}, {"annotations", "ceilings", "format"}));
         if (command == "device")
             return runDevice(parseArguments(argc, argv, {"partial"}, {"ceilings", "devices"}));
         if (command == "overlap")

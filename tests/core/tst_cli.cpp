@@ -113,6 +113,36 @@ private slots:
         QCOMPARE(cli({"overlap", trace("launch_bound"), "--window", "5,1"}).exitCode, 2);
     }
 
+    void classifyWithSidecar()
+    {
+        QTemporaryDir dir;
+        const QString copy = dir.filePath(QStringLiteral("gemm.json"));
+        QVERIFY(QFile::copy(trace("gemm_compare"), copy));
+        QFile sidecar(copy + QStringLiteral(".annotations.json"));
+        QVERIFY(sidecar.open(QIODevice::WriteOnly));
+        sidecar.write(R"({"annotations": [{"kernel": "matmul_kernel", "flops": 137438953472, "bytes": 100663296}]})");
+        sidecar.close();
+        const Run r = cli({"classify", copy, "--format", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(doc.value("device").toObject().value("name").toString(), QStringLiteral("NVIDIA H200"));
+        QCOMPARE(doc.value("ceilings").toObject().value("bf16_flops_per_s").toDouble(), 989.4e12);
+        bool sawTriton = false;
+        for (const auto& k : doc.value("kernels").toArray()) {
+            const QJsonObject o = k.toObject();
+            for (const char* field : {"name", "calls", "total_us", "flops", "bytes", "achieved_flops_per_s", "achieved_bytes_per_s", "class", "strength", "evidence"})
+                QVERIFY2(o.contains(QLatin1String(field)), field);
+            if (o.value("name").toString() == QLatin1String("matmul_kernel")) {
+                sawTriton = true;
+                QCOMPARE(o.value("class").toString(), QStringLiteral("tensor-core-bound"));
+            }
+        }
+        QVERIFY(sawTriton);
+        QVERIFY(doc.value("regions").toArray().size() == 2);
+        QCOMPARE(cli({"classify", copy, "--annotations", dir.filePath(QStringLiteral("missing.json"))}).exitCode, 2);
+        QCOMPARE(cli({"device", trace("gemm_compare"), "--ceilings", copy}).exitCode, 2); // a trace is not a ceilings file
+    }
+
     void badInputExitsWithTwo()
     {
         QTemporaryDir dir;

@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: MIT
+#include "roofline/classify.h"
+
+#include "io/jsonvalue.h"
+#include "io/tracefileerror.h"
+#include "stats/torchtable.h"
+#include "trace/trace.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <regex>
+#include <set>
+#include <unordered_map>
+
+namespace tilescope::roofline {
+
+using trace::Event;
+using trace::EventKind;
+using trace::kNoIndex;
+
+namespace {
+
+constexpr double kHostLinkBytesPerS = 64e9; // PCIe Gen5 x16, one direction (roofline.md §6.4)
+
+struct Work
+{
+    double flops = 0, bytes = 0;
+    std::string roof;    // compute roof for F; empty for pure data movement
+    bool hostLink = false;
+    char level = 'D';    // B: from the op's inputs or the bytes arg, C: annotation, D: unknown
+};
+
+std::vector<std::vector<int64_t>> parseShapes(std::string_view text)
+{
+    std::vector<std::vector<int64_t>> out;
+    int depth = 0;
+    const char* p = text.data();
+    const char* end = p + text.size();
+    while (p < end) {
+        const char c = *p;
+        if (c == '[') {
+            if (++depth == 2)
+                out.emplace_back();
+            ++p;
+        } else if (c == ']') {
+            --depth;
+            ++p;
+        } else if ((c >= '0' && c <= '9') || c == '-') {
+            int64_t v = 0;
+            const auto r = std::from_chars(p, end, v);
+            if (depth == 2 && !out.empty())
+                out.back().push_back(v);
+            p = r.ptr == p ? p + 1 : r.ptr;
+        } else {
+            ++p;
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> parseTypes(std::string_view text)
+{
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t comma = text.find(", ", start);
+        out.emplace_back(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+        if (comma == std::string_view::npos)
+            break;
+        start = comma + 2;
+    }
+    return out;
+}
+
+int elementSize(std::string_view type)
+{
+    if (type == "double" || type == "long int" || type == "c10::complex<float>")
+        return 8;
+    if (type == "float" || type == "int")
+        return 4;
+    if (type == "c10::BFloat16" || type == "c10::Half" || type == "short int")
+        return 2;
+    if (type.find("Float8") != std::string_view::npos || type == "bool" || type == "unsigned char" || type == "signed char")
+        return 1;
+    return 0;
+}
+
+std::string roofOfType(std::string_view type, bool matmul, bool allowTf32)
+{
+    if (type == "double")
+        return "fp64";
+    if (!matmul)
+        return "fp32"; // non-matmul work runs on CUDA cores whatever the dtype (§6.2)
+    if (type == "c10::BFloat16")
+        return "bf16";
+    if (type == "c10::Half")
+        return "fp16";
+    if (type.find("Float8") != std::string_view::npos)
+        return "fp8";
+    if (type == "signed char" || type == "unsigned char")
+        return "int8";
+    return allowTf32 ? "tf32" : "fp32";
+}
+
+double roofRate(const Ceilings& c, std::string_view roof)
+{
+    if (roof == "fp64") return c.fp64;
+    if (roof == "fp32") return c.fp32;
+    if (roof == "tf32") return c.tf32;
+    if (roof == "bf16") return c.bf16;
+    if (roof == "fp16") return c.fp16;
+    if (roof == "fp8") return c.fp8;
+    if (roof == "int8") return c.int8;
+    return 0;
+}
+
+bool isTensorRoof(std::string_view roof) { return roof == "tf32" || roof == "bf16" || roof == "fp16" || roof == "fp8" || roof == "int8"; }
+
+const std::set<std::string_view> kElementwise{"aten::mul", "aten::add", "aten::sub", "aten::div", "aten::mul_", "aten::add_",
+                                              "aten::sub_", "aten::div_", "aten::relu", "aten::relu_", "aten::exp", "aten::neg",
+                                              "aten::sigmoid", "aten::tanh", "aten::gelu", "aten::silu", "aten::fill_", "aten::zero_"};
+
+// Level B: the op's own inputs (roofline.md §6.1): torch's FLOP formula for matmuls, 1 FLOP per output
+// element for elementwise ops; compulsory bytes = every tensor input once + the output.
+std::optional<Work> opWork(const trace::Trace& t, const Event& op, bool allowTf32)
+{
+    if (op.op == kNoIndex)
+        return std::nullopt;
+    const std::string_view name = t.strings.view(op.name);
+    const trace::OpInfo& info = t.ops[op.op];
+    const auto shapes = parseShapes(t.strings.view(info.inputShapes));
+    const auto types = parseTypes(t.strings.view(info.inputTypes));
+    auto prod = [](const std::vector<int64_t>& s) {
+        double p = 1;
+        for (const int64_t v : s)
+            p *= double(v);
+        return p;
+    };
+    auto bytesOf = [&](size_t i) { return i < shapes.size() && i < types.size() ? prod(shapes[i]) * elementSize(types[i]) : 0.0; };
+    const bool mm = name == "aten::mm" || name == "aten::bmm";
+    const bool addmm = name == "aten::addmm" || name == "aten::baddbmm";
+    if (mm || addmm) {
+        const size_t a = addmm ? 1 : 0, b = a + 1;
+        if (b >= shapes.size() || b >= types.size() || shapes[a].size() < 2 || shapes[b].size() < 2 || elementSize(types[a]) == 0)
+            return std::nullopt;
+        Work w;
+        w.level = 'B';
+        w.flops = double(info.flops);
+        std::vector<int64_t> out = shapes[a];
+        out.back() = shapes[b].back();
+        w.bytes = bytesOf(a) + bytesOf(b) + prod(out) * elementSize(types[a]) + (addmm ? bytesOf(0) : 0.0);
+        w.roof = roofOfType(types[a], true, allowTf32);
+        return w;
+    }
+    if (kElementwise.count(name)) {
+        // The dtype and the output come from the dimensioned tensors; 0-dim operands (Python numbers)
+        // count their bytes only.
+        double outElements = 0;
+        std::string dtype;
+        double inBytes = 0;
+        for (size_t i = 0; i < shapes.size() && i < types.size(); ++i) {
+            if (elementSize(types[i]) == 0)
+                continue;
+            inBytes += bytesOf(i);
+            if (!shapes[i].empty() && prod(shapes[i]) >= outElements) {
+                outElements = prod(shapes[i]);
+                dtype = types[i];
+            }
+        }
+        if (dtype.empty())
+            return std::nullopt;
+        Work w;
+        w.level = 'B';
+        const bool fills = name == "aten::fill_" || name == "aten::zero_";
+        w.flops = fills ? 0 : outElements;
+        w.bytes = (fills ? 0 : inBytes) + outElements * elementSize(dtype);
+        w.roof = roofOfType(dtype, false, allowTf32);
+        return w;
+    }
+    return std::nullopt;
+}
+
+std::optional<double> bytesArg(const trace::Trace& t, const Event& e)
+{
+    const std::string_view raw = t.rawArgs(e);
+    if (raw.empty())
+        return std::nullopt;
+    try {
+        const auto args = io::parseSmallJson(raw, "args");
+        if (const auto* b = args.find("bytes"))
+            return b->number();
+    } catch (const io::TraceFileError&) {
+    }
+    return std::nullopt;
+}
+
+std::string kernelHint(std::string_view name)
+{
+    for (const char* token : {"nvjet", "wgmma", "hmma", "16816", "tensorop", "xmma", "flash", "fmha", "sdpa", "mma"})
+        if (name.find(token) != std::string_view::npos)
+            return token;
+    return {};
+}
+
+std::string pct(double v) { return stats::formatFixed(100 * v, 1) + "%"; }
+std::string rate(double v, const char* unit)
+{
+    if (v >= 1e12)
+        return stats::formatFixed(v / 1e12, 2) + " T" + unit;
+    if (v >= 1e9)
+        return stats::formatFixed(v / 1e9, 2) + " G" + unit;
+    return stats::formatFixed(v / 1e6, 2) + " M" + unit;
+}
+
+struct Aggregate
+{
+    uint64_t calls = 0;
+    double ns = 0;
+    double flops = 0, bytes = 0;
+    uint64_t known = 0;
+    std::map<std::string, double> roofFlops;
+    std::set<char> levels;
+    bool hostLink = false;
+    bool dominantRuleUsed = false;
+    bool assumedRoof = false;
+    std::string declaredRoof;
+};
+
+void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, const Ceilings& datasheet, bool measured, bool partial)
+{
+    const double seconds = a.ns / 1e9;
+    c.calls = a.calls;
+    c.totalUs = a.ns / 1000.0;
+    if (a.known == 0 || seconds <= 0 || (a.flops <= 0 && a.bytes <= 0)) {
+        c.cls = "inconclusive";
+        c.strength = "provisional";
+        c.evidenceLevel = "D";
+        c.evidence.push_back("no work estimate (no torch formula for its op, no annotation): give FLOPs and bytes per call in "
+                             "TRACE.annotations.json, or measure it with Nsight Compute");
+        return;
+    }
+    c.flops = a.flops;
+    c.bytes = a.bytes;
+    c.achievedFlopsPerS = a.flops / seconds;
+    c.achievedBytesPerS = a.bytes / seconds;
+    std::string levels;
+    for (const char l : a.levels)
+        if (l != 'D')
+            levels += (levels.empty() ? "" : "/") + std::string(1, l);
+    c.evidenceLevel = levels.empty() ? "D" : levels;
+    const double bwRoof = a.hostLink ? kHostLinkBytesPerS : ceilings.memoryBytesPerS;
+    const std::string bwName = a.hostLink ? "host link (PCIe Gen5 x16, 64 GB/s)" : (measured ? "measured HBM" : "datasheet HBM");
+    // The roof carrying most FLOPs; faster than the datasheet FP32 peak cannot be CUDA-core work.
+    std::string roof;
+    double most = -1;
+    for (const auto& [r, f] : a.roofFlops)
+        if (f > most) {
+            most = f;
+            roof = r;
+        }
+    if (!a.declaredRoof.empty())
+        roof = a.declaredRoof;
+    if ((roof == "fp32" || roof.empty()) && a.flops > 0 && datasheet.fp32 > 0 && c.achievedFlopsPerS > datasheet.fp32) {
+        c.evidence.push_back(rate(c.achievedFlopsPerS, "FLOP/s") + " is above the datasheet FP32 peak " + rate(datasheet.fp32, "FLOP/s")
+                             + ": it must be tensor-core work" + (roof == "fp32" && a.assumedRoof ? " (BF16 roof assumed)" : ""));
+        roof = a.assumedRoof || roof.empty() ? "bf16" : "tf32";
+    }
+    if (roof.empty() && a.flops > 0)
+        roof = "fp32";
+    c.roof = roof;
+    const double computeRoof = roofRate(ceilings, roof);
+    const double uBw = bwRoof > 0 ? c.achievedBytesPerS / bwRoof : 0;
+    const double uCompute = computeRoof > 0 && a.flops > 0 ? c.achievedFlopsPerS / computeRoof : 0;
+    std::string columns = "columns: activity durations (dur)";
+    if (a.levels.count('B'))
+        columns += a.flops > 0 ? ", the launching op's Input Dims and Input type (External id link)" : ", the activity's bytes arg";
+    if (a.levels.count('C'))
+        columns += ", the annotations file";
+    c.evidence.push_back(columns);
+    c.evidence.push_back("bandwidth " + rate(c.achievedBytesPerS, "B/s") + " = " + pct(uBw) + " of the " + bwName + " roof " + rate(bwRoof, "B/s"));
+    if (a.flops > 0)
+        c.evidence.push_back("compute " + rate(c.achievedFlopsPerS, "FLOP/s") + " = " + pct(uCompute) + " of the " + roof + " roof "
+                             + rate(computeRoof, "FLOP/s") + (measured ? " (measured)" : " (datasheet)"));
+    if (!a.hostLink && datasheet.memoryBytesPerS > 0 && c.achievedBytesPerS > datasheet.memoryBytesPerS) {
+        c.cls = "inconclusive";
+        c.strength = "provisional";
+        c.evidence.push_back("faster than the datasheet DRAM peak " + rate(datasheet.memoryBytesPerS, "B/s")
+                             + ": its data came from L2 (cache-resident), and the trace has no L2 roof");
+        return;
+    }
+    double u = uBw;
+    if (a.flops > 0 && a.bytes > 0 && bwRoof > 0 && computeRoof > 0) {
+        const double ai = a.flops / a.bytes, ridge = computeRoof / bwRoof;
+        c.evidence.push_back("arithmetic intensity " + stats::formatFixed(ai, 2) + " FLOP/B against the ridge " + stats::formatFixed(ridge, 1) + " FLOP/B");
+        if (ai < ridge) {
+            c.cls = "io-bound";
+        } else {
+            c.cls = isTensorRoof(roof) ? "tensor-core-bound" : "cuda-core-bound";
+            u = uCompute;
+        }
+    } else if (a.flops > 0 && computeRoof > 0) {
+        c.cls = isTensorRoof(roof) ? "tensor-core-bound" : "cuda-core-bound";
+        u = uCompute;
+    } else {
+        c.cls = "io-bound";
+    }
+    if (uBw < 0.3 && uCompute < 0.3) {
+        c.cls = "latency-bound";
+        c.strength = "provisional";
+        c.evidence.push_back("below 30% of every roof (mean " + stats::formatFixed(c.totalUs / double(std::max<uint64_t>(1, a.calls)), 2)
+                             + " us per call): launch overhead, tails or a small grid dominate");
+        return;
+    }
+    c.strength = u >= 0.6 ? "strong" : u >= 0.3 ? "weak" : "provisional";
+    if (partial || a.dominantRuleUsed) {
+        if (partial)
+            c.evidence.push_back("part of the work is unknown: the figures are a lower bound");
+        if (c.strength == "strong" && partial)
+            c.strength = "weak";
+        else if (c.strength == "weak" && partial)
+            c.strength = "provisional";
+    }
+    if (u >= 0.8)
+        c.evidence.push_back("at the roof");
+}
+
+} // namespace
+
+std::vector<Annotation> loadAnnotations(const std::string& path)
+{
+    const io::JsonValue root = io::readSmallJsonFile(path);
+    const io::JsonValue* list = root.find("annotations");
+    if (!list || list->type != io::JsonValue::Type::Array)
+        throw io::TraceFileError(path, std::nullopt, "expected an object with an 'annotations' array");
+    std::vector<Annotation> out;
+    for (const io::JsonValue& v : list->items) {
+        Annotation a;
+        const auto* region = v.find("region");
+        const auto* kernel = v.find("kernel");
+        if ((!region && !kernel) || (region && kernel))
+            throw io::TraceFileError(path, std::nullopt, "annotation " + std::to_string(out.size()) + " needs exactly one of 'region' or 'kernel'");
+        (region ? a.region : a.kernel) = (region ? region : kernel)->text;
+        if (const auto* f = v.find("flops"))
+            a.flops = f->number();
+        if (const auto* b = v.find("bytes"))
+            a.bytes = b->number();
+        if (const auto* r = v.find("roof"))
+            a.roof = r->text;
+        if (!a.flops && !a.bytes)
+            throw io::TraceFileError(path, std::nullopt, "annotation " + std::to_string(out.size()) + " gives neither 'flops' nor 'bytes'");
+        if (a.kernel.starts_with("re:")) {
+            try {
+                std::regex check(a.kernel.substr(3));
+            } catch (const std::regex_error& e) {
+                throw io::TraceFileError(path, std::nullopt, "annotation " + std::to_string(out.size()) + ": bad regular expression: " + e.what());
+            }
+        }
+        out.push_back(a);
+    }
+    return out;
+}
+
+ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
+{
+    ClassifyReport report;
+    const auto database = options.database.empty() ? builtinDeviceDatabase() : options.database;
+    if (!t.meta.devices.empty()) {
+        const auto match = matchDevice(database, t.meta.devices[0]);
+        report.deviceName = t.meta.devices[0].name;
+        report.notes = match.notes;
+        if (match.entry) {
+            report.deviceRow = match.entry->id;
+            report.datasheet = match.entry->peaks;
+        }
+    } else {
+        report.notes.push_back("the trace has no deviceProperties: no datasheet ceilings; give them with --ceilings");
+    }
+    report.ceilings = report.datasheet;
+    if (options.measured) {
+        report.ceilings = applyMeasured(report.datasheet, *options.measured);
+        report.measured = true;
+    }
+
+    // Annotations by kernel name: exact first, then regular expressions in file order.
+    std::vector<std::pair<std::regex, const Annotation*>> patterns;
+    std::unordered_map<std::string, const Annotation*> exact, regions;
+    for (const Annotation& a : options.annotations) {
+        if (!a.region.empty())
+            regions.emplace(a.region, &a);
+        else if (a.kernel.starts_with("re:"))
+            patterns.emplace_back(std::regex(a.kernel.substr(3)), &a);
+        else
+            exact.emplace(a.kernel, &a);
+    }
+    auto annotationFor = [&](const std::string& name) -> const Annotation* {
+        if (const auto it = exact.find(name); it != exact.end())
+            return it->second;
+        for (const auto& [re, a] : patterns)
+            if (std::regex_search(name, re))
+                return a;
+        return nullptr;
+    };
+
+    // Work per GPU activity. An op's work goes to its longest kernel; its other activities carry zero.
+    std::vector<Work> work(t.events.size());
+    std::unordered_map<uint32_t, uint32_t> dominant; // op -> its longest GPU activity
+    for (uint32_t i = 0; i < t.events.size(); ++i)
+        if (t.events[i].kind == EventKind::Kernel)
+            if (const uint32_t op = t.opOf(i); op != kNoIndex) {
+                auto [it, inserted] = dominant.try_emplace(op, i);
+                if (!inserted && t.events[i].duration > t.events[it->second].duration)
+                    it->second = i;
+            }
+    std::map<std::string, Aggregate> perKernel;
+    std::vector<std::string> order;
+    for (uint32_t i = 0; i < t.events.size(); ++i) {
+        const Event& e = t.events[i];
+        if (!trace::isGpuActivity(e.kind))
+            continue;
+        const std::string name(t.strings.view(e.name));
+        Work& w = work[i];
+        if (const Annotation* a = annotationFor(name)) {
+            w.level = 'C';
+            w.flops = a->flops.value_or(0);
+            w.bytes = a->bytes.value_or(0);
+            w.roof = a->roof;
+        } else if (e.kind == EventKind::GpuMemcpy || e.kind == EventKind::GpuMemset) {
+            if (const auto bytes = bytesArg(t, e)) {
+                w.level = 'B';
+                const bool host = name.find("HtoD") != std::string::npos || name.find("DtoH") != std::string::npos
+                    || name.find("Pinned") != std::string::npos || name.find("Pageable") != std::string::npos;
+                w.hostLink = e.kind == EventKind::GpuMemcpy && host;
+                w.bytes = e.kind == EventKind::GpuMemcpy && !host ? 2 * *bytes : *bytes; // DtoD reads and writes
+            }
+        } else if (const uint32_t op = t.opOf(i); op != kNoIndex) {
+            if (const auto estimate = opWork(t, t.events[op], options.allowTf32)) {
+                if (dominant[op] == i) {
+                    w = *estimate;
+                } else {
+                    w.level = 'B'; // counted on the op's dominant kernel
+                }
+            }
+        }
+        auto [it, inserted] = perKernel.try_emplace(name);
+        if (inserted)
+            order.push_back(name);
+        Aggregate& agg = it->second;
+        ++agg.calls;
+        agg.ns += double(e.duration);
+        agg.levels.insert(w.level);
+        if (w.level != 'D') {
+            ++agg.known;
+            agg.flops += w.flops;
+            agg.bytes += w.bytes;
+            if (!w.roof.empty())
+                agg.roofFlops[w.roof] += w.flops;
+            agg.hostLink = agg.hostLink || w.hostLink;
+            if (w.level == 'C') {
+                agg.declaredRoof = w.roof;
+                agg.assumedRoof = w.roof.empty();
+                if (w.roof.empty())
+                    agg.roofFlops["fp32"] += w.flops;
+            }
+            if (w.level == 'B' && w.flops == 0 && w.bytes == 0 && t.opOf(i) != kNoIndex)
+                agg.dominantRuleUsed = true;
+        }
+    }
+    for (const std::string& name : order) {
+        const Aggregate& agg = perKernel[name];
+        Classification c;
+        c.name = name;
+        const bool partial = agg.known > 0 && agg.known < agg.calls;
+        grade(c, agg, report.ceilings, report.datasheet, report.measured, partial);
+        if (agg.dominantRuleUsed && agg.flops == 0 && agg.bytes == 0) {
+            c.cls = "inconclusive";
+            c.strength = "provisional";
+            c.evidence = {"its op's work is counted on the op's longest kernel (dominant-kernel rule)"};
+        }
+        if (const std::string hint = kernelHint(name); !hint.empty())
+            c.evidence.push_back("name hint '" + hint + "' suggests tensor-core code (corroboration only)");
+        report.kernels.push_back(std::move(c));
+    }
+    std::stable_sort(report.kernels.begin(), report.kernels.end(), [](const auto& a, const auto& b) { return a.totalUs > b.totalUs; });
+
+    // Regions: gpu_user_annotation spans, their activities on the same stream, work from the annotation or
+    // the sum of the activities (roofline.md §6.5). Time is the span, gaps included.
+    std::map<std::string, std::vector<uint32_t>> spans;
+    std::vector<std::string> regionOrder;
+    for (uint32_t i = 0; i < t.events.size(); ++i)
+        if (t.events[i].kind == EventKind::GpuUserAnnotation) {
+            const std::string name(t.strings.view(t.events[i].name));
+            if (!spans.count(name))
+                regionOrder.push_back(name);
+            spans[name].push_back(i);
+        }
+    for (const std::string& name : regionOrder) {
+        Aggregate agg;
+        std::set<int64_t> calls;
+        double busy = 0, unknownBusy = 0;
+        std::string topKernel;
+        double topKernelNs = 0;
+        std::map<std::string, double> kernelNs;
+        for (const uint32_t s : spans[name]) {
+            const Event& span = t.events[s];
+            calls.insert(span.externalId);
+            agg.ns += double(span.duration);
+            const auto& list = t.tracks[span.track].events;
+            auto it = std::lower_bound(list.begin(), list.end(), span.start, [&](uint32_t k, int64_t v) { return t.events[k].start < v; });
+            for (; it != list.end() && t.events[*it].start <= span.end(); ++it) {
+                const Event& a = t.events[*it];
+                if (!trace::isGpuActivity(a.kind) || a.end() > span.end())
+                    continue;
+                busy += double(a.duration);
+                kernelNs[std::string(t.strings.view(a.name))] += double(a.duration);
+                const Work& w = work[*it];
+                if (w.level == 'D') {
+                    unknownBusy += double(a.duration);
+                    continue;
+                }
+                agg.flops += w.flops;
+                agg.bytes += w.bytes;
+                agg.levels.insert(w.level);
+                if (!w.roof.empty())
+                    agg.roofFlops[w.roof] += w.flops;
+                else if (w.level == 'C')
+                    agg.roofFlops["fp32"] += w.flops, agg.assumedRoof = true;
+            }
+        }
+        agg.calls = calls.size();
+        bool partial = false;
+        if (const auto it = regions.find(name); it != regions.end()) {
+            agg.flops = it->second->flops.value_or(0) * double(agg.calls);
+            agg.bytes = it->second->bytes.value_or(0) * double(agg.calls);
+            agg.levels = {'C'};
+            agg.declaredRoof = it->second->roof;
+            agg.assumedRoof = it->second->roof.empty();
+            agg.roofFlops = {{"fp32", agg.flops}};
+            agg.known = 1;
+        } else {
+            agg.known = agg.levels.empty() ? 0 : 1;
+            partial = unknownBusy > 0;
+            if (busy > 0 && unknownBusy > 0.1 * busy)
+                agg.known = 0; // too much of its GPU time has no estimate
+        }
+        for (const auto& [k, ns] : kernelNs)
+            if (ns > topKernelNs) {
+                topKernelNs = ns;
+                topKernel = k;
+            }
+        Classification c;
+        c.name = name;
+        grade(c, agg, report.ceilings, report.datasheet, report.measured, partial);
+        c.calls = agg.calls;
+        c.evidence.push_back("GPU busy " + pct(agg.ns > 0 ? busy / agg.ns : 0) + " of its span (" + std::to_string(kernelNs.size())
+                             + " distinct activities" + (topKernel.empty() ? "" : ", mostly " + topKernel) + ")");
+        c.evidence.push_back("a span holds only the GPU work launched by the annotating thread");
+        report.regions.push_back(std::move(c));
+    }
+    return report;
+}
+
+} // namespace tilescope::roofline

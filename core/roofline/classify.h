@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "roofline/ceilings.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilescope::trace {
+class Trace;
+}
+
+namespace tilescope::roofline {
+
+// User-supplied work per call for kernels and regions torch has no formula for (TileLang, Triton, CUDA):
+// {"annotations": [{"region": NAME, "flops": F, "bytes": B, "roof": "bf16"}, {"kernel": NAME or "re:REGEX", ...}]}
+struct Annotation
+{
+    std::string region;  // a record_function label, or empty
+    std::string kernel;  // an exact kernel name or "re:" + ECMAScript regex (searched), or empty
+    std::optional<double> flops, bytes;
+    std::string roof;    // fp32, tf32, bf16, fp16, fp8, fp64, int8, or empty
+};
+std::vector<Annotation> loadAnnotations(const std::string& path);
+
+struct Classification
+{
+    std::string name;
+    uint64_t calls = 0;
+    double totalUs = 0;
+    std::optional<double> flops, bytes; // totals over the calls; unset when unknown
+    double achievedFlopsPerS = 0, achievedBytesPerS = 0;
+    std::string roof;      // the compute roof compared against
+    std::string cls;       // io-bound, cuda-core-bound, tensor-core-bound, latency-bound, inconclusive
+    std::string strength;  // strong, weak, provisional
+    std::string evidenceLevel; // B (torch op inputs), C (annotation), D (none), B/C mixed
+    std::vector<std::string> evidence;
+};
+
+struct ClassifyReport
+{
+    std::string deviceName;
+    std::string deviceRow; // the datasheet row used, empty when unknown
+    Ceilings datasheet;
+    Ceilings ceilings;     // datasheet, or measured where given
+    bool measured = false;
+    std::vector<std::string> notes;
+    std::vector<Classification> kernels; // by total time, largest first
+    std::vector<Classification> regions;
+};
+
+struct ClassifyOptions
+{
+    std::vector<Annotation> annotations;
+    std::optional<MeasuredCeilings> measured;
+    std::vector<DeviceEntry> database; // empty: the built-in table
+    bool allowTf32 = false;            // torch's allow_tf32 is not in the trace
+};
+
+// roofline.md §6: work per kernel from the launching op (torch's FLOP formulas, compulsory bytes) or the
+// annotations, then the roofline verdict with its strength and the numbers it rests on.
+ClassifyReport classify(const trace::Trace& trace, const ClassifyOptions& options);
+
+} // namespace tilescope::roofline
