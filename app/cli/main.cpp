@@ -7,7 +7,7 @@
 #include "report/traceinfo.h"
 #include "roofline/ceilings.h"
 #include "roofline/classify.h"
-#include "report/jsonwriter.h"
+#include "report/classifyreport.h"
 
 #include <filesystem>
 #include "stats/keyaverages.h"
@@ -265,29 +265,6 @@ int runDevice(const Arguments& a)
     return 0;
 }
 
-void writeClassification(report::JsonWriter& w, const roofline::Classification& c)
-{
-    w.beginObject();
-    w.key("name").value(c.name);
-    w.key("calls").value(c.calls);
-    w.key("total_us").value(c.totalUs);
-    w.key("flops");
-    c.flops ? w.value(*c.flops) : w.null();
-    w.key("bytes");
-    c.bytes ? w.value(*c.bytes) : w.null();
-    w.key("achieved_flops_per_s").value(c.achievedFlopsPerS);
-    w.key("achieved_bytes_per_s").value(c.achievedBytesPerS);
-    w.key("class").value(c.cls);
-    w.key("strength").value(c.strength);
-    w.key("roof").value(c.roof);
-    w.key("evidence_level").value(c.evidenceLevel);
-    w.key("evidence").beginArray();
-    for (const auto& e : c.evidence)
-        w.value(e);
-    w.endArray();
-    w.endObject();
-}
-
 int runClassify(const Arguments& a)
 {
     const std::string format = a.get("format").value_or("table");
@@ -304,50 +281,7 @@ int runClassify(const Arguments& a)
     options.allowTf32 = a.has("allow-tf32");
     const auto t = load(a, true);
     const auto r = roofline::classify(*t, options);
-    if (format == "json") {
-        report::JsonWriter w;
-        w.beginObject();
-        w.key("device").beginObject();
-        w.key("name").value(r.deviceName);
-        w.key("datasheet_row").value(r.deviceRow);
-        w.key("notes").beginArray();
-        for (const auto& n : r.notes)
-            w.value(n);
-        w.endArray();
-        w.endObject();
-        w.key("ceilings").beginObject();
-        w.key("source").value(r.measured ? "measured where given, else datasheet" : "datasheet");
-        w.key("memory_bytes_per_s").value(r.ceilings.memoryBytesPerS);
-        for (const auto& [k, v] : {std::pair{"fp64", r.ceilings.fp64}, {"fp32", r.ceilings.fp32}, {"tf32", r.ceilings.tf32}, {"bf16", r.ceilings.bf16},
-                                   {"fp16", r.ceilings.fp16}, {"fp8", r.ceilings.fp8}, {"int8", r.ceilings.int8}})
-            w.key(std::string(k) + "_flops_per_s").value(v);
-        w.endObject();
-        w.key("kernels").beginArray();
-        for (const auto& c : r.kernels)
-            writeClassification(w, c);
-        w.endArray();
-        w.key("regions").beginArray();
-        for (const auto& c : r.regions)
-            writeClassification(w, c);
-        w.endArray();
-        w.endObject();
-        std::cout << w.text() << "\n";
-        return 0;
-    }
-    std::cout << "device: " << (r.deviceName.empty() ? "(none)" : r.deviceName) << "\n";
-    for (const auto& n : r.notes)
-        std::cout << "  " << n << "\n";
-    auto print = [](const char* title, const std::vector<roofline::Classification>& list) {
-        std::cout << "\n" << title << ":\n";
-        for (const auto& c : list) {
-            std::cout << "  " << c.name << "  [" << c.calls << " calls, " << stats::formatTorchTime(c.totalUs) << "]  " << c.cls << " ("
-                      << c.strength << ", work level " << c.evidenceLevel << ")\n";
-            for (const auto& e : c.evidence)
-                std::cout << "      " << e << "\n";
-        }
-    };
-    print("kernels", r.kernels);
-    print("regions", r.regions);
+    std::cout << (format == "json" ? report::classifyJson(r) : report::classifyText(r));
     return 0;
 }
 
