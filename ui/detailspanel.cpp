@@ -26,7 +26,7 @@ void DetailsPanel::setDocument(std::shared_ptr<const TraceDocument> document)
     clear();
 }
 
-void DetailsPanel::showEvent(uint32_t index)
+void DetailsPanel::showTraceEvent(uint32_t index)
 {
     if (!m_doc || index >= m_doc->trace->events.size()) {
         setHtml(tr("<i>Click an event in the timeline.</i>"));

@@ -15,7 +15,7 @@ class DetailsPanel : public QTextBrowser
 public:
     explicit DetailsPanel(QWidget* parent = nullptr);
     void setDocument(std::shared_ptr<const TraceDocument> document);
-    void showEvent(uint32_t event);
+    void showTraceEvent(uint32_t event);
 
 signals:
     void jumpTo(uint32_t event);

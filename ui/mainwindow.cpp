@@ -113,7 +113,7 @@ MainWindow::MainWindow(QWidget* parent)
     detailsDock->setObjectName(QStringLiteral("details"));
     detailsDock->setWidget(m_details);
     addDockWidget(Qt::RightDockWidgetArea, detailsDock);
-    m_details->showEvent(trace::kNoIndex);
+    m_details->showTraceEvent(trace::kNoIndex);
 
     // Menus and toolbar.
     QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -280,7 +280,7 @@ void MainWindow::setDocument(std::shared_ptr<const TraceDocument> document)
     m_timeline->setDocument(m_doc);
     updateTable();
     updateFigures();
-    m_details->showEvent(trace::kNoIndex);
+    m_details->showTraceEvent(trace::kNoIndex);
     emit documentChanged();
     if (!m_screenshotPath.isEmpty()) {
         QTimer::singleShot(300, this, [this] {
@@ -330,7 +330,7 @@ void MainWindow::updateFigures()
 
 void MainWindow::onEventSelected(uint32_t event)
 {
-    m_details->showEvent(event);
+    m_details->showTraceEvent(event);
     if (!m_doc || event >= m_doc->trace->events.size() || m_syncing)
         return;
     const auto& e = m_doc->trace->events[event];

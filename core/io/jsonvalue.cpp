@@ -12,9 +12,9 @@ namespace tilescope::io {
 
 const JsonValue* JsonValue::find(std::string_view key) const
 {
-    for (const auto& [k, v] : members)
-        if (k == key)
-            return &v;
+    for (size_t i = 0; i < keys.size(); ++i)
+        if (keys[i] == key)
+            return &values[i];
     return nullptr;
 }
 
@@ -62,8 +62,8 @@ JsonValue readValue(JsonReader& reader, JsonToken token)
     case JsonToken::ObjectBegin:
         v.type = JsonValue::Type::Object;
         for (JsonToken t = reader.next(); t != JsonToken::ObjectEnd; t = reader.next()) {
-            std::string key(reader.text());
-            v.members.emplace_back(std::move(key), readValue(reader, reader.next()));
+            v.keys.emplace_back(reader.text());
+            v.values.push_back(readValue(reader, reader.next()));
         }
         break;
     default:

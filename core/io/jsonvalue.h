@@ -2,8 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,7 +17,8 @@ struct JsonValue
     bool boolean = false;
     std::string text; // String: the text; Number: the number as written
     std::vector<JsonValue> items;
-    std::vector<std::pair<std::string, JsonValue>> members; // file order
+    std::vector<std::string> keys;   // Object: member names in file order...
+    std::vector<JsonValue> values;   // ...and their values (vector allows the incomplete type; pair does not)
 
     const JsonValue* find(std::string_view key) const;
     std::optional<double> number() const;
