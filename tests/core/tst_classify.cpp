@@ -122,6 +122,35 @@ private slots:
         QVERIFY(mentions(*k, "cache-resident"));
     }
 
+    // Traces made on the H200 for each class (tools/gpu/make_class_traces.py).
+    void oneTracePerClass_data()
+    {
+        QTest::addColumn<QString>("trace");
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<QString>("cls");
+        QTest::addColumn<QString>("strength");
+        QTest::newRow("fp32 matmul, TF32 off") << "fp32_mm" << "sm80_xmma_gemm_f32f32" << "cuda-core-bound" << "strong";
+        QTest::newRow("bf16 matmul") << "bf16_mm" << "nvjet_sm90" << "tensor-core-bound" << "strong";
+        QTest::newRow("1 GiB elementwise") << "elementwise" << "void at::native::vectorized_elementwise_kernel" << "io-bound" << "strong";
+        QTest::newRow("tiny kernels") << "tiny" << "void at::native::vectorized_elementwise_kernel" << "latency-bound" << "provisional";
+    }
+    void oneTracePerClass()
+    {
+        QFETCH(QString, trace);
+        QFETCH(QString, kernel);
+        QFETCH(QString, cls);
+        QFETCH(QString, strength);
+        const auto t = trace::loadTrace(testutil::dataPath("h200_classes/" + trace.toStdString() + ".json.gz"));
+        const auto r = roofline::classify(*t, {});
+        const auto* k = find(r.kernels, kernel.toStdString());
+        QVERIFY(k);
+        QCOMPARE(QString::fromStdString(k->cls), cls);
+        QCOMPARE(QString::fromStdString(k->strength), strength);
+        const auto* region = find(r.regions, trace.toStdString());
+        QVERIFY(region);
+        QCOMPARE(QString::fromStdString(region->cls), cls);
+    }
+
     void annotationFiles()
     {
         QTemporaryDir dir;
