@@ -4,6 +4,7 @@
 #include "analysis/overlap.h"
 #include "detailspanel.h"
 #include "keyaveragesmodel.h"
+#include "rooflinepanel.h"
 #include "stats/torchtable.h"
 #include "timelineview.h"
 #include "traceloadjob.h"
@@ -49,6 +50,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_job(new TraceLoadJob(this))
     , m_timeline(new TimelineView(this))
     , m_details(new DetailsPanel(this))
+    , m_roofline(new RooflinePanel(this))
     , m_model(new KeyAveragesModel(this))
     , m_proxy(new QSortFilterProxyModel(this))
     , m_figuresTimer(new QTimer(this))
@@ -113,6 +115,20 @@ MainWindow::MainWindow(QWidget* parent)
     detailsDock->setObjectName(QStringLiteral("details"));
     detailsDock->setWidget(m_details);
     addDockWidget(Qt::RightDockWidgetArea, detailsDock);
+    auto* rooflineDock = new QDockWidget(tr("Roofline"), this);
+    rooflineDock->setObjectName(QStringLiteral("roofline"));
+    rooflineDock->setWidget(m_roofline);
+    addDockWidget(Qt::RightDockWidgetArea, rooflineDock);
+    connect(m_roofline, &RooflinePanel::kernelClicked, this, [this](const QString& name) {
+        if (!m_doc)
+            return;
+        const trace::StringId id = m_doc->trace->strings.find(name.toStdString());
+        for (uint32_t i = 0; i < m_doc->trace->events.size(); ++i)
+            if (m_doc->trace->events[i].name == id && trace::isGpuSide(m_doc->trace->events[i].kind)) {
+                m_timeline->selectEvent(i, true);
+                return;
+            }
+    });
     m_details->showTraceEvent(trace::kNoIndex);
 
     // Menus and toolbar.
@@ -131,6 +147,7 @@ MainWindow::MainWindow(QWidget* parent)
     view->addAction(tr("&Fit All"), this, [this] { m_timeline->fitAll(); });
     view->addAction(tableDock->toggleViewAction());
     view->addAction(detailsDock->toggleViewAction());
+    view->addAction(rooflineDock->toggleViewAction());
     rebuildRecentMenu();
 
     QToolBar* bar = addToolBar(tr("Main"));
@@ -277,6 +294,7 @@ void MainWindow::setDocument(std::shared_ptr<const TraceDocument> document)
     ++m_rangeGeneration;
     setWindowTitle(tr("TileScope - %1").arg(m_doc->path));
     m_details->setDocument(m_doc);
+    m_roofline->setDocument(m_doc);
     m_timeline->setDocument(m_doc);
     updateTable();
     updateFigures();
@@ -334,6 +352,8 @@ void MainWindow::onEventSelected(uint32_t event)
     if (!m_doc || event >= m_doc->trace->events.size() || m_syncing)
         return;
     const auto& e = m_doc->trace->events[event];
+    if (trace::isGpuSide(e.kind))
+        m_roofline->showKernel(std::string(m_doc->trace->strings.view(e.name)));
     std::string name(m_doc->trace->strings.view(e.name));
     if (name.starts_with("ProfilerStep#"))
         name = "ProfilerStep*";
@@ -357,6 +377,8 @@ void MainWindow::onTableSelection()
         return;
     }
     const stats::KeyAverage* row = m_model->row(m_proxy->mapToSource(rows.first()).row());
+    if (row->deviceType == stats::DeviceType::CUDA)
+        m_roofline->showKernel(row->key);
     const trace::StringId id = m_doc->trace->strings.find(row->key);
     if (id == UINT32_MAX) {
         m_timeline->highlightName(std::nullopt);

@@ -16,6 +16,7 @@ class QSortFilterProxyModel;
 class QSpinBox;
 class QTableView;
 class QTimer;
+class RooflinePanel;
 class TimelineView;
 class TraceLoadJob;
 struct TraceDocument;
@@ -38,6 +39,7 @@ public:
     void screenshotWhenLoaded(const QString& path);
 
     TimelineView* timeline() const { return m_timeline; }
+    RooflinePanel* roofline() const { return m_roofline; }
     QTableView* table() const { return m_table; }
     QLineEdit* tableFilter() const { return m_filter; }
     QCheckBox* groupByShape() const { return m_byShape; }
@@ -72,6 +74,7 @@ private:
     std::unique_ptr<tilescope::stats::KeyAverages> m_rangeAverages;
     TimelineView* m_timeline;
     DetailsPanel* m_details;
+    RooflinePanel* m_roofline;
     KeyAveragesModel* m_model;
     QSortFilterProxyModel* m_proxy;
     QTableView* m_table;

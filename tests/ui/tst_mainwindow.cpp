@@ -4,6 +4,10 @@
 
 #include "keyaveragesmodel.h"
 #include "mainwindow.h"
+#include "rooflinepanel.h"
+
+#undef QT_NO_FOREACH
+#include <qcustomplot.h>
 #include "timelineview.h"
 #include "traceloadjob.h"
 #include "tracedocument.h"
@@ -109,6 +113,39 @@ private slots:
         w.groupByShape()->setChecked(true);
         QCOMPARE(model->rowCount(), 13);
         QVERIFY(!w.table()->isColumnHidden(KeyAveragesModel::ShapesColumn));
+    }
+
+    void rooflineFollowsSelection()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
+        const TraceDocument* doc = w.document();
+        QVERIFY(w.roofline()->pointCount() >= 1); // the cuBLAS GEMM has work from aten::mm
+        const uint32_t nvjet = findEvent(*doc->trace, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", trace::EventKind::Kernel);
+        w.timeline()->selectEvent(nvjet, true);
+        QVERIFY(w.roofline()->verdictText().contains(QStringLiteral("tensor-core-bound (strong)")));
+        QVERIFY(w.roofline()->verdictText().contains(QStringLiteral("at the roof")));
+        // Without an annotation the Triton kernel's work is unknown, and the card says so.
+        w.timeline()->selectEvent(findEvent(*doc->trace, "matmul_kernel", trace::EventKind::Kernel), true);
+        QVERIFY(w.roofline()->verdictText().contains(QStringLiteral("inconclusive")));
+        QVERIFY(w.roofline()->verdictText().contains(QStringLiteral("annotations")));
+        // Clicking the GEMM's point selects that kernel in the timeline.
+        w.timeline()->selectEvent(trace::kNoIndex, false);
+        QSignalSpy clicked(w.roofline(), &RooflinePanel::kernelClicked);
+        QCustomPlot* plot = w.roofline()->plot();
+        QCPGraph* points = nullptr;
+        for (int g = 0; g < plot->graphCount(); ++g)
+            if (plot->graph(g)->name() == QLatin1String("tensor-core-bound"))
+                points = plot->graph(g);
+        QVERIFY(points && points->dataCount() == 1);
+        plot->replot();
+        const QPoint at(int(plot->xAxis->coordToPixel(points->data()->begin()->key)), int(plot->yAxis->coordToPixel(points->data()->begin()->value)));
+        QTest::mouseClick(plot, Qt::LeftButton, {}, at);
+        QCOMPARE(clicked.size(), 1);
+        QCOMPARE(doc->trace->name(doc->trace->events[w.timeline()->selectedEvent()]), std::string_view("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"));
     }
 
     void rangeSelectionAggregates()

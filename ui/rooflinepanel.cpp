@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+// QCustomPlot's header predates the strict Qt defines the ui library sets: include it first without them.
+#undef QT_NO_FOREACH
+#undef QT_NO_CAST_TO_ASCII
+#include <qcustomplot.h>
+
+#include "rooflinepanel.h"
+
+#include "stats/torchtable.h"
+#include "tracedocument.h"
+
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+
+#include <cmath>
+
+using namespace tilescope;
+
+namespace {
+
+QColor classColour(const std::string& cls)
+{
+    if (cls == "tensor-core-bound") return QColor(40, 160, 70);
+    if (cls == "cuda-core-bound") return QColor(230, 140, 20);
+    if (cls == "io-bound") return QColor(40, 110, 210);
+    if (cls == "latency-bound") return QColor(200, 50, 50);
+    return QColor(140, 140, 140);
+}
+
+} // namespace
+
+RooflinePanel::RooflinePanel(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)), m_card(new QTextBrowser(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(m_plot, 3);
+    layout->addWidget(m_card, 2);
+    m_plot->setMinimumHeight(220);
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
+        axis->setScaleType(QCPAxis::stLogarithmic);
+        axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        axis->setNumberFormat(QStringLiteral("eb"));
+        axis->setNumberPrecision(0);
+    }
+    m_plot->xAxis->setLabel(tr("arithmetic intensity (FLOP/byte)"));
+    m_plot->yAxis->setLabel(tr("achieved FLOP/s"));
+    m_plot->legend->setVisible(true);
+    m_plot->legend->setFont(QFont(font().family(), 7));
+    connect(m_plot, &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable* p, int index, QMouseEvent*) {
+        const QVariant names = p->property("kernelNames");
+        if (!names.isValid())
+            return;
+        const QStringList list = names.toStringList();
+        if (index >= 0 && index < list.size()) {
+            showKernel(list[index].toStdString());
+            emit kernelClicked(list[index]);
+        }
+    });
+    m_card->setHtml(tr("<i>Click a kernel (here, in the timeline or in the table) to see its classification.</i>"));
+}
+
+void RooflinePanel::setDocument(std::shared_ptr<const TraceDocument> document)
+{
+    m_doc = std::move(document);
+    m_selected.clear();
+    rebuild();
+    m_card->setHtml(tr("<i>Click a kernel (here, in the timeline or in the table) to see its classification.</i>"));
+}
+
+void RooflinePanel::rebuild()
+{
+    m_plot->clearGraphs();
+    m_plot->clearPlottables();
+    m_pointCount = 0;
+    if (!m_doc)
+        return;
+    const auto& r = m_doc->classification;
+    const auto& c = r.ceilings;
+    const double x0 = 1e-2, x1 = 1e5;
+    // Roofs: bandwidth line meeting each compute roof at its ridge point.
+    auto roof = [&](double peak, const QString& label, const QColor& colour) {
+        if (peak <= 0 || c.memoryBytesPerS <= 0)
+            return;
+        QCPGraph* g = m_plot->addGraph();
+        g->setName(label);
+        g->setPen(QPen(colour, 1.5, r.measured ? Qt::DashLine : Qt::SolidLine));
+        const double ridge = peak / c.memoryBytesPerS;
+        g->setData({x0, ridge, x1}, {c.memoryBytesPerS * x0, peak, peak}, true);
+    };
+    roof(c.fp32, tr("FP32 roof"), QColor(230, 140, 20));
+    roof(c.bf16 > 0 ? c.bf16 : c.fp16, c.bf16 > 0 ? tr("BF16 tensor roof") : tr("FP16 tensor roof"), QColor(40, 160, 70));
+    roof(c.tf32, tr("TF32 tensor roof"), QColor(120, 190, 120));
+    std::map<std::string, std::pair<QVector<double>, QVector<double>>> points;
+    std::map<std::string, QStringList> names;
+    double maxTime = 1;
+    for (const auto& k : r.kernels)
+        maxTime = std::max(maxTime, k.totalUs);
+    for (const auto& k : r.kernels) {
+        if (!k.flops || !k.bytes || *k.flops <= 0 || *k.bytes <= 0)
+            continue;
+        points[k.cls].first.push_back(*k.flops / *k.bytes);
+        points[k.cls].second.push_back(k.achievedFlopsPerS);
+        names[k.cls].push_back(QString::fromStdString(k.name));
+        ++m_pointCount;
+    }
+    for (const auto& [cls, xy] : points) {
+        QCPGraph* g = m_plot->addGraph();
+        g->setName(QString::fromStdString(cls));
+        g->setLineStyle(QCPGraph::lsNone);
+        g->setAdaptiveSampling(false);
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, classColour(cls), classColour(cls), 9));
+        g->setData(xy.first, xy.second);
+        g->setProperty("kernelNames", names[cls]);
+        g->setSelectable(QCP::stSingleData);
+    }
+    if (!m_selected.empty()) {
+        for (const auto& k : r.kernels)
+            if (k.name == m_selected && k.flops && k.bytes && *k.bytes > 0 && *k.flops > 0) {
+                QCPGraph* g = m_plot->addGraph();
+                g->setName(tr("selected"));
+                g->setLineStyle(QCPGraph::lsNone);
+                g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 2), Qt::NoBrush, 16));
+                g->setData({*k.flops / *k.bytes}, {k.achievedFlopsPerS});
+            }
+    }
+    m_plot->xAxis->setRange(x0, x1);
+    const double top = std::max({c.bf16, c.fp16, c.fp32, 1e12}) * 2;
+    m_plot->yAxis->setRange(1e6, top);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void RooflinePanel::showKernel(const std::string& name)
+{
+    if (!m_doc)
+        return;
+    const roofline::Classification* found = nullptr;
+    for (const auto& list : {&m_doc->classification.kernels, &m_doc->classification.regions})
+        for (const auto& k : *list)
+            if (k.name == name && !found)
+                found = &k;
+    m_selected = name;
+    rebuild();
+    if (!found) {
+        m_card->setHtml(tr("<i>%1 has no classification (not a GPU activity or region).</i>").arg(QString::fromStdString(name).toHtmlEscaped()));
+        return;
+    }
+    QString html = QStringLiteral("<b style='color:%1'>%2</b> (%3) - %4<br>%5 calls, %6 total; work level %7")
+                       .arg(classColour(found->cls).name(), QString::fromStdString(found->cls), QString::fromStdString(found->strength),
+                            QString::fromStdString(found->name).toHtmlEscaped())
+                       .arg(found->calls)
+                       .arg(QString::fromStdString(stats::formatTorchTime(found->totalUs)), QString::fromStdString(found->evidenceLevel));
+    html += QStringLiteral("<ul>");
+    for (const auto& e : found->evidence)
+        html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(e).toHtmlEscaped());
+    html += QStringLiteral("</ul>");
+    m_card->setHtml(html);
+}
+
+QString RooflinePanel::verdictText() const { return m_card->toPlainText(); }
