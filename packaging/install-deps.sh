@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs TileScope's build and test dependencies from Debian 12 packages (nothing vendored).
-# Usage: packaging/install-deps.sh [--core-only]   (--core-only: no Qt, for a GPU box)
+# Usage: packaging/install-deps.sh [--core-only]   (--core-only: no Qt and no Debian torch, for a GPU box
+#        that brings its own PyTorch)
 set -euo pipefail
 core=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev zlib1g-dev python3 clang libclang-rt-14-dev)
+# Debian's torch 1.13 (CPU, legacy profiler): the Python harness and LibTorch capture tests.
+torch=(python3-torch libtorch-dev)
 gui=(qt6-base-dev qt6-base-dev-tools libgl-dev libqcustomplot-dev libqcustomplot2.1-qt6 xvfb xauth)
 pkgs=("${core[@]}")
-[ "${1:-}" = "--core-only" ] || pkgs+=("${gui[@]}")
+[ "${1:-}" = "--core-only" ] || pkgs+=("${torch[@]}" "${gui[@]}")
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
