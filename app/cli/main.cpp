@@ -8,6 +8,7 @@
 #include "roofline/ceilings.h"
 #include "roofline/classify.h"
 #include "report/classifyreport.h"
+#include "capturecommand.h"
 
 #include <filesystem>
 #include "stats/keyaverages.h"
@@ -28,7 +29,7 @@ using namespace tilescope;
 
 constexpr int kExitBadInput = 2;
 
-const char* kUsage = R"(usage: tilescope-cli COMMAND TRACE [options]
+const char* kUsage = R"(usage: tilescope-cli COMMAND TRACE [options]   (capture and calibrate take no TRACE)
 
 commands:
   info TRACE [--format text|json] [--partial]
@@ -59,6 +60,7 @@ commands:
       Work comes from the launching op (torch's FLOP formulas, compulsory bytes), the bytes of
       memcpy/memset, or TRACE.annotations.json / --annotations for custom (TileLang, Triton) kernels
 
+%CAPTURE%
 TRACE may be .json or .json.gz (gzip is detected by content). Exit status: 0 success, 2 bad input
 or usage, 1 internal error.
 )";
@@ -291,11 +293,17 @@ int main(int argc, char** argv)
 {
     std::ios::sync_with_stdio(false);
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
-        std::cout << kUsage;
+        std::string usage = kUsage;
+        usage.replace(usage.find("%CAPTURE%"), 9, cli::kCaptureUsage);
+        std::cout << usage;
         return argc < 2 ? kExitBadInput : 0;
     }
     const std::string command = argv[1];
     try {
+        if (command == "capture")
+            return cli::runCaptureCommand(argc, argv);
+        if (command == "calibrate")
+            return cli::runCalibrateCommand(argc, argv);
         if (command == "info")
             return runInfo(parseArguments(argc, argv, {"partial"}, {"format"}));
         if (command == "summary")

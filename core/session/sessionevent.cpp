@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+#include "session/sessionevent.h"
+
+#include "io/jsonvalue.h"
+#include "io/tracefileerror.h"
+
+namespace tilescope::session {
+
+namespace {
+constexpr std::string_view kPrefix = "@tilescope ";
+
+std::string text(const io::JsonValue& o, const char* key)
+{
+    const io::JsonValue* v = o.find(key);
+    return v && v->type == io::JsonValue::Type::String ? v->text : std::string();
+}
+int integer(const io::JsonValue& o, const char* key)
+{
+    const io::JsonValue* v = o.find(key);
+    const auto i = v ? v->integer() : std::nullopt;
+    return i && *i >= 0 && *i < (1 << 30) ? static_cast<int>(*i) : -1;
+}
+} // namespace
+
+SessionEvent parseSessionLine(const std::string& line, bool fromStderr)
+{
+    SessionEvent e;
+    e.fromStderr = fromStderr;
+    e.message = line;
+    if (fromStderr || line.compare(0, kPrefix.size(), kPrefix) != 0)
+        return e;
+    io::JsonValue o;
+    try {
+        o = io::parseSmallJson(std::string_view(line).substr(kPrefix.size()), "progress line");
+    } catch (const io::TraceFileError&) {
+        return e;
+    }
+    if (!o.isObject())
+        return e;
+    const std::string kind = text(o, "event");
+    if (kind == "phase") {
+        e.kind = SessionEvent::Kind::Phase;
+        e.phase = text(o, "phase");
+        e.step = integer(o, "step");
+        e.of = integer(o, "of");
+        e.message = text(o, "message");
+        if (e.message.empty())
+            e.message = e.phase;
+    } else if (kind == "artifact") {
+        e.kind = SessionEvent::Kind::Artifact;
+        e.artifactKind = text(o, "kind");
+        e.path = text(o, "path");
+        e.message = e.artifactKind + ": " + e.path;
+    } else if (kind == "result") {
+        e.kind = SessionEvent::Kind::Result;
+        e.path = text(o, "manifest");
+        e.message = "result: " + e.path;
+    } else if (kind == "error") {
+        e.kind = SessionEvent::Kind::Error;
+        e.message = text(o, "message");
+    } else if (kind == "log") {
+        e.message = text(o, "message");
+    }
+    return e;
+}
+
+} // namespace tilescope::session

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace tilescope::session {
+
+// One line of a session's output, read as docs/sessions.md describes.
+struct SessionEvent
+{
+    enum class Kind { Log, Phase, Artifact, Result, Error };
+    Kind kind = Kind::Log;
+    bool fromStderr = false;
+    std::string phase;      // Phase
+    int step = -1, of = -1; // Phase, when it counts
+    std::string message;    // Log: the line; Phase, Error: the text
+    std::string artifactKind, path; // Artifact; Result: path is the manifest
+};
+
+// "@tilescope {json}" lines become events; other lines, and @tilescope lines whose JSON is broken,
+// are log lines (a broken progress line must not end a session).
+SessionEvent parseSessionLine(const std::string& line, bool fromStderr);
+
+} // namespace tilescope::session
