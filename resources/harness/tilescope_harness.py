@@ -360,6 +360,10 @@ def run_script(torch, cfg, out, session):
             f"iteration, or profile without a schedule)")
         if failure is None:
             failure = "no trace: the schedule never reached its active window"
+    if schedule and traces and counter.steps < schedule["wait"] + schedule["warmup"] + schedule["active"]:
+        session["notes"].append(
+            f"the script ended after {counter.steps} steps, inside the first active window: the trace holds "
+            f"{counter.steps - schedule['wait'] - schedule['warmup']} of {schedule['active']} active steps")
     if traces:
         session["trace"], session["key_averages"] = (os.path.relpath(p, out) for p in traces[0])
         if len(traces) > 1:

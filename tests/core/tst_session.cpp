@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: MIT
+// Profiling sessions end to end with Debian's python3-torch (1.13, CPU, legacy profiler): script and
+// kernel-vs-reference modes, the exported harness, failures, timeout, cancel, and tilescope-cli capture.
+#include "roofline/classify.h"
+#include "session/harnessexport.h"
+#include "session/sessionconfig.h"
+#include "session/sessionrunner.h"
+#include "stats/keyaverages.h"
+#include "trace/traceloader.h"
+#include "io/jsonvalue.h"
+#include "io/tracefileerror.h"
+#include "testutil.h"
+
+#include <QtTest>
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <unistd.h>
+
+using namespace tilescope;
+using namespace tilescope::session;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Debian's interpreter: it is the one python3-torch installs into (python3 on PATH may be another).
+const char* kPython = "/usr/bin/python3";
+
+std::string sessionData(const std::string& name) { return testutil::dataPath("sessions/" + name); }
+
+SessionTools tools()
+{
+    SessionTools t;
+    t.harness = std::string(TILESCOPE_SOURCE_DIR) + "/resources/harness/tilescope_harness.py";
+    return t;
+}
+
+int countNamed(const trace::Trace& t, std::string_view name)
+{
+    int n = 0;
+    for (const trace::Event& e : t.events)
+        n += t.name(e) == name;
+    return n;
+}
+
+int countPrefixed(const trace::Trace& t, std::string_view prefix)
+{
+    int n = 0;
+    for (const trace::Event& e : t.events)
+        n += t.name(e).starts_with(prefix);
+    return n;
+}
+
+// Processes whose command line holds `marker`: none may survive a session.
+int processesWith(const std::string& marker)
+{
+    int n = 0;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        const std::string pid = entry.path().filename().string();
+        if (pid.find_first_not_of("0123456789") != std::string::npos || pid == std::to_string(::getpid()))
+            continue;
+        std::string cmdline = testutil::readFile(entry.path().string() + "/cmdline");
+        for (char& c : cmdline)
+            c = c == '\0' ? ' ' : c;
+        std::string state = testutil::readFile(entry.path().string() + "/stat");
+        const size_t close = state.rfind(')');
+        const bool zombie = close != std::string::npos && close + 2 < state.size() && state[close + 2] == 'Z';
+        n += !zombie && cmdline.find(marker) != std::string::npos;
+    }
+    return n;
+}
+
+struct CliResult
+{
+    int exitCode = -1;
+    std::string out, err;
+};
+
+CliResult runCli(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(TILESCOPE_CLI), args);
+    p.waitForFinished(180000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput().toStdString(),
+            p.readAllStandardError().toStdString()};
+}
+
+} // namespace
+
+class TestSession : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+
+    std::string out(const char* name) const { return (fs::path(m_tmp.path().toStdString()) / name).string(); }
+
+    SessionConfig base(SessionMode mode, const char* outName) const
+    {
+        SessionConfig c;
+        c.mode = mode;
+        c.python = kPython;
+        c.device = "cpu";
+        c.outputDirectory = out(outName);
+        c.timeoutSeconds = 120;
+        return c;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        QProcess probe;
+        probe.start(QString::fromLatin1(kPython), {QStringLiteral("-c"), QStringLiteral("import torch; print(torch.__version__)")});
+        probe.waitForFinished(60000);
+        QVERIFY2(probe.exitCode() == 0, "these tests need Debian's python3-torch: run packaging/install-deps.sh");
+    }
+
+    void configRoundTripsThroughJson()
+    {
+        SessionConfig c = base(SessionMode::Kernel, "roundtrip");
+        c.kernel = "k.py:fn";
+        c.reference = "pkg.mod:ref";
+        c.inputs = "bf16:64x128,f32:";
+        c.args = {"a b", "--x=\"1\""};
+        c.environment = {{"CUDA_VISIBLE_DEVICES", "0"}};
+        c.schedule = ProfileSchedule{2, 1, 4, 2};
+        c.flopsPerCall = 137438953472.0;
+        c.cudaActivity = false;
+        c.withStack = true;
+        const SessionConfig back = sessionConfigFromJson(toJson(c), "test");
+        QCOMPARE(toJson(back), toJson(c));
+        QCOMPARE(back.schedule->active, 4);
+        QCOMPARE(*back.flopsPerCall, 137438953472.0);
+        QVERIFY(!back.cudaActivity);
+        QCOMPARE(back.args[1], std::string("--x=\"1\""));
+    }
+
+    void badConfigsNameTheFileAndTheField()
+    {
+        const auto expectError = [](const char* json, const char* needle) {
+            try {
+                sessionConfigFromJson(json, "my-session.json");
+                QFAIL("no error");
+            } catch (const io::TraceFileError& e) {
+                const std::string what = e.what();
+                QVERIFY2(what.find("my-session.json") != std::string::npos && what.find(needle) != std::string::npos, what.c_str());
+            }
+        };
+        expectError("{\"mode\": \"jit\"}", "unknown mode 'jit'");
+        expectError("{\"warmup\": -1}", "'warmup'");
+        expectError("{\"iters\": 0}", "'iters'");
+        expectError("{\"args\": \"x\"}", "'args'");
+        expectError("{\"activities\": [\"gpu\"]}", "'activities'");
+        expectError("{\"mode\": ", "my-session.json");
+    }
+
+    void validationSaysWhatIsMissing()
+    {
+        SessionConfig c;
+        c.mode = SessionMode::Kernel;
+        c.kernel = "nocolon";
+        const auto problems = validate(c);
+        const auto has = [&](const char* text) {
+            for (const auto& p : problems)
+                if (p.find(text) != std::string::npos)
+                    return true;
+            return false;
+        };
+        QVERIFY(has("'nocolon' is not module:callable"));
+        QVERIFY(has("no reference given"));
+        QVERIFY(has("no inputs given"));
+        QVERIFY(has("no output folder"));
+        SessionConfig cmd;
+        cmd.mode = SessionMode::Command;
+        cmd.command = "python train.py";
+        cmd.outputDirectory = "x";
+        QVERIFY(validate(cmd).at(0).find("{out}") != std::string::npos);
+    }
+
+    void progressLinesBecomeEvents()
+    {
+        auto e = parseSessionLine("@tilescope {\"event\": \"phase\", \"phase\": \"warmup\", \"step\": 3, \"of\": 10}", false);
+        QVERIFY(e.kind == SessionEvent::Kind::Phase);
+        QCOMPARE(e.phase, std::string("warmup"));
+        QCOMPARE(e.step, 3);
+        QCOMPARE(e.of, 10);
+        e = parseSessionLine("@tilescope {\"event\": \"artifact\", \"kind\": \"trace\", \"path\": \"/o/t.json\"}", false);
+        QVERIFY(e.kind == SessionEvent::Kind::Artifact);
+        QCOMPARE(e.path, std::string("/o/t.json"));
+        // Broken or foreign lines stay log lines, and stderr never carries events.
+        QVERIFY(parseSessionLine("@tilescope {\"event\": ", false).kind == SessionEvent::Kind::Log);
+        QVERIFY(parseSessionLine("@tilescope {\"event\": \"error\", \"message\": \"x\"}", true).kind == SessionEvent::Kind::Log);
+        QVERIFY(parseSessionLine("epoch 1 loss 0.3", false).kind == SessionEvent::Kind::Log);
+    }
+
+    void scriptSessionFollowsTheScheduleAndMatchesTorch()
+    {
+        SessionConfig c = base(SessionMode::Script, "script");
+        c.script = sessionData("train_loop.py");
+        c.args = {"8"};
+        c.schedule = ProfileSchedule{1, 1, 3, 1};
+        std::vector<SessionEvent> events;
+        const SessionResult r = runSession(c, tools(), [&](const SessionEvent& e) { events.push_back(e); });
+        QVERIFY2(r.status == SessionResult::Status::Ok, r.error.c_str());
+        QCOMPARE(r.manifest.mode, std::string("script"));
+        QCOMPARE(r.manifest.profiler, std::string("legacy"));
+        QVERIFY(!r.keyAveragesPath.empty());
+        // Phases arrive in the documented order: setup before profile before export.
+        std::vector<std::string> phases;
+        for (const SessionEvent& e : events)
+            if (e.kind == SessionEvent::Kind::Phase && (phases.empty() || phases.back() != e.phase))
+                phases.push_back(e.phase);
+        QCOMPARE(phases, (std::vector<std::string>{"setup", "profile", "export", "profile", "done"}));
+
+        const auto t = trace::loadTrace(r.tracePath);
+        QCOMPARE(countPrefixed(*t, "ProfilerStep#"), 3);      // the active window only
+        QCOMPARE(countNamed(*t, "train_step"), 3);
+        // torch's own key_averages (written by the harness) equals TileScope's, key by key.
+        const io::JsonValue ref = io::readSmallJsonFile(r.keyAveragesPath);
+        std::map<std::string, int64_t> torchCounts, ours;
+        for (const io::JsonValue& row : ref.find("rows")->items)
+            torchCounts[row.find("key")->text] = *row.find("count")->integer();
+        for (const stats::KeyAverage& row : stats::computeKeyAverages(*t).rows)
+            ours[row.key] = row.count;
+        QVERIFY(torchCounts.size() > 10);
+        QCOMPARE(ours, torchCounts);
+        QCOMPARE(torchCounts["Optimizer.step#SGD.step"], int64_t(3));
+    }
+
+    void scriptStepsOnTilescopeStep()
+    {
+        SessionConfig c = base(SessionMode::Script, "manual");
+        c.script = sessionData("manual_steps.py");
+        c.schedule = ProfileSchedule{0, 1, 2, 1};
+        const SessionResult r = runSession(c, tools(), nullptr);
+        QVERIFY2(r.status == SessionResult::Status::Ok, r.error.c_str());
+        const auto t = trace::loadTrace(r.tracePath);
+        QCOMPARE(countNamed(*t, "manual_region"), 2);
+        QCOMPARE(countPrefixed(*t, "ProfilerStep#"), 2);
+    }
+
+    void scheduleThatNeverCompletesFailsClearly()
+    {
+        SessionConfig c = base(SessionMode::Script, "neverstep");
+        c.script = sessionData("train_loop.py");
+        c.args = {"1"};
+        c.schedule = ProfileSchedule{2, 1, 3, 1};
+        const SessionResult r = runSession(c, tools(), nullptr);
+        QVERIFY(r.status == SessionResult::Status::Failed);
+        QVERIFY2(r.error.find("never reached its active window") != std::string::npos, r.error.c_str());
+        QVERIFY(!r.manifest.notes.empty());
+        QVERIFY2(r.manifest.notes[0].find("made 1 steps") != std::string::npos, r.manifest.notes[0].c_str());
+    }
+
+    void kernelSessionLabelsBothAndChecksThem()
+    {
+        SessionConfig c = base(SessionMode::Kernel, "kernel");
+        c.kernel = sessionData("kernels.py") + ":build_fake_kernel";
+        c.kernelFactory = true;
+        c.reference = sessionData("kernels.py") + ":reference_mm";
+        c.inputs = "float32:64x32,f32:32x48";
+        c.warmupIterations = 3;
+        c.measuredIterations = 4;
+        c.flopsPerCall = 2.0 * 64 * 32 * 48;
+        c.bytesPerCall = 4.0 * (64 * 32 + 32 * 48 + 64 * 48);
+        int warmups = 0;
+        const SessionResult r = runSession(c, tools(), [&](const SessionEvent& e) {
+            warmups += e.kind == SessionEvent::Kind::Phase && e.phase == "warmup";
+        });
+        QVERIFY2(r.status == SessionResult::Status::Ok, r.error.c_str());
+        QCOMPARE(warmups, 3);
+        QCOMPARE(r.manifest.checks.size(), size_t(1));
+        QVERIFY(r.manifest.checks[0].passed);
+        QVERIFY(*r.manifest.checks[0].maxAbsError < 1e-3);
+        const auto t = trace::loadTrace(r.tracePath);
+        QCOMPARE(countNamed(*t, "tilelang_kernel"), 4);
+        QCOMPARE(countNamed(*t, "torch_ref"), 4);
+        QCOMPARE(countNamed(*t, "aten::mm"), 4);              // only the reference calls torch.mm
+        // The generated source is saved, named after its kernel, and the sidecar loads.
+        QCOMPARE(r.manifest.sources.size(), size_t(1));
+        QCOMPARE(r.manifest.sources[0].kernel, std::string("main_kernel"));
+        QVERIFY(testutil::readFile(r.manifest.sources[0].path).find("tl::gemm_ss") != std::string::npos);
+        QCOMPARE(r.annotationsPath, r.tracePath + ".annotations.json");
+        const auto annotations = roofline::loadAnnotations(r.annotationsPath);
+        QCOMPARE(annotations.size(), size_t(2));
+        QCOMPARE(annotations[0].region, std::string("tilelang_kernel"));
+        QCOMPARE(*annotations[0].flops, *c.flopsPerCall);
+        QCOMPARE(annotations[1].region, std::string("torch_ref"));
+        QCOMPARE(*annotations[1].bytes, *c.bytesPerCall);
+    }
+
+    void wrongKernelFailsItsCheckButKeepsTheTrace()
+    {
+        SessionConfig c = base(SessionMode::Kernel, "wrong");
+        c.kernel = sessionData("kernels.py") + ":wrong_mm";
+        c.reference = sessionData("kernels.py") + ":reference_mm";
+        c.inputs = "f32:16x16,f32:16x16";
+        c.warmupIterations = 1;
+        c.measuredIterations = 1;
+        const SessionResult r = runSession(c, tools(), nullptr);
+        QVERIFY2(r.status == SessionResult::Status::Ok, r.error.c_str());
+        QVERIFY(!r.manifest.checks.at(0).passed);
+        QVERIFY(std::abs(*r.manifest.checks[0].maxAbsError - 1.0) < 1e-5);
+        QVERIFY(!r.tracePath.empty());
+    }
+
+    void badKernelSpecsFailWithTheirReason_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<QString>("inputs");
+        QTest::addColumn<QString>("expected");
+        const QString k = QString::fromStdString(sessionData("kernels.py"));
+        QTest::newRow("no attribute") << k + QStringLiteral(":nope") << QStringLiteral("f32:4x4,f32:4x4") << QStringLiteral("has no attribute 'nope'");
+        QTest::newRow("no file") << QStringLiteral("/nonexistent/k.py:fn") << QStringLiteral("f32:4x4") << QStringLiteral("does not exist");
+        QTest::newRow("bad dtype") << k + QStringLiteral(":broadcast_mm") << QStringLiteral("float31:4x4") << QStringLiteral("unknown dtype 'float31'");
+        QTest::newRow("bad dims") << k + QStringLiteral(":broadcast_mm") << QStringLiteral("f32:4xq") << QStringLiteral("'q' is not a dimension");
+        QTest::newRow("shape mismatch") << k + QStringLiteral(":broadcast_mm") << QStringLiteral("f32:4x5,f32:4x4") << QStringLiteral("failed on its first call");
+    }
+
+    void badKernelSpecsFailWithTheirReason()
+    {
+        QFETCH(QString, kernel);
+        QFETCH(QString, inputs);
+        QFETCH(QString, expected);
+        SessionConfig c = base(SessionMode::Kernel, "badkernel");
+        c.kernel = kernel.toStdString();
+        c.reference = sessionData("kernels.py") + ":reference_mm";
+        c.inputs = inputs.toStdString();
+        const SessionResult r = runSession(c, tools(), nullptr);
+        QVERIFY(r.status == SessionResult::Status::Failed);
+        QVERIFY2(r.error.find(expected.toStdString()) != std::string::npos, r.error.c_str());
+        QCOMPARE(r.manifest.status, std::string("failed"));
+    }
+
+    void crashingScriptFailsClearlyAndKeepsThePartialTrace()
+    {
+        SessionConfig c = base(SessionMode::Script, "crash");
+        c.script = sessionData("crash.py");
+        const SessionResult r = runSession(c, tools(), nullptr);
+        QVERIFY(r.status == SessionResult::Status::Failed);
+        QVERIFY2(r.error.find("exited with code 1") != std::string::npos, r.error.c_str());
+        QVERIFY2(r.error.find("ValueError: tilescope test crash") != std::string::npos, r.error.c_str());
+        bool traceback = false;
+        for (const std::string& line : r.stderrTail)
+            traceback = traceback || line.find("crash.py") != std::string::npos;
+        QVERIFY(traceback);
+        QVERIFY(!r.tracePath.empty());
+        const auto t = trace::loadTrace(r.tracePath);
+        QCOMPARE(countNamed(*t, "aten::mm"), 1);
+    }
+
+    void missingTorchIsSaidPlainly()
+    {
+        SessionConfig c = base(SessionMode::Script, "notorch");
+        c.script = sessionData("train_loop.py");
+        c.environment = {{"PYTHONPATH", sessionData("no_torch")}};
+        const SessionResult r = runSession(c, tools(), nullptr);
+        QVERIFY(r.status == SessionResult::Status::Failed);
+        QVERIFY2(r.error.find("torch is not installed for /usr/bin/python3") != std::string::npos, r.error.c_str());
+    }
+
+    void missingInterpreterIsAStartError()
+    {
+        SessionConfig c = base(SessionMode::Script, "nopython");
+        c.script = sessionData("train_loop.py");
+        c.python = "/nonexistent/venv/bin/python";
+        const SessionResult r = runSession(c, tools(), nullptr);
+        QVERIFY(r.status == SessionResult::Status::Failed);
+        QVERIFY2(r.error.find("cannot run '/nonexistent/venv/bin/python'") != std::string::npos, r.error.c_str());
+    }
+
+    void hangingScriptTimesOutWithNoOrphans()
+    {
+        SessionConfig c = base(SessionMode::Script, "hang");
+        c.script = sessionData("hang.py");
+        c.timeoutSeconds = 6;
+        const SessionResult r = runSession(c, tools(), nullptr);
+        QVERIFY(r.status == SessionResult::Status::TimedOut);
+        QVERIFY2(r.error.find("timed out after 6 s") != std::string::npos, r.error.c_str());
+        QVERIFY(r.seconds < 30);
+        QCOMPARE(processesWith("tilescope-hang-child"), 0);
+        QCOMPARE(processesWith(sessionData("hang.py")), 0);
+    }
+
+    void cancelEndsTheSession()
+    {
+        SessionConfig c = base(SessionMode::Script, "cancel");
+        c.script = sessionData("hang.py");
+        std::atomic<bool> cancel{false};
+        const SessionResult r = runSession(c, tools(), [&](const SessionEvent& e) {
+            if (e.message.starts_with("child "))
+                cancel = true; // the script is running and has started its own child
+        }, &cancel);
+        QVERIFY(r.status == SessionResult::Status::Cancelled);
+        QVERIFY(r.seconds < 30);
+        QCOMPARE(processesWith("tilescope-hang-child"), 0);
+    }
+
+    void exportedHarnessRunsOnItsOwn()
+    {
+        SessionConfig c = base(SessionMode::Kernel, "unused");
+        c.kernel = sessionData("kernels.py") + ":broadcast_mm";
+        c.reference = sessionData("kernels.py") + ":reference_mm";
+        c.inputs = "f32:8x8,f32:8x8";
+        c.warmupIterations = 1;
+        c.measuredIterations = 2;
+        const std::string script = out("exported_session.py");
+        writeExportedHarness(c, tools().harness, script);
+        QVERIFY(testutil::readFile(script).find("EMBEDDED_CONFIG = json.loads(") != std::string::npos);
+        const std::string remote = out("remote");
+        QProcess p;
+        p.start(QString::fromLatin1(kPython), {QString::fromStdString(script), QStringLiteral("--out"), QString::fromStdString(remote)});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const SessionManifest m = readSessionManifest(remote + "/tilescope-session.json");
+        QCOMPARE(m.status, std::string("ok"));
+        QCOMPARE(countNamed(*trace::loadTrace(m.trace), "torch_ref"), 2);
+        QVERIFY(!fs::exists(c.outputDirectory)); // --out replaced the embedded folder
+    }
+
+    void commandSessionFindsItsTrace()
+    {
+        SessionConfig c = base(SessionMode::Command, "command");
+        c.command = "cp " + testutil::dataPath("legacy/cpu_mlp/trace.json") + " {out}/from_command.json";
+        const SessionResult r = runSession(c, tools(), nullptr);
+        QVERIFY2(r.status == SessionResult::Status::Ok, r.error.c_str());
+        QCOMPARE(fs::path(r.tracePath).filename().string(), std::string("from_command.json"));
+        QCOMPARE(r.manifest.status, std::string("ok"));
+    }
+
+    void torchscriptWithoutTheToolSaysWhy()
+    {
+        SessionConfig c = base(SessionMode::TorchScript, "notool");
+        c.torchscript = sessionData("train_loop.py"); // any existing file: the tool check comes first
+        SessionTools none = tools();
+        none.torchTool.clear();
+        const SessionResult r = runSession(c, none, nullptr);
+        QVERIFY(r.status == SessionResult::Status::Failed);
+        QVERIFY2(r.error.find("tilescope-torch") != std::string::npos, r.error.c_str());
+    }
+
+    void cliCapturePrintsTheTracePath()
+    {
+        const QString dir = QString::fromStdString(out("cli"));
+        const CliResult r = runCli({QStringLiteral("capture"), QStringLiteral("--script"), QString::fromStdString(sessionData("train_loop.py")),
+                                    QStringLiteral("--python"), QString::fromLatin1(kPython), QStringLiteral("--out"), dir,
+                                    QStringLiteral("--quiet"), QStringLiteral("--"), QStringLiteral("3")});
+        QVERIFY2(r.exitCode == 0, r.err.c_str());
+        QCOMPARE(r.out, dir.toStdString() + "/trace.pt.trace.json\n");
+        QVERIFY(r.err.find("[export]") != std::string::npos);
+        QVERIFY(countNamed(*trace::loadTrace(dir.toStdString() + "/trace.pt.trace.json"), "train_step") == 3);
+    }
+
+    void cliCaptureExitCodes()
+    {
+        const QString k = QString::fromStdString(sessionData("kernels.py"));
+        CliResult r = runCli({QStringLiteral("capture"), QStringLiteral("--kernel"), k + QStringLiteral(":wrong_mm"), QStringLiteral("--ref"),
+                              k + QStringLiteral(":reference_mm"), QStringLiteral("--inputs"), QStringLiteral("f32:8x8,f32:8x8"),
+                              QStringLiteral("--python"), QString::fromLatin1(kPython), QStringLiteral("--warmup"), QStringLiteral("1"),
+                              QStringLiteral("--out"), QString::fromStdString(out("cliwrong"))});
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(r.err.find("check allclose: FAILED") != std::string::npos, r.err.c_str());
+        r = runCli({QStringLiteral("capture"), QStringLiteral("--script"), QString::fromStdString(sessionData("crash.py")),
+                    QStringLiteral("--python"), QString::fromLatin1(kPython), QStringLiteral("--out"), QString::fromStdString(out("clicrash"))});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.find("capture failed") != std::string::npos && r.err.find("tilescope test crash") != std::string::npos, r.err.c_str());
+        QVERIFY(r.err.find("a partial trace was written") != std::string::npos);
+        r = runCli({QStringLiteral("capture"), QStringLiteral("--script"), QStringLiteral("x.py"), QStringLiteral("--schedule"), QStringLiteral("1,2")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.find("--schedule expects WAIT,WARMUP,ACTIVE,REPEAT") != std::string::npos, r.err.c_str());
+        r = runCli({QStringLiteral("capture"), QStringLiteral("--script"), QStringLiteral("/nonexistent.py"), QStringLiteral("--out"), QStringLiteral("o")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.find("script '/nonexistent.py' does not exist") != std::string::npos, r.err.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSession)
+#include "tst_session.moc"
