@@ -4,6 +4,9 @@
 #include "analysis/overlap.h"
 #include "detailspanel.h"
 #include "keyaveragesmodel.h"
+#include "profiledialog.h"
+#include "io/tracefileerror.h"
+#include "session/sessionmanifest.h"
 #include "rooflinepanel.h"
 #include "stats/torchtable.h"
 #include "timelineview.h"
@@ -141,8 +144,27 @@ MainWindow::MainWindow(QWidget* parent)
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("Reopen &Last"), this, [this] { reopenLast(); });
     file->addAction(tr("Open Bundled &Sample"), this, [this] { openBundledSample(); });
+    file->addAction(tr("Open Session &Folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a session folder (holds tilescope-session.json)"));
+        if (!dir.isEmpty())
+            openFile(dir);
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+    QMenu* profile = menuBar()->addMenu(tr("&Profile"));
+    profile->addAction(tr("&New Session…"), QKeySequence(Qt::CTRL | Qt::Key_P), this, [this] { showProfileDialog(); });
+    QMenu* recentSessions = profile->addMenu(tr("&Recent Sessions"));
+    connect(recentSessions, &QMenu::aboutToShow, this, [this, recentSessions] {
+        recentSessions->clear();
+        const auto sessions = ProfileDialog::recentSessions();
+        if (sessions.isEmpty())
+            recentSessions->addAction(tr("(none)"))->setEnabled(false);
+        for (const auto& config : sessions)
+            recentSessions->addAction(ProfileDialog::describe(config), this, [this, config] {
+                showProfileDialog();
+                m_profileDialog->setConfig(config);
+            });
+    });
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Fit All"), this, [this] { m_timeline->fitAll(); });
     view->addAction(tableDock->toggleViewAction());
@@ -256,8 +278,44 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::openFile(const QString& path)
+void MainWindow::showProfileDialog()
 {
+    if (!m_profileDialog) {
+        m_profileDialog = new ProfileDialog(this);
+        connect(m_profileDialog, &ProfileDialog::sessionFinished, this,
+                [this](std::shared_ptr<const tilescope::session::SessionResult> result) {
+                    if (result->tracePath.empty())
+                        return;
+                    statusBar()->showMessage(tr("Session finished: opening %1").arg(QString::fromStdString(result->tracePath)), 10000);
+                    openFile(QString::fromStdString(result->tracePath));
+                });
+    }
+    m_profileDialog->show();
+    m_profileDialog->raise();
+    m_profileDialog->activateWindow();
+}
+
+void MainWindow::openFile(const QString& givenPath)
+{
+    QString path = givenPath;
+    if (QFileInfo(path).isDir()) {
+        // A session folder opens its trace (the manifest names it); annotations sit beside it.
+        const auto manifest = tilescope::session::manifestInFolder(path.toStdString());
+        QString trace;
+        try {
+            if (manifest)
+                trace = QString::fromStdString(tilescope::session::readSessionManifest(*manifest).trace);
+        } catch (const tilescope::io::TraceFileError& e) {
+            QMessageBox::warning(this, tr("Open session"), QString::fromStdString(e.what()));
+            return;
+        }
+        if (trace.isEmpty()) {
+            QMessageBox::warning(this, tr("Open session"),
+                                 tr("%1: not a TileScope session folder with a trace (no tilescope-session.json naming one)").arg(path));
+            return;
+        }
+        path = trace;
+    }
     m_progress->setRange(0, 0);
     m_progress->setFormat(tr("opening %1").arg(QFileInfo(path).fileName()));
     m_progress->show();

@@ -7,6 +7,7 @@
 
 class DetailsPanel;
 class KeyAveragesModel;
+class ProfileDialog;
 class QCheckBox;
 class QLabel;
 class QLineEdit;
@@ -35,6 +36,8 @@ public:
     void openFile(const QString& path);
     void openBundledSample();
     void reopenLast();
+    void showProfileDialog();
+    ProfileDialog* profileDialog() const { return m_profileDialog; }
     // Saves a PNG of the window once the trace in flight has loaded, then quits.
     void screenshotWhenLoaded(const QString& path);
 
@@ -88,6 +91,7 @@ private:
     QPushButton* m_cancel;
     QMenu* m_recentMenu;
     QTimer* m_figuresTimer;
+    ProfileDialog* m_profileDialog = nullptr;
     QString m_screenshotPath;
     bool m_syncing = false;
     quint64 m_rangeGeneration = 0;

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+// The Profile dialog as a user drives it (offscreen): fill the form, Profile, watch progress, land in the
+// timeline; Cancel ends a hanging session; recent sessions re-fill the form. Uses Debian's python3-torch.
+#include "testutil.h"
+
+#include "mainwindow.h"
+#include "profiledialog.h"
+#include "tracedocument.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace tilescope;
+using namespace tilescope::session;
+
+namespace {
+
+std::string sessionData(const std::string& name) { return testutil::dataPath("sessions/" + name); }
+
+SessionTools sourceTools()
+{
+    SessionTools t;
+    t.harness = std::string(TILESCOPE_SOURCE_DIR) + "/resources/harness/tilescope_harness.py";
+    return t;
+}
+
+bool hasEvent(const trace::Trace& t, std::string_view name)
+{
+    for (const trace::Event& e : t.events)
+        if (t.name(e) == name)
+            return true;
+    return false;
+}
+
+} // namespace
+
+class TestProfileDialog : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+
+    SessionConfig kernelConfig(const QString& outName) const
+    {
+        SessionConfig c;
+        c.mode = SessionMode::Kernel;
+        c.kernel = sessionData("kernels.py") + ":broadcast_mm";
+        c.reference = sessionData("kernels.py") + ":reference_mm";
+        c.inputs = "f32:32x16,f32:16x8";
+        c.python = "/usr/bin/python3";
+        c.device = "cpu";
+        c.warmupIterations = 2;
+        c.measuredIterations = 3;
+        c.flopsPerCall = 8192;
+        c.outputDirectory = m_tmp.filePath(outName).toStdString();
+        return c;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("TileScopeTests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_profiledialog"));
+        QSettings().clear();
+        QVERIFY(m_tmp.isValid());
+    }
+
+    void formRoundTripsTheConfig()
+    {
+        ProfileDialog d;
+        SessionConfig c = kernelConfig(QStringLiteral("form"));
+        c.kernelFactory = true;
+        c.environment = {{"A", "1"}, {"B", "x=y"}};
+        c.cudaActivity = false;
+        c.profileMemory = true;
+        c.timeoutSeconds = 30;
+        c.rtol = 1e-3;
+        d.setConfig(c);
+        QCOMPARE(toJson(d.config()), toJson(c));
+        SessionConfig script;
+        script.script = "/x/train.py";
+        script.args = {"--epochs", "2", "a b"};
+        script.schedule = ProfileSchedule{1, 2, 3, 0};
+        script.outputDirectory = "/tmp/o";
+        d.setConfig(script);
+        QCOMPARE(toJson(d.config()), toJson(script));
+    }
+
+    void invalidFormSaysWhyAndStartsNothing()
+    {
+        ProfileDialog d;
+        SessionConfig c = kernelConfig(QStringLiteral("invalid"));
+        c.reference.clear();
+        d.setConfig(c);
+        d.startSession();
+        QVERIFY(!d.isRunning());
+        QVERIFY(d.profileButton()->isEnabled());
+        QVERIFY(d.findChild<QLabel*>() != nullptr);
+        bool said = false;
+        for (const QLabel* label : d.findChildren<QLabel*>())
+            said = said || label->text().contains(QStringLiteral("no reference given"));
+        QVERIFY(said);
+    }
+
+    void profileOpensTheResultInTheMainWindow()
+    {
+        MainWindow w;
+        w.show();
+        w.showProfileDialog();
+        ProfileDialog* d = w.profileDialog();
+        QVERIFY(d);
+        d->setTools(sourceTools());
+        const SessionConfig c = kernelConfig(QStringLiteral("run"));
+        d->setConfig(c);
+        QSignalSpy opened(&w, &MainWindow::documentChanged);
+        QTest::mouseClick(d->profileButton(), Qt::LeftButton);
+        QVERIFY(d->isRunning());
+        QVERIFY(d->cancelButton()->isEnabled());
+        QVERIFY(!d->profileButton()->isEnabled());
+        QVERIFY(opened.wait(120000));
+        QVERIFY(w.document());
+        QCOMPARE(w.document()->path, QString::fromStdString(c.outputDirectory + "/trace.pt.trace.json"));
+        QVERIFY(hasEvent(*w.document()->trace, "tilelang_kernel"));
+        QVERIFY(hasEvent(*w.document()->trace, "torch_ref"));
+        QVERIFY(!d->isRunning());
+        QVERIFY(d->log()->toPlainText().contains(QStringLiteral("[warmup] warm-up 2/2")));
+        QVERIFY(d->log()->toPlainText().contains(QStringLiteral("allclose passed")));
+        QCOMPARE(d->progress()->value(), d->progress()->maximum());
+        // The session is remembered and re-fills the form.
+        const auto recent = ProfileDialog::recentSessions();
+        QVERIFY(!recent.isEmpty());
+        QCOMPARE(toJson(recent.front()), toJson(c));
+        QVERIFY(d->recent()->count() >= 2);
+    }
+
+    void sessionFolderOpensItsTrace()
+    {
+        MainWindow w;
+        QSignalSpy opened(&w, &MainWindow::documentChanged);
+        w.openFile(m_tmp.filePath(QStringLiteral("run")));
+        QVERIFY(opened.wait(30000));
+        QVERIFY(w.document()->path.endsWith(QStringLiteral("run/trace.pt.trace.json")));
+    }
+
+    void cancelEndsAHangingSession()
+    {
+        ProfileDialog d;
+        d.setTools(sourceTools());
+        SessionConfig c;
+        c.script = sessionData("hang.py");
+        c.python = "/usr/bin/python3";
+        c.device = "cpu";
+        c.outputDirectory = m_tmp.filePath(QStringLiteral("hang")).toStdString();
+        d.setConfig(c);
+        QSignalSpy finished(&d, &ProfileDialog::sessionFinished);
+        d.startSession();
+        QTRY_VERIFY_WITH_TIMEOUT(d.log()->toPlainText().contains(QStringLiteral("child ")), 60000);
+        QTest::mouseClick(d.cancelButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!d.isRunning(), 30000);
+        QCOMPARE(finished.count(), 0); // nothing to open
+        QVERIFY(d.log()->toPlainText().contains(QStringLiteral("session cancelled")));
+        QVERIFY(d.profileButton()->isEnabled());
+    }
+};
+
+QTEST_MAIN(TestProfileDialog)
+#include "tst_profiledialog.moc"

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "session/sessionconfig.h"
+#include "session/sessionrunner.h"
+
+#include <QDialog>
+
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QStackedWidget;
+class SessionJob;
+
+// Profile: pick what to run and how, press Profile, watch the log and progress (Cancel ends the whole
+// process group), and the result opens in the main window. Recent sessions re-run with one click.
+class ProfileDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit ProfileDialog(QWidget* parent = nullptr);
+    ~ProfileDialog() override;
+
+    tilescope::session::SessionConfig config() const;
+    void setConfig(const tilescope::session::SessionConfig& config);
+    void setTools(const tilescope::session::SessionTools& tools) { m_tools = tools; }
+
+    void startSession();  // Profile
+    void cancelSession(); // Cancel
+    bool isRunning() const;
+
+    QPushButton* profileButton() const { return m_profile; }
+    QPushButton* cancelButton() const { return m_cancel; }
+    QPlainTextEdit* log() const { return m_log; }
+    QProgressBar* progress() const { return m_progressBar; }
+    QComboBox* recent() const { return m_recent; }
+
+    // The last sessions' configs, newest first (QSettings), for the dialog and the Profile menu.
+    static QList<tilescope::session::SessionConfig> recentSessions();
+    static QString describe(const tilescope::session::SessionConfig& config);
+
+signals:
+    // A session ended; `result->tracePath` is set when there is something to open (even a partial trace).
+    void sessionFinished(std::shared_ptr<const tilescope::session::SessionResult> result);
+
+protected:
+    void reject() override; // Close while running asks first
+
+private:
+    void onModeChanged();
+    void onFinished(std::shared_ptr<const tilescope::session::SessionResult> result);
+    void exportHarness();
+    void setRunning(bool running);
+    void appendLog(const QString& line, bool isError);
+    static void rememberSession(const tilescope::session::SessionConfig& config);
+    void reloadRecent();
+    QWidget* scriptPage();
+    QWidget* kernelPage();
+    QWidget* torchscriptPage();
+    QWidget* commandPage();
+    QWidget* browseRow(QLineEdit* edit, const QString& caption, const QString& filter, bool folder);
+
+    SessionJob* m_job;
+    tilescope::session::SessionTools m_tools;
+    QComboBox* m_recent;
+    QComboBox* m_mode;
+    QStackedWidget* m_pages;
+    // Script
+    QLineEdit* m_script;
+    QLineEdit* m_args;
+    QCheckBox* m_useSchedule;
+    QSpinBox* m_wait;
+    QSpinBox* m_warmupSteps;
+    QSpinBox* m_active;
+    QSpinBox* m_repeat;
+    // Kernel
+    QLineEdit* m_kernel;
+    QCheckBox* m_kernelFactory;
+    QLineEdit* m_reference;
+    QLineEdit* m_inputs;
+    QLineEdit* m_flops;
+    QLineEdit* m_bytes;
+    QDoubleSpinBox* m_rtol;
+    QDoubleSpinBox* m_atol;
+    // TorchScript, Command
+    QLineEdit* m_torchscript;
+    QLineEdit* m_tsInputs;
+    QLineEdit* m_command;
+    // Common
+    QLineEdit* m_python;
+    QComboBox* m_device;
+    QLineEdit* m_cwd;
+    QPlainTextEdit* m_env;
+    QCheckBox* m_cpu;
+    QCheckBox* m_cuda;
+    QSpinBox* m_warmup;
+    QSpinBox* m_iters;
+    QCheckBox* m_recordShapes;
+    QCheckBox* m_profileMemory;
+    QCheckBox* m_withStack;
+    QCheckBox* m_withFlops;
+    QLineEdit* m_out;
+    QSpinBox* m_timeout;
+    // Run
+    QPlainTextEdit* m_log;
+    QProgressBar* m_progressBar;
+    QLabel* m_status;
+    QPushButton* m_profile;
+    QPushButton* m_cancel;
+    QPushButton* m_export;
+    QPushButton* m_openPartial;
+    QString m_partialTrace;
+};
