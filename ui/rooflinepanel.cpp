@@ -6,9 +6,13 @@
 
 #include "rooflinepanel.h"
 
+#include "io/tracefileerror.h"
+#include "roofline/sourceinspect.h"
 #include "stats/torchtable.h"
 #include "tracedocument.h"
 
+#include <QFileDialog>
+#include <QPushButton>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
@@ -30,12 +34,21 @@ QColor classColour(const std::string& cls)
 
 } // namespace
 
-RooflinePanel::RooflinePanel(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)), m_card(new QTextBrowser(this))
+RooflinePanel::RooflinePanel(QWidget* parent)
+    : QWidget(parent)
+    , m_plot(new QCustomPlot(this))
+    , m_attach(new QPushButton(tr("Attach generated source..."), this))
+    , m_card(new QTextBrowser(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_plot, 3);
+    layout->addWidget(m_attach);
     layout->addWidget(m_card, 2);
+    m_attach->setToolTip(tr("Pick the TileLang generated .cu of the selected kernel (kernel.get_kernel_source(), "
+                            "~/.tilelang/cache/*/device_kernel.cu): its MMA, TMA and cp.async call sites join the verdict"));
+    m_attach->setEnabled(false);
+    connect(m_attach, &QPushButton::clicked, this, &RooflinePanel::chooseSource);
     m_plot->setMinimumHeight(220);
     for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
         axis->setScaleType(QCPAxis::stLogarithmic);
@@ -64,6 +77,9 @@ void RooflinePanel::setDocument(std::shared_ptr<const TraceDocument> document)
 {
     m_doc = std::move(document);
     m_selected.clear();
+    m_sources.clear();
+    m_report = m_doc ? m_doc->classification : tilescope::roofline::ClassifyReport{};
+    m_attach->setEnabled(false);
     rebuild();
     m_card->setHtml(tr("<i>Click a kernel (here, in the timeline or in the table) to see its classification.</i>"));
 }
@@ -75,7 +91,7 @@ void RooflinePanel::rebuild()
     m_pointCount = 0;
     if (!m_doc)
         return;
-    const auto& r = m_doc->classification;
+    const auto& r = m_report;
     const auto& c = r.ceilings;
     const double x0 = 1e-2, x1 = 1e5;
     // Roofs: bandwidth line meeting each compute roof at its ridge point.
@@ -135,12 +151,13 @@ void RooflinePanel::showKernel(const std::string& name)
     if (!m_doc)
         return;
     const roofline::Classification* found = nullptr;
-    for (const auto& list : {&m_doc->classification.kernels, &m_doc->classification.regions})
+    for (const auto& list : {&m_report.kernels, &m_report.regions})
         for (const auto& k : *list)
             if (k.name == name && !found)
                 found = &k;
     m_selected = name;
     rebuild();
+    m_attach->setEnabled(found != nullptr);
     if (!found) {
         m_card->setHtml(tr("<i>%1 has no classification (not a GPU activity or region).</i>").arg(QString::fromStdString(name).toHtmlEscaped()));
         return;
@@ -154,7 +171,58 @@ void RooflinePanel::showKernel(const std::string& name)
     for (const auto& e : found->evidence)
         html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(e).toHtmlEscaped());
     html += QStringLiteral("</ul>");
+    if (found->source) {
+        const auto& src = *found->source;
+        html += tr("<b>Generated source</b> %1%2<br>%3")
+                    .arg(QString::fromStdString(src.path).toHtmlEscaped(),
+                         src.kernel.empty() ? QString() : tr(" (kernel %1)").arg(QString::fromStdString(src.kernel).toHtmlEscaped()),
+                         QString::fromStdString(src.summary.conclusion).toHtmlEscaped());
+        if (found->sourceContradicts)
+            html += tr("<br><b style='color:#c83232'>The verdict and the source disagree (see the evidence).</b>");
+        html += QStringLiteral("<table cellspacing='4'><tr><th align='left'>%1</th><th>%2</th><th align='left'>%3</th></tr>")
+                    .arg(tr("feature"), tr("call sites"), tr("lines"));
+        for (const auto& f : src.summary.features) {
+            QStringList lines;
+            for (const int l : f.lines)
+                lines << QString::number(l);
+            html += QStringLiteral("<tr><td title='%1'>%2</td><td align='right'>%3</td><td>%4</td></tr>")
+                        .arg(QString::fromStdString(f.meaning).toHtmlEscaped(), QString::fromStdString(f.name).toHtmlEscaped())
+                        .arg(f.callSites)
+                        .arg(lines.join(QStringLiteral(", ")));
+        }
+        html += QStringLiteral("</table>");
+        for (const auto& caveat : src.caveats)
+            html += QStringLiteral("<i>%1</i><br>").arg(QString::fromStdString(caveat).toHtmlEscaped());
+    }
     m_card->setHtml(html);
+}
+
+void RooflinePanel::chooseSource()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Generated source of %1").arg(QString::fromStdString(m_selected)), QString(),
+                                                      tr("CUDA sources (*.cu *.cuh *.c *.cpp);;All files (*)"));
+    if (!path.isEmpty())
+        attachSource(path);
+}
+
+bool RooflinePanel::attachSource(const QString& path)
+{
+    if (!m_doc || m_selected.empty())
+        return false;
+    try {
+        auto inspection = roofline::inspectGeneratedSourceFile(path.toStdString());
+        // One source per kernel: a new pick replaces the old one.
+        std::erase_if(m_sources, [&](const roofline::SourceAttachment& s) { return s.target == m_selected; });
+        m_sources.push_back({m_selected, std::move(inspection)});
+        roofline::ClassifyOptions options = m_doc->classifyOptions;
+        options.sources = m_sources;
+        m_report = roofline::classify(*m_doc->trace, options);
+    } catch (const io::TraceFileError& e) {
+        m_card->setHtml(tr("<b>Cannot use this source:</b> %1").arg(QString::fromStdString(e.what()).toHtmlEscaped()));
+        return false;
+    }
+    showKernel(m_selected);
+    return true;
 }
 
 QString RooflinePanel::verdictText() const { return m_card->toPlainText(); }

@@ -27,11 +27,10 @@ std::shared_ptr<const TraceDocument> TraceDocument::build(const QString& path, c
     doc->overlapIndex = std::make_unique<analysis::OverlapIndex>(t, doc->overlap);
     doc->averages = stats::computeKeyAverages(t);
     doc->averagesByShape = stats::computeKeyAverages(t, stats::KeyAveragesOptions::byInputShape(true));
-    roofline::ClassifyOptions classifyOptions;
     const std::string sidecar = path.toStdString() + ".annotations.json";
     if (bytes.isEmpty() && std::filesystem::exists(sidecar))
-        classifyOptions.annotations = roofline::loadAnnotations(sidecar);
-    doc->classification = roofline::classify(t, classifyOptions);
+        doc->classifyOptions.annotations = roofline::loadAnnotations(sidecar);
+    doc->classification = roofline::classify(t, doc->classifyOptions);
     for (uint32_t i = 0; i < t.tracks.size(); ++i)
         if (!t.tracks[i].events.empty())
             doc->laneOrder.push_back(i);

@@ -23,6 +23,7 @@ struct TraceDocument
     std::unique_ptr<tilescope::analysis::OverlapIndex> overlapIndex; // figures for any view in O(log n)
     tilescope::stats::KeyAverages averages;
     tilescope::stats::KeyAverages averagesByShape;
+    tilescope::roofline::ClassifyOptions classifyOptions; // what `classification` was made with
     tilescope::roofline::ClassifyReport classification; // with TRACE.annotations.json when it exists
     std::vector<uint32_t> laneOrder;              // tracks with events, in the trace's sort order
     int64_t contentStart = 0, contentEnd = 0;     // extent of thread and stream events (not profiler spans)

@@ -2,6 +2,7 @@
 #include "report/classifyreport.h"
 
 #include "report/jsonwriter.h"
+#include "report/sourcereport.h"
 #include "stats/torchtable.h"
 
 #include <sstream>
@@ -30,6 +31,12 @@ void writeClassification(JsonWriter& w, const roofline::Classification& c)
     for (const auto& e : c.evidence)
         w.value(e);
     w.endArray();
+    w.key("tensor_core_evidence").value(c.tensorCoreEvidence);
+    if (c.source) {
+        w.key("source");
+        writeSourceEvidence(w, *c.source);
+        w.key("source_contradicts").value(c.sourceContradicts);
+    }
     w.endObject();
 }
 
@@ -79,6 +86,9 @@ std::string classifyText(const roofline::ClassifyReport& r)
                       << c.strength << ", work level " << c.evidenceLevel << ")\n";
             for (const auto& e : c.evidence)
                 out << "      " << e << "\n";
+            if (c.source)
+                for (const auto& caveat : c.source->caveats)
+                    out << "      source caveat: " << caveat << "\n";
         }
     };
     print("kernels", r.kernels);

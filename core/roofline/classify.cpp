@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <map>
 #include <regex>
 #include <set>
@@ -225,6 +226,8 @@ struct Aggregate
     bool dominantRuleUsed = false;
     bool assumedRoof = false;
     std::string declaredRoof;
+    std::string sourceRoof;        // the tensor roof the generated source's MMA call sites imply
+    bool sourcePrecisionAssumed = false;
 };
 
 void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, const Ceilings& datasheet, bool measured, bool partial)
@@ -259,8 +262,14 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
             most = f;
             roof = r;
         }
-    if (!a.declaredRoof.empty())
+    if (!a.declaredRoof.empty()) {
         roof = a.declaredRoof;
+    } else if (a.assumedRoof && !a.sourceRoof.empty()) {
+        // §6.2: a custom kernel's roof comes from the user's declaration, else from its generated source.
+        roof = a.sourceRoof;
+        c.evidence.push_back("the " + roof + " tensor roof comes from the generated source's MMA call sites"
+                             + (a.sourcePrecisionAssumed ? " (no operand type named there: BF16 assumed)" : ""));
+    }
     if ((roof == "fp32" || roof.empty()) && a.flops > 0 && datasheet.fp32 > 0 && c.achievedFlopsPerS > datasheet.fp32) {
         c.evidence.push_back(rate(c.achievedFlopsPerS, "FLOP/s") + " is above the datasheet FP32 peak " + rate(datasheet.fp32, "FLOP/s")
                              + ": it must be tensor-core work" + (roof == "fp32" && a.assumedRoof ? " (BF16 roof assumed)" : ""));
@@ -325,6 +334,59 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
         c.evidence.push_back("at the roof");
 }
 
+std::string linesText(const std::vector<int>& lines)
+{
+    std::string out;
+    for (const int l : lines)
+        out += (out.empty() ? "" : ", ") + std::to_string(l);
+    return out;
+}
+
+// The tensor roof that MMA call sites imply for a custom kernel: the operand type they name, else BF16.
+void applySourceRoof(Aggregate& a, const SourceEvidence* source)
+{
+    if (!source || source->summary.tensorCore == TensorCorePath::None)
+        return;
+    const std::string& p = source->summary.mmaPrecision;
+    a.sourceRoof = p.empty() ? "bf16" : p;
+    a.sourcePrecisionAssumed = p.empty();
+}
+
+// roofline.md §7.4-7.5: the source's findings as evidence lines next to the verdict, and the verdicts
+// the call sites contradict.
+void corroborate(Classification& c, SourceEvidence e, bool hopper)
+{
+    const SourceSummary& s = e.summary;
+    c.evidence.push_back("generated source " + e.path + (e.kernel.empty() ? "" : " (" + e.kernel + ")") + ": " + s.conclusion);
+    std::string sites;
+    for (const auto& f : s.features)
+        sites += (sites.empty() ? "" : "; ") + f.name + " x" + std::to_string(f.callSites) + " (line" + (f.lines.size() > 1 ? "s " : " ")
+            + linesText(f.lines) + ")";
+    if (!sites.empty())
+        c.evidence.push_back("source call sites: " + sites);
+    if (s.tensorCore != TensorCorePath::None)
+        c.tensorCoreEvidence = "generated source";
+    if (s.tensorCore == TensorCorePath::None && c.cls == "tensor-core-bound") {
+        c.sourceContradicts = true;
+        c.evidence.push_back("CONFLICT: tensor-core-bound on the " + c.roof + " roof, but the generated source has no MMA call site: "
+                             "check that the source is this kernel's, and its FLOP count (faster than the FP32 peak without "
+                             "tensor cores means the FLOPs are overstated)");
+    } else if (s.tensorCore == TensorCorePath::None && isTensorRoof(c.roof)) {
+        c.evidence.push_back("the " + c.roof + " tensor roof is not corroborated: the generated source has no MMA call site");
+    } else if (s.tensorCore != TensorCorePath::None && c.cls == "cuda-core-bound") {
+        c.sourceContradicts = true;
+        c.evidence.push_back("CONFLICT: cuda-core-bound on the " + c.roof + " roof, but the generated source issues "
+                             + tensorCorePathMeaning(s.tensorCore) + " MMAs: declare its tensor roof ('roof' in the annotation)");
+    }
+    if (hopper && s.tensorCore == TensorCorePath::MmaSync)
+        c.evidence.push_back("mma.sync on a Hopper GPU: WGMMA was not allowed (tile M < 64, threads not a multiple of 128, "
+                             "dtype or layout, or tl.disable_wgmma), roofline.md §7.5 rule 2");
+    if (hopper && s.callSitesOf("cp.async (tl::cp_async_*)") > 0 && s.callSitesOf("TMA (tl::tma_*)") == 0)
+        c.evidence.push_back("cp.async instead of TMA on a Hopper GPU: tl.disable_tma_lower or tl.disable_warp_specialized was set, "
+                             "or the copy did not qualify");
+    c.source = std::move(e);
+}
+
 } // namespace
 
 std::vector<Annotation> loadAnnotations(const std::string& path)
@@ -347,8 +409,14 @@ std::vector<Annotation> loadAnnotations(const std::string& path)
             a.bytes = b->number();
         if (const auto* r = v.find("roof"))
             a.roof = r->text;
-        if (!a.flops && !a.bytes)
-            throw io::TraceFileError(path, std::nullopt, "annotation " + std::to_string(out.size()) + " gives neither 'flops' nor 'bytes'");
+        if (const auto* src = v.find("source")) {
+            std::filesystem::path file(src->text);
+            if (file.is_relative())
+                file = std::filesystem::path(path).parent_path() / file;
+            a.source = inspectGeneratedSourceFile(file.string());
+        }
+        if (!a.flops && !a.bytes && !a.source)
+            throw io::TraceFileError(path, std::nullopt, "annotation " + std::to_string(out.size()) + " gives neither 'flops' nor 'bytes' (nor a 'source')");
         if (a.kernel.starts_with("re:")) {
             try {
                 std::regex check(a.kernel.substr(3));
@@ -386,6 +454,8 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
     std::vector<std::pair<std::regex, const Annotation*>> patterns;
     std::unordered_map<std::string, const Annotation*> exact, regions;
     for (const Annotation& a : options.annotations) {
+        if (!a.flops && !a.bytes)
+            continue; // a source-only entry
         if (!a.region.empty())
             regions.emplace(a.region, &a);
         else if (a.kernel.starts_with("re:"))
@@ -401,6 +471,32 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
                 return a;
         return nullptr;
     };
+
+    // Generated sources: the command line's, then the annotations'; exact names first, then patterns.
+    std::vector<std::pair<std::string, const SourceInspection*>> sources;
+    for (const SourceAttachment& s : options.sources)
+        sources.emplace_back(s.target, &s.inspection);
+    for (const Annotation& a : options.annotations)
+        if (a.source)
+            sources.emplace_back(a.region.empty() ? a.kernel : a.region, &*a.source);
+    std::vector<std::pair<std::regex, const SourceInspection*>> sourcePatterns;
+    for (const auto& [target, inspection] : sources)
+        if (target.starts_with("re:"))
+            sourcePatterns.emplace_back(std::regex(target.substr(3)), inspection);
+    auto sourceFor = [&](const std::string& name, bool region) -> std::optional<SourceEvidence> {
+        for (const auto& [target, inspection] : sources)
+            if (target == name)
+                return sourceEvidenceFor(*inspection, region ? std::string_view() : std::string_view(name));
+        if (!region)
+            for (const auto& [re, inspection] : sourcePatterns)
+                if (std::regex_search(name, re))
+                    return sourceEvidenceFor(*inspection, name);
+        return std::nullopt;
+    };
+    bool hopper = false;
+    if (!t.meta.devices.empty())
+        if (const auto match = matchDevice(database, t.meta.devices[0]); match.entry)
+            hopper = match.entry->computeCapability.starts_with("9.");
 
     // Work per GPU activity. An op's work goes to its longest kernel; its other activities carry zero.
     std::vector<Work> work(t.events.size());
@@ -467,7 +563,9 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
         }
     }
     for (const std::string& name : order) {
-        const Aggregate& agg = perKernel[name];
+        Aggregate& agg = perKernel[name];
+        const auto source = sourceFor(name, false);
+        applySourceRoof(agg, source ? &*source : nullptr);
         Classification c;
         c.name = name;
         const bool partial = agg.known > 0 && agg.known < agg.calls;
@@ -477,8 +575,12 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
             c.strength = "provisional";
             c.evidence = {"its op's work is counted on the op's longest kernel (dominant-kernel rule)"};
         }
-        if (const std::string hint = kernelHint(name); !hint.empty())
+        if (const std::string hint = kernelHint(name); !hint.empty()) {
             c.evidence.push_back("name hint '" + hint + "' suggests tensor-core code (corroboration only)");
+            c.tensorCoreEvidence = "kernel name";
+        }
+        if (source)
+            corroborate(c, *source, hopper);
         report.kernels.push_back(std::move(c));
     }
     std::stable_sort(report.kernels.begin(), report.kernels.end(), [](const auto& a, const auto& b) { return a.totalUs > b.totalUs; });
@@ -548,6 +650,8 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
                 topKernelNs = ns;
                 topKernel = k;
             }
+        const auto source = sourceFor(name, true);
+        applySourceRoof(agg, source ? &*source : nullptr);
         Classification c;
         c.name = name;
         grade(c, agg, report.ceilings, report.datasheet, report.measured, partial);
@@ -555,6 +659,8 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
         c.evidence.push_back("GPU busy " + pct(agg.ns > 0 ? busy / agg.ns : 0) + " of its span (" + std::to_string(kernelNs.size())
                              + " distinct activities" + (topKernel.empty() ? "" : ", mostly " + topKernel) + ")");
         c.evidence.push_back("a span holds only the GPU work launched by the annotating thread");
+        if (source)
+            corroborate(c, *source, hopper);
         report.regions.push_back(std::move(c));
     }
     return report;

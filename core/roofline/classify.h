@@ -2,6 +2,7 @@
 #pragma once
 
 #include "roofline/ceilings.h"
+#include "roofline/sourceinspect.h"
 
 #include <cstdint>
 #include <optional>
@@ -16,12 +17,15 @@ namespace tilescope::roofline {
 
 // User-supplied work per call for kernels and regions torch has no formula for (TileLang, Triton, CUDA):
 // {"annotations": [{"region": NAME, "flops": F, "bytes": B, "roof": "bf16"}, {"kernel": NAME or "re:REGEX", ...}]}
+// An entry may name the kernel's generated CUDA source, "source": "path.cu" (relative to the annotations
+// file's folder, or absolute); an entry with a source needs no flops or bytes.
 struct Annotation
 {
     std::string region;  // a record_function label, or empty
     std::string kernel;  // an exact kernel name or "re:" + ECMAScript regex (searched), or empty
     std::optional<double> flops, bytes;
     std::string roof;    // fp32, tf32, bf16, fp16, fp8, fp64, int8, or empty
+    std::optional<SourceInspection> source; // inspected when the file is loaded
 };
 std::vector<Annotation> loadAnnotations(const std::string& path);
 
@@ -37,6 +41,11 @@ struct Classification
     std::string strength;  // strong, weak, provisional
     std::string evidenceLevel; // B (torch op inputs), C (annotation), D (none), B/C mixed
     std::vector<std::string> evidence;
+    // roofline.md §7.5 rule 4, the strongest tensor-core evidence: "generated source" (call sites),
+    // "kernel name" (a hint), or "none". SASS is not read.
+    std::string tensorCoreEvidence = "none";
+    std::optional<SourceEvidence> source; // when a generated source is attached
+    bool sourceContradicts = false;       // the verdict's roof and the source's MMA call sites disagree
 };
 
 struct ClassifyReport
@@ -51,9 +60,17 @@ struct ClassifyReport
     std::vector<Classification> regions;
 };
 
+// A generated source given for a kernel name, "re:" pattern or region label (tilescope-cli --source NAME=FILE).
+struct SourceAttachment
+{
+    std::string target;
+    SourceInspection inspection;
+};
+
 struct ClassifyOptions
 {
     std::vector<Annotation> annotations;
+    std::vector<SourceAttachment> sources; // searched before the annotations' sources
     std::optional<MeasuredCeilings> measured;
     std::vector<DeviceEntry> database; // empty: the built-in table
     bool allowTf32 = false;            // torch's allow_tf32 is not in the trace
@@ -61,6 +78,8 @@ struct ClassifyOptions
 
 // roofline.md §6: work per kernel from the launching op (torch's FLOP formulas, compulsory bytes) or the
 // annotations, then the roofline verdict with its strength and the numbers it rests on.
+// Generated sources (§7.4-7.5) add evidence lines; for a custom kernel without a declared roof, MMA call
+// sites choose the tensor roof (§6.2), and a tensor-core verdict without any is flagged.
 ClassifyReport classify(const trace::Trace& trace, const ClassifyOptions& options);
 
 } // namespace tilescope::roofline

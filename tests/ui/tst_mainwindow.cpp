@@ -148,6 +148,31 @@ private slots:
         QCOMPARE(doc->trace->name(doc->trace->events[w.timeline()->selectedEvent()]), std::string_view("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"));
     }
 
+    void rooflineCardShowsAttachedSource()
+    {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
+        RooflinePanel* panel = w.roofline();
+        QVERIFY(!panel->attachSourceButton()->isEnabled()); // nothing selected yet
+        QVERIFY(!panel->attachSource(QString::fromStdString(testutil::dataPath("tilelang/hopper_wgmma_gemm.cu"))));
+        w.timeline()->selectEvent(findEvent(*w.document()->trace, "matmul_kernel", trace::EventKind::Kernel), true);
+        QVERIFY(panel->attachSourceButton()->isEnabled());
+        QVERIFY(panel->attachSource(QString::fromStdString(testutil::dataPath("tilelang/hopper_wgmma_gemm.cu"))));
+        const QString card = panel->verdictText();
+        QVERIFY2(card.contains(QStringLiteral("Generated source")), qPrintable(card));
+        QVERIFY(card.contains(QStringLiteral("Hopper WGMMA")));
+        QVERIFY(card.contains(QStringLiteral("tl::wgmma_*")));
+        // A bad file leaves the verdict as it was and says why.
+        QTemporaryDir dir;
+        const QString empty = dir.filePath(QStringLiteral("empty.cu"));
+        QFile(empty).open(QIODevice::WriteOnly);
+        QVERIFY(!panel->attachSource(empty));
+        QVERIFY(panel->verdictText().contains(QStringLiteral("empty")));
+    }
+
     void rangeSelectionAggregates()
     {
         MainWindow w;
