@@ -9,7 +9,20 @@
 #include "io/tracefileerror.h"
 #include "roofline/sourceinspect.h"
 #include "stats/torchtable.h"
+#include "annotationeditor.h"
+#include "sessionjob.h"
 #include "tracedocument.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QToolButton>
 
 #include <QFileDialog>
 #include <QPushButton>
@@ -38,12 +51,37 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     : QWidget(parent)
     , m_plot(new QCustomPlot(this))
     , m_attach(new QPushButton(tr("Attach generated source..."), this))
+    , m_editAnnotations(new QPushButton(tr("Annotations..."), this))
+    , m_ceilings(new QToolButton(this))
+    , m_ceilingsLabel(new QLabel(this))
+    , m_calibration(new SessionJob(this))
     , m_card(new QTextBrowser(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
+    auto* controls = new QHBoxLayout;
+    m_ceilings->setText(tr("Ceilings"));
+    m_ceilings->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(m_ceilings);
+    menu->addAction(tr("Datasheet"), this, [this] { setCeilingsFile(QString()); });
+    menu->addAction(tr("Measured, from File..."), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Measured ceilings (calibration.json)"), m_ceilingsFile,
+                                                          tr("JSON (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            setCeilingsFile(path);
+    });
+    menu->addAction(tr("Calibrate This GPU..."), this, [this] { calibrate(); });
+    m_ceilings->setMenu(menu);
+    m_ceilings->setToolTip(tr("Which roofs: the datasheet's, or ceilings measured on a machine (tilescope-cli calibrate)"));
+    m_editAnnotations->setToolTip(tr("FLOPs and bytes per call for custom kernels and regions (TRACE.annotations.json)"));
+    connect(m_editAnnotations, &QPushButton::clicked, this, &RooflinePanel::editAnnotations);
+    m_editAnnotations->setEnabled(false);
+    controls->addWidget(m_ceilings);
+    controls->addWidget(m_ceilingsLabel, 1);
+    controls->addWidget(m_editAnnotations);
+    controls->addWidget(m_attach);
+    layout->addLayout(controls);
     layout->addWidget(m_plot, 3);
-    layout->addWidget(m_attach);
     layout->addWidget(m_card, 2);
     m_attach->setToolTip(tr("Pick the TileLang generated .cu of the selected kernel (kernel.get_kernel_source(), "
                             "~/.tilelang/cache/*/device_kernel.cu): its MMA, TMA and cp.async call sites join the verdict"));
@@ -71,6 +109,115 @@ RooflinePanel::RooflinePanel(QWidget* parent)
         }
     });
     m_card->setHtml(tr("<i>Click a kernel (here, in the timeline or in the table) to see its classification.</i>"));
+    connect(m_calibration, &SessionJob::phase, this, [this](const QString& phase, int step, int of, const QString& message) {
+        m_ceilingsLabel->setText(tr("calibrating: %1 %2").arg(phase, step >= 0 && of > 0 ? QStringLiteral("%1/%2").arg(step).arg(of) : message));
+    });
+    connect(m_calibration, &SessionJob::finished, this, [this](std::shared_ptr<const tilescope::session::SessionResult> r) {
+        m_ceilings->setEnabled(true);
+        if (r->status == tilescope::session::SessionResult::Status::Ok && setCeilingsFile(QString::fromStdString(r->calibrationPath))) {
+            emit calibrationFinished(true, QString::fromStdString(r->calibrationPath));
+            return;
+        }
+        QString why = QString::fromStdString(r->error);
+        for (const std::string& line : r->stderrTail)
+            why += QStringLiteral("\n") + QString::fromStdString(line);
+        m_ceilingsLabel->setText(ceilingsText());
+        m_card->setHtml(tr("<b>Calibration failed:</b> %1").arg(why.toHtmlEscaped().replace(QStringLiteral("\n"), QStringLiteral("<br>"))));
+        emit calibrationFinished(false, why);
+    });
+    const QString saved = QSettings().value(QStringLiteral("roofline/ceilings")).toString();
+    if (!saved.isEmpty())
+        setCeilingsFile(saved);
+    m_ceilingsLabel->setText(ceilingsText());
+}
+
+QString RooflinePanel::ceilingsText() const
+{
+    if (m_measured)
+        return tr("measured: %1%2").arg(QFileInfo(m_ceilingsFile).fileName(),
+                                         m_measured->gpu.empty() ? QString() : QStringLiteral(" (") + QString::fromStdString(m_measured->gpu) + u')');
+    return m_report.deviceRow.empty() ? tr("datasheet") : tr("datasheet: %1").arg(QString::fromStdString(m_report.deviceRow));
+}
+
+bool RooflinePanel::setCeilingsFile(const QString& path)
+{
+    if (path.isEmpty()) {
+        m_measured.reset();
+        m_ceilingsFile.clear();
+    } else {
+        try {
+            m_measured = roofline::loadMeasuredCeilings(path.toStdString());
+            m_ceilingsFile = path;
+        } catch (const io::TraceFileError& e) {
+            m_card->setHtml(tr("<b>Cannot use these ceilings:</b> %1").arg(QString::fromStdString(e.what()).toHtmlEscaped()));
+            return false;
+        }
+    }
+    QSettings().setValue(QStringLiteral("roofline/ceilings"), m_ceilingsFile);
+    reclassify();
+    return true;
+}
+
+void RooflinePanel::setAnnotations(const std::vector<roofline::Annotation>& annotations)
+{
+    m_annotations = annotations;
+    reclassify();
+}
+
+roofline::ClassifyOptions RooflinePanel::currentOptions() const
+{
+    roofline::ClassifyOptions options = m_doc ? m_doc->classifyOptions : roofline::ClassifyOptions{};
+    if (m_annotations)
+        options.annotations = *m_annotations;
+    options.sources = m_sources;
+    options.measured = m_measured;
+    return options;
+}
+
+void RooflinePanel::reclassify()
+{
+    if (m_doc)
+        m_report = roofline::classify(*m_doc->trace, currentOptions());
+    m_ceilingsLabel->setText(ceilingsText());
+    rebuild();
+    if (!m_selected.empty())
+        showKernel(m_selected);
+}
+
+void RooflinePanel::editAnnotations()
+{
+    if (!m_doc)
+        return;
+    const bool isFile = QFileInfo(m_doc->path).isFile();
+    AnnotationEditor editor(currentOptions().annotations, isFile ? m_doc->path + QStringLiteral(".annotations.json") : QString(), this);
+    if (!m_selected.empty()) {
+        bool isRegion = false;
+        for (const auto& region : m_report.regions)
+            isRegion = isRegion || region.name == m_selected;
+        bool known = false;
+        for (const auto& a : currentOptions().annotations)
+            known = known || a.region == m_selected || a.kernel == m_selected;
+        if (!known)
+            editor.addTarget(m_selected, isRegion);
+    }
+    if (editor.exec() == QDialog::Accepted)
+        setAnnotations(editor.result());
+}
+
+void RooflinePanel::calibrate(const QString& device)
+{
+    if (m_calibration->isRunning())
+        return;
+    tilescope::session::SessionConfig c;
+    c.mode = tilescope::session::SessionMode::Calibrate;
+    c.device = device.toStdString();
+    const QString base = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
+    c.outputDirectory = QDir(base.isEmpty() ? QDir::homePath() : base)
+                            .filePath(QStringLiteral("calibration/") + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")))
+                            .toStdString();
+    m_ceilings->setEnabled(false);
+    m_ceilingsLabel->setText(tr("calibrating %1...").arg(device));
+    m_calibration->start(c, SessionJob::applicationTools());
 }
 
 void RooflinePanel::setDocument(std::shared_ptr<const TraceDocument> document)
@@ -78,8 +225,13 @@ void RooflinePanel::setDocument(std::shared_ptr<const TraceDocument> document)
     m_doc = std::move(document);
     m_selected.clear();
     m_sources.clear();
+    m_annotations.reset();
     m_report = m_doc ? m_doc->classification : tilescope::roofline::ClassifyReport{};
     m_attach->setEnabled(false);
+    m_editAnnotations->setEnabled(m_doc != nullptr);
+    if (m_measured && m_doc)
+        m_report = roofline::classify(*m_doc->trace, currentOptions());
+    m_ceilingsLabel->setText(ceilingsText());
     rebuild();
     m_card->setHtml(tr("<i>Click a kernel (here, in the timeline or in the table) to see its classification.</i>"));
 }
@@ -214,9 +366,7 @@ bool RooflinePanel::attachSource(const QString& path)
         // One source per kernel: a new pick replaces the old one.
         std::erase_if(m_sources, [&](const roofline::SourceAttachment& s) { return s.target == m_selected; });
         m_sources.push_back({m_selected, std::move(inspection)});
-        roofline::ClassifyOptions options = m_doc->classifyOptions;
-        options.sources = m_sources;
-        m_report = roofline::classify(*m_doc->trace, options);
+        m_report = roofline::classify(*m_doc->trace, currentOptions());
     } catch (const io::TraceFileError& e) {
         m_card->setHtml(tr("<b>Cannot use this source:</b> %1").arg(QString::fromStdString(e.what()).toHtmlEscaped()));
         return false;

@@ -6,10 +6,14 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 class QCustomPlot;
+class QLabel;
 class QPushButton;
+class QToolButton;
+class SessionJob;
 class QTextBrowser;
 struct TraceDocument;
 
@@ -32,17 +36,42 @@ public:
     bool attachSource(const QString& path);
     QPushButton* attachSourceButton() const { return m_attach; }
 
+    // Measured ceilings (a calibration.json) replace the datasheet's for every trace; empty: the datasheet.
+    // Kept in QSettings ("roofline/ceilings"). False, and why on the card, when the file is unusable.
+    bool setCeilingsFile(const QString& path);
+    QString ceilingsFile() const { return m_ceilingsFile; }
+    QString ceilingsText() const;
+    // Replaces the trace's annotations for this session of the panel (the editor's Apply and Save).
+    void setAnnotations(const std::vector<tilescope::roofline::Annotation>& annotations);
+    const tilescope::roofline::ClassifyReport& report() const { return m_report; }
+    // "Calibrate this GPU": measures ceilings with tilescope-torch in a child process and uses them.
+    void calibrate(const QString& device = QStringLiteral("cuda"));
+    SessionJob* calibrationJob() const { return m_calibration; }
+    QPushButton* annotationsButton() const { return m_editAnnotations; }
+    void editAnnotations(); // opens the editor, seeded with the selected kernel or region
+
 signals:
+    void calibrationFinished(bool ok, const QString& message);
+
     void kernelClicked(const QString& name);
 
 private:
     void rebuild();
     void chooseSource();
+    void reclassify();
+    tilescope::roofline::ClassifyOptions currentOptions() const;
     std::shared_ptr<const TraceDocument> m_doc;
     tilescope::roofline::ClassifyReport m_report; // the document's, or rerun with attached sources
     std::vector<tilescope::roofline::SourceAttachment> m_sources;
     QCustomPlot* m_plot;
     QPushButton* m_attach;
+    QPushButton* m_editAnnotations;
+    QToolButton* m_ceilings;
+    QLabel* m_ceilingsLabel;
+    SessionJob* m_calibration;
+    QString m_ceilingsFile;
+    std::optional<tilescope::roofline::MeasuredCeilings> m_measured;
+    std::optional<std::vector<tilescope::roofline::Annotation>> m_annotations; // edited; else the document's
     QTextBrowser* m_card;
     std::string m_selected;
     int m_pointCount = 0;

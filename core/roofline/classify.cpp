@@ -414,6 +414,7 @@ std::vector<Annotation> loadAnnotations(const std::string& path)
             if (file.is_relative())
                 file = std::filesystem::path(path).parent_path() / file;
             a.source = inspectGeneratedSourceFile(file.string());
+            a.sourcePath = src->text;
         }
         if (!a.flops && !a.bytes && !a.source)
             throw io::TraceFileError(path, std::nullopt, "annotation " + std::to_string(out.size()) + " gives neither 'flops' nor 'bytes' (nor a 'source')");

@@ -26,6 +26,7 @@ struct Annotation
     std::optional<double> flops, bytes;
     std::string roof;    // fp32, tf32, bf16, fp16, fp8, fp64, int8, or empty
     std::optional<SourceInspection> source; // inspected when the file is loaded
+    std::string sourcePath;                 // "source" as written in the file (for saving it back)
 };
 std::vector<Annotation> loadAnnotations(const std::string& path);
 

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+// The Roofline dock's settings as a user drives them: measured ceilings from a file, the annotation editor
+// (writes the sidecar, reclassifies, and the sidecar loads with the trace next time), and Calibrate This
+// GPU through a stand-in tilescope-torch (CI has no LibTorch GPU; the real tool is proven on the H200).
+#include "testutil.h"
+
+#include "annotationeditor.h"
+#include "mainwindow.h"
+#include "roofline/classify.h"
+#include "rooflinepanel.h"
+#include "sessionjob.h"
+#include "tracedocument.h"
+
+#include <QApplication>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QtTest>
+
+#include <filesystem>
+
+using namespace tilescope;
+
+namespace {
+
+const roofline::Classification* region(const roofline::ClassifyReport& r, const std::string& name)
+{
+    for (const auto& c : r.regions)
+        if (c.name == name)
+            return &c;
+    return nullptr;
+}
+
+void loadAndWait(MainWindow& w, const QString& path)
+{
+    QSignalSpy changed(&w, &MainWindow::documentChanged);
+    w.openFile(path);
+    QVERIFY(changed.wait(30000));
+}
+
+void writeExecutable(const QString& path, const QByteArray& text)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(text);
+    f.close();
+    f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
+}
+
+} // namespace
+
+class TestRooflineSettings : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+    QString m_trace; // a copy of gemm_compare, so the sidecar lands in a temporary folder
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("TileScopeTests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_rooflinesettings"));
+        QSettings().clear();
+        QVERIFY(m_tmp.isValid());
+        m_trace = m_tmp.filePath(QStringLiteral("gemm_compare.json"));
+        std::filesystem::copy_file(testutil::workloadTrace("gemm_compare"), m_trace.toStdString());
+    }
+
+    void measuredCeilingsReplaceTheDatasheetAndPersist()
+    {
+        MainWindow w;
+        loadAndWait(w, m_trace);
+        RooflinePanel* panel = w.roofline();
+        QVERIFY(!panel->report().measured);
+        QVERIFY2(panel->ceilingsText().contains(QStringLiteral("datasheet")), qPrintable(panel->ceilingsText()));
+        const double datasheetBf16 = panel->report().ceilings.bf16;
+        const QString calibration = QString::fromStdString(testutil::dataPath("h200/calibration/calibration.json"));
+        QVERIFY(panel->setCeilingsFile(calibration));
+        QVERIFY(panel->report().measured);
+        QCOMPARE(panel->report().ceilings.bf16, 775142456986898.8);
+        QVERIFY(panel->report().ceilings.bf16 < datasheetBf16);
+        QCOMPARE(panel->ceilingsText(), QStringLiteral("measured: calibration.json (NVIDIA H200)"));
+        // An unusable file is refused and the measured set stays.
+        const QString bad = m_tmp.filePath(QStringLiteral("bad.json"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"gpu\": \"x\"}");
+        f.close();
+        QVERIFY(!panel->setCeilingsFile(bad));
+        QVERIFY(panel->verdictText().contains(QStringLiteral("Cannot use these ceilings")));
+        QCOMPARE(panel->ceilingsFile(), calibration);
+        // The next window starts with the measured ceilings; Datasheet clears the setting.
+        MainWindow again;
+        loadAndWait(again, m_trace);
+        QVERIFY(again.roofline()->report().measured);
+        QVERIFY(again.roofline()->setCeilingsFile(QString()));
+        QVERIFY(!again.roofline()->report().measured);
+        QVERIFY(QSettings().value(QStringLiteral("roofline/ceilings")).toString().isEmpty());
+    }
+
+    void editorWritesTheSidecarAndReclassifies()
+    {
+        MainWindow w;
+        loadAndWait(w, m_trace);
+        RooflinePanel* panel = w.roofline();
+        const auto* before = region(panel->report(), "custom_kernel");
+        QVERIFY(before);
+        QVERIFY(!before->flops);
+        const QString sidecar = m_trace + QStringLiteral(".annotations.json");
+        AnnotationEditor editor({}, sidecar);
+        editor.addTarget("custom_kernel", true);
+        QTableWidget* table = editor.table();
+        table->item(0, 2)->setText(QStringLiteral("abc"));
+        QVERIFY(!editor.save());
+        QVERIFY2(editor.problems().contains(QStringLiteral("row 1: FLOPs must be a number")), qPrintable(editor.problems()));
+        QVERIFY(!QFile::exists(sidecar));
+        // meta.json of gemm_compare: 2*4096^3 FLOPs and 3*4096^2*2 bytes per call.
+        table->item(0, 2)->setText(QStringLiteral("137438953472"));
+        table->item(0, 3)->setText(QStringLiteral("100663296"));
+        QVERIFY2(editor.save(), qPrintable(editor.problems()));
+        QVERIFY(QFile::exists(sidecar));
+        const auto saved = roofline::loadAnnotations(sidecar.toStdString());
+        QCOMPARE(saved.size(), size_t(1));
+        QCOMPARE(saved[0].region, std::string("custom_kernel"));
+        QCOMPARE(*saved[0].bytes, 100663296.0);
+        panel->setAnnotations(editor.result());
+        const auto* after = region(panel->report(), "custom_kernel");
+        QVERIFY(after);
+        QCOMPARE(*after->flops, 137438953472.0 * after->calls);
+        QCOMPARE(after->cls, std::string("tensor-core-bound")); // meta.json: "triton_matmul": "tensor-core bound"
+        // Reopened, the trace brings its sidecar.
+        MainWindow again;
+        loadAndWait(again, m_trace);
+        QCOMPARE(region(again.document()->classification, "custom_kernel")->cls, std::string("tensor-core-bound"));
+        QFile::remove(sidecar);
+    }
+
+    void calibrateUsesWhatTheToolMeasured()
+    {
+        // A stand-in for tilescope-torch calibrate: progress lines, then the calibration.json the real one writes.
+        const QString tool = m_tmp.filePath(QStringLiteral("fake-tilescope-torch"));
+        writeExecutable(tool, "#!/bin/sh\n"
+                              "while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
+                              "echo '@tilescope {\"event\": \"phase\", \"phase\": \"calibrate\", \"step\": 1, \"of\": 2}'\n"
+                              "printf '{\"copy_bytes_per_s\": 1.5e12, \"fp32_notf32_mm_flops_per_s\": 2e13, \"gpu\": \"Fake GPU\"}' > \"$out\"\n");
+        qputenv("TILESCOPE_TORCH", tool.toLocal8Bit());
+        MainWindow w;
+        loadAndWait(w, m_trace);
+        RooflinePanel* panel = w.roofline();
+        QSignalSpy done(panel, &RooflinePanel::calibrationFinished);
+        panel->calibrate(QStringLiteral("cpu"));
+        QVERIFY(done.wait(30000));
+        QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(1).toString()));
+        QVERIFY(panel->ceilingsFile().endsWith(QStringLiteral("calibration.json")));
+        QCOMPARE(panel->report().ceilings.memoryBytesPerS, 1.5e12);
+        QVERIFY(panel->ceilingsText().contains(QStringLiteral("Fake GPU")));
+
+        // A failing tool: the card says why, the ceilings stay.
+        writeExecutable(tool, "#!/bin/sh\necho 'no CUDA device' >&2\nexit 3\n");
+        QSignalSpy failed(panel, &RooflinePanel::calibrationFinished);
+        panel->calibrate(QStringLiteral("cuda"));
+        QVERIFY(failed.wait(30000));
+        QVERIFY(!failed.at(0).at(0).toBool());
+        QVERIFY2(failed.at(0).at(1).toString().contains(QStringLiteral("exited with code 3")), qPrintable(failed.at(0).at(1).toString()));
+        QVERIFY(panel->verdictText().contains(QStringLiteral("no CUDA device")));
+        QCOMPARE(panel->report().ceilings.memoryBytesPerS, 1.5e12);
+        qunsetenv("TILESCOPE_TORCH");
+        panel->setCeilingsFile(QString());
+    }
+};
+
+QTEST_MAIN(TestRooflineSettings)
+#include "tst_rooflinesettings.moc"
