@@ -60,7 +60,34 @@ struct Aggregate
     bool dominantRuleUsed = false;
     bool assumedRoof = false;
     std::string declaredRoof;
+    std::set<std::string> bases;          // how the known work was found, one line per formula instance
+    std::set<std::string> unknownReasons; // why some calls have no estimate
 };
+
+// At most `limit` lines of `lines`, then a count of the rest.
+void addLines(std::vector<std::string>& evidence, const std::string& prefix, const std::set<std::string>& lines, size_t limit)
+{
+    size_t n = 0;
+    for (const std::string& l : lines) {
+        if (n++ == limit) {
+            evidence.push_back(prefix + "(" + std::to_string(lines.size() - limit) + " more)");
+            break;
+        }
+        evidence.push_back(prefix + l);
+    }
+}
+
+// Whether a kernel-name hint agrees with the verdict the numbers gave; the hint never changes the verdict.
+std::string hintAgreement(const Classification& c, const std::string& hint)
+{
+    const bool saysTensor = hint.find("tensor-core") != std::string::npos, saysCudaCore = hint.find("CUDA-core") != std::string::npos;
+    if (c.roof.empty() || c.cls == "inconclusive" || c.cls == "latency-bound" || (!saysTensor && !saysCudaCore))
+        return {};
+    if (saysTensor == isTensorRoof(c.roof))
+        return ", consistent with the " + c.roof + " roof";
+    return saysTensor ? ", but the numbers put it on the " + c.roof + " roof (if TF32 was enabled, rerun with --allow-tf32)"
+                      : ", but the numbers put it on the " + c.roof + " roof";
+}
 
 void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, const Ceilings& datasheet, bool measured, bool partial)
 {
@@ -73,6 +100,7 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
         c.evidenceLevel = "D";
         c.evidence.push_back("no work estimate (no torch formula for its op, no annotation): give FLOPs and bytes per call in "
                              "TRACE.annotations.json, or measure it with Nsight Compute");
+        addLines(c.evidence, "why: ", a.unknownReasons, 3);
         return;
     }
     c.flops = a.flops;
@@ -109,10 +137,17 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
     const double uCompute = computeRoof > 0 && a.flops > 0 ? c.achievedFlopsPerS / computeRoof : 0;
     std::string columns = "columns: activity durations (dur)";
     if (a.levels.count('B'))
-        columns += a.flops > 0 ? ", the launching op's Input Dims and Input type (External id link)" : ", the activity's bytes arg";
+        for (const char* source : {"op", "bytes"}) {
+            const bool fromBytesArg = source == std::string_view("bytes");
+            if (std::any_of(a.bases.begin(), a.bases.end(), [&](const std::string& b) { return b.starts_with("the activity's bytes arg") == fromBytesArg; }))
+                columns += fromBytesArg ? ", the activity's bytes arg" : ", External id (activity to its launching op) and that op's recorded inputs";
+        }
     if (a.levels.count('C'))
         columns += ", the annotations file";
     c.evidence.push_back(columns);
+    addLines(c.evidence, "work: ", a.bases, 3);
+    if (a.known < a.calls)
+        addLines(c.evidence, "unknown work: ", a.unknownReasons, 2);
     c.evidence.push_back("bandwidth " + rate(c.achievedBytesPerS, "B/s") + " = " + pct(uBw) + " of the " + bwName + " roof " + rate(bwRoof, "B/s"));
     if (a.flops > 0)
         c.evidence.push_back("compute " + rate(c.achievedFlopsPerS, "FLOP/s") + " = " + pct(uCompute) + " of the " + roof + " roof "
@@ -238,15 +273,16 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
     };
 
     // Work per GPU activity. An op's work goes to its longest kernel; its other activities carry zero.
+    const WorkEstimator estimator(t, options.allowTf32);
+    const std::vector<Charge> charge = estimator.chargeKernels();
     std::vector<Work> work(t.events.size());
-    std::unordered_map<uint32_t, uint32_t> dominant; // op -> its longest GPU activity
+    std::unordered_map<uint32_t, uint32_t> dominant; // charged op -> its longest kernel
     for (uint32_t i = 0; i < t.events.size(); ++i)
-        if (t.events[i].kind == EventKind::Kernel)
-            if (const uint32_t op = t.opOf(i); op != kNoIndex) {
-                auto [it, inserted] = dominant.try_emplace(op, i);
-                if (!inserted && t.events[i].duration > t.events[it->second].duration)
-                    it->second = i;
-            }
+        if (const uint32_t op = charge[i].op; op != kNoIndex) {
+            auto [it, inserted] = dominant.try_emplace(op, i);
+            if (!inserted && t.events[i].duration > t.events[it->second].duration)
+                it->second = i;
+        }
     std::map<std::string, Aggregate> perKernel;
     std::vector<std::string> order;
     for (uint32_t i = 0; i < t.events.size(); ++i) {
@@ -260,6 +296,7 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
             w.flops = a->flops.value_or(0);
             w.bytes = a->bytes.value_or(0);
             w.roof = a->roof;
+            w.basis = "annotations file entry '" + (a->kernel.empty() ? a->region : a->kernel) + "' (per call)";
         } else if (e.kind == EventKind::GpuMemcpy || e.kind == EventKind::GpuMemset) {
             if (const auto bytes = bytesArg(t, e)) {
                 w.level = 'B';
@@ -267,15 +304,19 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
                     || name.find("Pinned") != std::string::npos || name.find("Pageable") != std::string::npos;
                 w.hostLink = e.kind == EventKind::GpuMemcpy && host;
                 w.bytes = e.kind == EventKind::GpuMemcpy && !host ? 2 * *bytes : *bytes; // DtoD reads and writes
+                w.basis = std::string("the activity's bytes arg") + (e.kind == EventKind::GpuMemcpy && !host ? ", read and written" : "");
             }
-        } else if (const uint32_t op = t.opOf(i); op != kNoIndex) {
-            if (const auto estimate = opWork(t, t.events[op], options.allowTf32)) {
-                if (dominant[op] == i) {
-                    w = *estimate;
-                } else {
-                    w.level = 'B'; // counted on the op's dominant kernel
-                }
+        } else if (const uint32_t op = charge[i].op; op != kNoIndex) {
+            if (dominant[op] == i) {
+                w = estimator.opWork(op);
+                if (op != t.opOf(i))
+                    w.basis += "; charged to the enclosing op, its launching op " + std::string(t.strings.view(t.events[t.opOf(i)].name))
+                        + " has no formula";
+            } else {
+                w.level = 'B'; // counted on the op's dominant kernel
             }
+        } else {
+            w.basis = charge[i].reason;
         }
         auto [it, inserted] = perKernel.try_emplace(name);
         if (inserted)
@@ -284,6 +325,8 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
         ++agg.calls;
         agg.ns += double(e.duration);
         agg.levels.insert(w.level);
+        if (!w.basis.empty())
+            (w.level == 'D' ? agg.unknownReasons : agg.bases).insert(w.basis);
         if (w.level != 'D') {
             ++agg.known;
             agg.flops += w.flops;
@@ -313,7 +356,7 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
             c.evidence = {"its op's work is counted on the op's longest kernel (dominant-kernel rule)"};
         }
         if (const std::string hint = kernelHint(name); !hint.empty())
-            c.evidence.push_back("name hint '" + hint + "' suggests tensor-core code (corroboration only)");
+            c.evidence.push_back("name hint " + hint + hintAgreement(c, hint) + " (corroboration only)");
         report.kernels.push_back(std::move(c));
     }
     std::stable_sort(report.kernels.begin(), report.kernels.end(), [](const auto& a, const auto& b) { return a.totalUs > b.totalUs; });
