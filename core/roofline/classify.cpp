@@ -379,6 +379,7 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
         std::string topKernel;
         double topKernelNs = 0;
         std::map<std::string, double> kernelNs;
+        std::map<std::string, uint64_t> kernelCalls;
         for (const uint32_t s : spans[name]) {
             const Event& span = t.events[s];
             calls.insert(span.externalId);
@@ -391,6 +392,7 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
                     continue;
                 busy += double(a.duration);
                 kernelNs[std::string(t.strings.view(a.name))] += double(a.duration);
+                ++kernelCalls[std::string(t.strings.view(a.name))];
                 const Work& w = work[*it];
                 if (w.level == 'D') {
                     unknownBusy += double(a.duration);
@@ -399,6 +401,8 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
                 agg.flops += w.flops;
                 agg.bytes += w.bytes;
                 agg.levels.insert(w.level);
+                if (!w.basis.empty())
+                    agg.bases.insert(w.basis);
                 if (!w.roof.empty())
                     agg.roofFlops[w.roof] += w.flops;
                 else if (w.level == 'C')
@@ -433,6 +437,15 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
         c.evidence.push_back("GPU busy " + pct(agg.ns > 0 ? busy / agg.ns : 0) + " of its span (" + std::to_string(kernelNs.size())
                              + " distinct activities" + (topKernel.empty() ? "" : ", mostly " + topKernel) + ")");
         c.evidence.push_back("a span holds only the GPU work launched by the annotating thread");
+        for (const auto& [k, ns] : kernelNs) {
+            RegionKernel rk;
+            rk.name = k;
+            rk.calls = kernelCalls[k];
+            rk.totalUs = ns / 1000.0;
+            rk.share = busy > 0 ? ns / busy : 0;
+            c.kernels.push_back(std::move(rk));
+        }
+        std::stable_sort(c.kernels.begin(), c.kernels.end(), [](const auto& x, const auto& y) { return x.totalUs > y.totalUs; });
         report.regions.push_back(std::move(c));
     }
     return report;

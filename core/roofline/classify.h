@@ -25,6 +25,15 @@ struct Annotation
 };
 std::vector<Annotation> loadAnnotations(const std::string& path);
 
+// One kernel (or memcpy/memset) name inside a region, over all the region's calls.
+struct RegionKernel
+{
+    std::string name;
+    uint64_t calls = 0;
+    double totalUs = 0;
+    double share = 0; // of the region's GPU-busy time
+};
+
 struct Classification
 {
     std::string name;
@@ -37,6 +46,7 @@ struct Classification
     std::string strength;  // strong, weak, provisional
     std::string evidenceLevel; // B (torch op inputs), C (annotation), D (none), B/C mixed
     std::vector<std::string> evidence;
+    std::vector<RegionKernel> kernels; // regions only: the activities inside, by total time, largest first
 };
 
 struct ClassifyReport
