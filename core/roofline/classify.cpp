@@ -133,6 +133,16 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
         roof = "fp32";
     c.roof = roof;
     const double computeRoof = roofRate(ceilings, roof);
+    if (a.flops > 0 && computeRoof <= 0 && (ceilings.fp32 > 0 || !roof.empty())) {
+        // e.g. fp32 convolutions on a V100 faster than its FP32 peak: no TF32 there, so the FLOP count (the direct
+        // formula) overstates what a Winograd/FFT algorithm did. No roof to grade against.
+        c.cls = "inconclusive";
+        c.strength = "provisional";
+        addLines(c.evidence, "work: ", a.bases, 3);
+        c.evidence.push_back("no " + roof + " roof for this device: the estimated FLOPs exceed what its cores can do (a convolution by "
+                             "Winograd or FFT does fewer than the direct formula counts)");
+        return;
+    }
     const double uBw = bwRoof > 0 ? c.achievedBytesPerS / bwRoof : 0;
     const double uCompute = computeRoof > 0 && a.flops > 0 ? c.achievedFlopsPerS / computeRoof : 0;
     std::string columns = "columns: activity durations (dur)";
