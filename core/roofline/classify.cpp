@@ -125,9 +125,11 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
     if (!a.declaredRoof.empty())
         roof = a.declaredRoof;
     if ((roof == "fp32" || roof.empty()) && a.flops > 0 && datasheet.fp32 > 0 && c.achievedFlopsPerS > datasheet.fp32) {
+        const std::string tensorRoof = a.assumedRoof || roof.empty() ? "bf16" : "tf32";
         c.evidence.push_back(rate(c.achievedFlopsPerS, "FLOP/s") + " is above the datasheet FP32 peak " + rate(datasheet.fp32, "FLOP/s")
-                             + ": it must be tensor-core work" + (roof == "fp32" && a.assumedRoof ? " (BF16 roof assumed)" : ""));
-        roof = a.assumedRoof || roof.empty() ? "bf16" : "tf32";
+                             + (roofRate(ceilings, tensorRoof) > 0 ? ": it must be tensor-core work" + std::string(roof == "fp32" && a.assumedRoof ? " (BF16 roof assumed)" : "")
+                                                                   : std::string()));
+        roof = tensorRoof;
     }
     if (roof.empty() && a.flops > 0)
         roof = "fp32";
