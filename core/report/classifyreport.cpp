@@ -11,7 +11,7 @@ namespace tilescope::report {
 
 namespace {
 
-void writeClassification(JsonWriter& w, const roofline::Classification& c)
+void writeClassification(JsonWriter& w, const roofline::Classification& c, bool region)
 {
     w.beginObject();
     w.key("name").value(c.name);
@@ -36,6 +36,18 @@ void writeClassification(JsonWriter& w, const roofline::Classification& c)
         w.key("source");
         writeSourceEvidence(w, *c.source);
         w.key("source_contradicts").value(c.sourceContradicts);
+    }
+    if (region) {
+        w.key("kernels").beginArray();
+        for (const auto& k : c.kernels) {
+            w.beginObject();
+            w.key("name").value(k.name);
+            w.key("calls").value(k.calls);
+            w.key("total_us").value(k.totalUs);
+            w.key("share_of_busy").value(k.share);
+            w.endObject();
+        }
+        w.endArray();
     }
     w.endObject();
 }
@@ -63,11 +75,11 @@ std::string classifyJson(const roofline::ClassifyReport& r)
     w.endObject();
     w.key("kernels").beginArray();
     for (const auto& c : r.kernels)
-        writeClassification(w, c);
+        writeClassification(w, c, false);
     w.endArray();
     w.key("regions").beginArray();
     for (const auto& c : r.regions)
-        writeClassification(w, c);
+        writeClassification(w, c, true);
     w.endArray();
     w.endObject();
     return w.text() + "\n";
@@ -89,6 +101,11 @@ std::string classifyText(const roofline::ClassifyReport& r)
             if (c.source)
                 for (const auto& caveat : c.source->caveats)
                     out << "      source caveat: " << caveat << "\n";
+            if (!c.kernels.empty())
+                out << "      kernels (calls, total, share of GPU busy):\n";
+            for (const auto& k : c.kernels)
+                out << "        " << k.calls << "  " << stats::formatTorchTime(k.totalUs) << "  " << stats::formatFixed(100 * k.share, 1) << "%  "
+                    << k.name << "\n";
         }
     };
     print("kernels", r.kernels);

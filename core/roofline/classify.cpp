@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "roofline/classify.h"
 
+#include "roofline/workestimate.h"
+
 #include "io/jsonvalue.h"
 #include "io/tracefileerror.h"
 #include "stats/torchtable.h"
@@ -24,86 +26,6 @@ namespace {
 
 constexpr double kHostLinkBytesPerS = 64e9; // PCIe Gen5 x16, one direction (roofline.md §6.4)
 
-struct Work
-{
-    double flops = 0, bytes = 0;
-    std::string roof;    // compute roof for F; empty for pure data movement
-    bool hostLink = false;
-    char level = 'D';    // B: from the op's inputs or the bytes arg, C: annotation, D: unknown
-};
-
-std::vector<std::vector<int64_t>> parseShapes(std::string_view text)
-{
-    std::vector<std::vector<int64_t>> out;
-    int depth = 0;
-    const char* p = text.data();
-    const char* end = p + text.size();
-    while (p < end) {
-        const char c = *p;
-        if (c == '[') {
-            if (++depth == 2)
-                out.emplace_back();
-            ++p;
-        } else if (c == ']') {
-            --depth;
-            ++p;
-        } else if ((c >= '0' && c <= '9') || c == '-') {
-            int64_t v = 0;
-            const auto r = std::from_chars(p, end, v);
-            if (depth == 2 && !out.empty())
-                out.back().push_back(v);
-            p = r.ptr == p ? p + 1 : r.ptr;
-        } else {
-            ++p;
-        }
-    }
-    return out;
-}
-
-std::vector<std::string> parseTypes(std::string_view text)
-{
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t comma = text.find(", ", start);
-        out.emplace_back(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-        if (comma == std::string_view::npos)
-            break;
-        start = comma + 2;
-    }
-    return out;
-}
-
-int elementSize(std::string_view type)
-{
-    if (type == "double" || type == "long int" || type == "c10::complex<float>")
-        return 8;
-    if (type == "float" || type == "int")
-        return 4;
-    if (type == "c10::BFloat16" || type == "c10::Half" || type == "short int")
-        return 2;
-    if (type.find("Float8") != std::string_view::npos || type == "bool" || type == "unsigned char" || type == "signed char")
-        return 1;
-    return 0;
-}
-
-std::string roofOfType(std::string_view type, bool matmul, bool allowTf32)
-{
-    if (type == "double")
-        return "fp64";
-    if (!matmul)
-        return "fp32"; // non-matmul work runs on CUDA cores whatever the dtype (§6.2)
-    if (type == "c10::BFloat16")
-        return "bf16";
-    if (type == "c10::Half")
-        return "fp16";
-    if (type.find("Float8") != std::string_view::npos)
-        return "fp8";
-    if (type == "signed char" || type == "unsigned char")
-        return "int8";
-    return allowTf32 ? "tf32" : "fp32";
-}
-
 double roofRate(const Ceilings& c, std::string_view roof)
 {
     if (roof == "fp64") return c.fp64;
@@ -117,92 +39,6 @@ double roofRate(const Ceilings& c, std::string_view roof)
 }
 
 bool isTensorRoof(std::string_view roof) { return roof == "tf32" || roof == "bf16" || roof == "fp16" || roof == "fp8" || roof == "int8"; }
-
-const std::set<std::string_view> kElementwise{"aten::mul", "aten::add", "aten::sub", "aten::div", "aten::mul_", "aten::add_",
-                                              "aten::sub_", "aten::div_", "aten::relu", "aten::relu_", "aten::exp", "aten::neg",
-                                              "aten::sigmoid", "aten::tanh", "aten::gelu", "aten::silu", "aten::fill_", "aten::zero_"};
-
-// Level B: the op's own inputs (roofline.md §6.1): torch's FLOP formula for matmuls, 1 FLOP per output
-// element for elementwise ops; compulsory bytes = every tensor input once + the output.
-std::optional<Work> opWork(const trace::Trace& t, const Event& op, bool allowTf32)
-{
-    if (op.op == kNoIndex)
-        return std::nullopt;
-    const std::string_view name = t.strings.view(op.name);
-    const trace::OpInfo& info = t.ops[op.op];
-    const auto shapes = parseShapes(t.strings.view(info.inputShapes));
-    const auto types = parseTypes(t.strings.view(info.inputTypes));
-    auto prod = [](const std::vector<int64_t>& s) {
-        double p = 1;
-        for (const int64_t v : s)
-            p *= double(v);
-        return p;
-    };
-    auto bytesOf = [&](size_t i) { return i < shapes.size() && i < types.size() ? prod(shapes[i]) * elementSize(types[i]) : 0.0; };
-    const bool mm = name == "aten::mm" || name == "aten::bmm";
-    const bool addmm = name == "aten::addmm" || name == "aten::baddbmm";
-    if (mm || addmm) {
-        const size_t a = addmm ? 1 : 0, b = a + 1;
-        if (b >= shapes.size() || b >= types.size() || shapes[a].size() < 2 || shapes[b].size() < 2 || elementSize(types[a]) == 0)
-            return std::nullopt;
-        Work w;
-        w.level = 'B';
-        w.flops = double(info.flops);
-        std::vector<int64_t> out = shapes[a];
-        out.back() = shapes[b].back();
-        w.bytes = bytesOf(a) + bytesOf(b) + prod(out) * elementSize(types[a]) + (addmm ? bytesOf(0) : 0.0);
-        w.roof = roofOfType(types[a], true, allowTf32);
-        return w;
-    }
-    if (kElementwise.count(name)) {
-        // The dtype and the output come from the dimensioned tensors; 0-dim operands (Python numbers)
-        // count their bytes only.
-        double outElements = 0;
-        std::string dtype;
-        double inBytes = 0;
-        for (size_t i = 0; i < shapes.size() && i < types.size(); ++i) {
-            if (elementSize(types[i]) == 0)
-                continue;
-            inBytes += bytesOf(i);
-            if (!shapes[i].empty() && prod(shapes[i]) >= outElements) {
-                outElements = prod(shapes[i]);
-                dtype = types[i];
-            }
-        }
-        if (dtype.empty())
-            return std::nullopt;
-        Work w;
-        w.level = 'B';
-        const bool fills = name == "aten::fill_" || name == "aten::zero_";
-        w.flops = fills ? 0 : outElements;
-        w.bytes = (fills ? 0 : inBytes) + outElements * elementSize(dtype);
-        w.roof = roofOfType(dtype, false, allowTf32);
-        return w;
-    }
-    return std::nullopt;
-}
-
-std::optional<double> bytesArg(const trace::Trace& t, const Event& e)
-{
-    const std::string_view raw = t.rawArgs(e);
-    if (raw.empty())
-        return std::nullopt;
-    try {
-        const auto args = io::parseSmallJson(raw, "args");
-        if (const auto* b = args.find("bytes"))
-            return b->number();
-    } catch (const io::TraceFileError&) {
-    }
-    return std::nullopt;
-}
-
-std::string kernelHint(std::string_view name)
-{
-    for (const char* token : {"nvjet", "wgmma", "hmma", "16816", "tensorop", "xmma", "flash", "fmha", "sdpa", "mma"})
-        if (name.find(token) != std::string_view::npos)
-            return token;
-    return {};
-}
 
 std::string pct(double v) { return stats::formatFixed(100 * v, 1) + "%"; }
 std::string rate(double v, const char* unit)
@@ -228,7 +64,34 @@ struct Aggregate
     std::string declaredRoof;
     std::string sourceRoof;        // the tensor roof the generated source's MMA call sites imply
     bool sourcePrecisionAssumed = false;
+    std::set<std::string> bases;          // how the known work was found, one line per formula instance
+    std::set<std::string> unknownReasons; // why some calls have no estimate
 };
+
+// At most `limit` lines of `lines`, then a count of the rest.
+void addLines(std::vector<std::string>& evidence, const std::string& prefix, const std::set<std::string>& lines, size_t limit)
+{
+    size_t n = 0;
+    for (const std::string& l : lines) {
+        if (n++ == limit) {
+            evidence.push_back(prefix + "(" + std::to_string(lines.size() - limit) + " more)");
+            break;
+        }
+        evidence.push_back(prefix + l);
+    }
+}
+
+// Whether a kernel-name hint agrees with the verdict the numbers gave; the hint never changes the verdict.
+std::string hintAgreement(const Classification& c, const std::string& hint)
+{
+    const bool saysTensor = hint.find("tensor-core") != std::string::npos, saysCudaCore = hint.find("CUDA-core") != std::string::npos;
+    if (c.roof.empty() || c.cls == "inconclusive" || c.cls == "latency-bound" || (!saysTensor && !saysCudaCore))
+        return {};
+    if (saysTensor == isTensorRoof(c.roof))
+        return ", consistent with the " + c.roof + " roof";
+    return saysTensor ? ", but the numbers put it on the " + c.roof + " roof (if TF32 was enabled, rerun with --allow-tf32)"
+                      : ", but the numbers put it on the " + c.roof + " roof";
+}
 
 void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, const Ceilings& datasheet, bool measured, bool partial)
 {
@@ -241,6 +104,7 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
         c.evidenceLevel = "D";
         c.evidence.push_back("no work estimate (no torch formula for its op, no annotation): give FLOPs and bytes per call in "
                              "TRACE.annotations.json, or measure it with Nsight Compute");
+        addLines(c.evidence, "why: ", a.unknownReasons, 3);
         return;
     }
     c.flops = a.flops;
@@ -271,22 +135,41 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
                              + (a.sourcePrecisionAssumed ? " (no operand type named there: BF16 assumed)" : ""));
     }
     if ((roof == "fp32" || roof.empty()) && a.flops > 0 && datasheet.fp32 > 0 && c.achievedFlopsPerS > datasheet.fp32) {
+        const std::string tensorRoof = a.assumedRoof || roof.empty() ? "bf16" : "tf32";
         c.evidence.push_back(rate(c.achievedFlopsPerS, "FLOP/s") + " is above the datasheet FP32 peak " + rate(datasheet.fp32, "FLOP/s")
-                             + ": it must be tensor-core work" + (roof == "fp32" && a.assumedRoof ? " (BF16 roof assumed)" : ""));
-        roof = a.assumedRoof || roof.empty() ? "bf16" : "tf32";
+                             + (roofRate(ceilings, tensorRoof) > 0 ? ": it must be tensor-core work" + std::string(roof == "fp32" && a.assumedRoof ? " (BF16 roof assumed)" : "")
+                                                                   : std::string()));
+        roof = tensorRoof;
     }
     if (roof.empty() && a.flops > 0)
         roof = "fp32";
     c.roof = roof;
     const double computeRoof = roofRate(ceilings, roof);
+    if (a.flops > 0 && computeRoof <= 0 && (ceilings.fp32 > 0 || !roof.empty())) {
+        // e.g. fp32 convolutions on a V100 faster than its FP32 peak: no TF32 there, so the FLOP count (the direct
+        // formula) overstates what a Winograd/FFT algorithm did. No roof to grade against.
+        c.cls = "inconclusive";
+        c.strength = "provisional";
+        addLines(c.evidence, "work: ", a.bases, 3);
+        c.evidence.push_back("no " + roof + " roof for this device: the estimated FLOPs exceed what its cores can do (a convolution by "
+                             "Winograd or FFT does fewer than the direct formula counts)");
+        return;
+    }
     const double uBw = bwRoof > 0 ? c.achievedBytesPerS / bwRoof : 0;
     const double uCompute = computeRoof > 0 && a.flops > 0 ? c.achievedFlopsPerS / computeRoof : 0;
     std::string columns = "columns: activity durations (dur)";
     if (a.levels.count('B'))
-        columns += a.flops > 0 ? ", the launching op's Input Dims and Input type (External id link)" : ", the activity's bytes arg";
+        for (const char* source : {"op", "bytes"}) {
+            const bool fromBytesArg = source == std::string_view("bytes");
+            if (std::any_of(a.bases.begin(), a.bases.end(), [&](const std::string& b) { return b.starts_with("the activity's bytes arg") == fromBytesArg; }))
+                columns += fromBytesArg ? ", the activity's bytes arg" : ", External id (activity to its launching op) and that op's recorded inputs";
+        }
     if (a.levels.count('C'))
         columns += ", the annotations file";
     c.evidence.push_back(columns);
+    addLines(c.evidence, "work: ", a.bases, 3);
+    if (a.known < a.calls)
+        addLines(c.evidence, "unknown work: ", a.unknownReasons, 2);
     c.evidence.push_back("bandwidth " + rate(c.achievedBytesPerS, "B/s") + " = " + pct(uBw) + " of the " + bwName + " roof " + rate(bwRoof, "B/s"));
     if (a.flops > 0)
         c.evidence.push_back("compute " + rate(c.achievedFlopsPerS, "FLOP/s") + " = " + pct(uCompute) + " of the " + roof + " roof "
@@ -500,15 +383,16 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
             hopper = match.entry->computeCapability.starts_with("9.");
 
     // Work per GPU activity. An op's work goes to its longest kernel; its other activities carry zero.
+    const WorkEstimator estimator(t, options.allowTf32);
+    const std::vector<Charge> charge = estimator.chargeKernels();
     std::vector<Work> work(t.events.size());
-    std::unordered_map<uint32_t, uint32_t> dominant; // op -> its longest GPU activity
+    std::unordered_map<uint32_t, uint32_t> dominant; // charged op -> its longest kernel
     for (uint32_t i = 0; i < t.events.size(); ++i)
-        if (t.events[i].kind == EventKind::Kernel)
-            if (const uint32_t op = t.opOf(i); op != kNoIndex) {
-                auto [it, inserted] = dominant.try_emplace(op, i);
-                if (!inserted && t.events[i].duration > t.events[it->second].duration)
-                    it->second = i;
-            }
+        if (const uint32_t op = charge[i].op; op != kNoIndex) {
+            auto [it, inserted] = dominant.try_emplace(op, i);
+            if (!inserted && t.events[i].duration > t.events[it->second].duration)
+                it->second = i;
+        }
     std::map<std::string, Aggregate> perKernel;
     std::vector<std::string> order;
     for (uint32_t i = 0; i < t.events.size(); ++i) {
@@ -522,6 +406,7 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
             w.flops = a->flops.value_or(0);
             w.bytes = a->bytes.value_or(0);
             w.roof = a->roof;
+            w.basis = "annotations file entry '" + (a->kernel.empty() ? a->region : a->kernel) + "' (per call)";
         } else if (e.kind == EventKind::GpuMemcpy || e.kind == EventKind::GpuMemset) {
             if (const auto bytes = bytesArg(t, e)) {
                 w.level = 'B';
@@ -529,15 +414,19 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
                     || name.find("Pinned") != std::string::npos || name.find("Pageable") != std::string::npos;
                 w.hostLink = e.kind == EventKind::GpuMemcpy && host;
                 w.bytes = e.kind == EventKind::GpuMemcpy && !host ? 2 * *bytes : *bytes; // DtoD reads and writes
+                w.basis = std::string("the activity's bytes arg") + (e.kind == EventKind::GpuMemcpy && !host ? ", read and written" : "");
             }
-        } else if (const uint32_t op = t.opOf(i); op != kNoIndex) {
-            if (const auto estimate = opWork(t, t.events[op], options.allowTf32)) {
-                if (dominant[op] == i) {
-                    w = *estimate;
-                } else {
-                    w.level = 'B'; // counted on the op's dominant kernel
-                }
+        } else if (const uint32_t op = charge[i].op; op != kNoIndex) {
+            if (dominant[op] == i) {
+                w = estimator.opWork(op);
+                if (op != t.opOf(i))
+                    w.basis += "; charged to the enclosing op, its launching op " + std::string(t.strings.view(t.events[t.opOf(i)].name))
+                        + " has no formula";
+            } else {
+                w.level = 'B'; // counted on the op's dominant kernel
             }
+        } else {
+            w.basis = charge[i].reason;
         }
         auto [it, inserted] = perKernel.try_emplace(name);
         if (inserted)
@@ -546,6 +435,8 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
         ++agg.calls;
         agg.ns += double(e.duration);
         agg.levels.insert(w.level);
+        if (!w.basis.empty())
+            (w.level == 'D' ? agg.unknownReasons : agg.bases).insert(w.basis);
         if (w.level != 'D') {
             ++agg.known;
             agg.flops += w.flops;
@@ -577,8 +468,9 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
             c.evidence = {"its op's work is counted on the op's longest kernel (dominant-kernel rule)"};
         }
         if (const std::string hint = kernelHint(name); !hint.empty()) {
-            c.evidence.push_back("name hint '" + hint + "' suggests tensor-core code (corroboration only)");
-            c.tensorCoreEvidence = "kernel name";
+            c.evidence.push_back("name hint " + hint + hintAgreement(c, hint) + " (corroboration only)");
+            if (hint.find("suggests tensor-core code") != std::string::npos)
+                c.tensorCoreEvidence = "kernel name";
         }
         if (source)
             corroborate(c, *source, hopper);
@@ -604,6 +496,7 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
         std::string topKernel;
         double topKernelNs = 0;
         std::map<std::string, double> kernelNs;
+        std::map<std::string, uint64_t> kernelCalls;
         for (const uint32_t s : spans[name]) {
             const Event& span = t.events[s];
             calls.insert(span.externalId);
@@ -616,6 +509,7 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
                     continue;
                 busy += double(a.duration);
                 kernelNs[std::string(t.strings.view(a.name))] += double(a.duration);
+                ++kernelCalls[std::string(t.strings.view(a.name))];
                 const Work& w = work[*it];
                 if (w.level == 'D') {
                     unknownBusy += double(a.duration);
@@ -624,6 +518,8 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
                 agg.flops += w.flops;
                 agg.bytes += w.bytes;
                 agg.levels.insert(w.level);
+                if (!w.basis.empty())
+                    agg.bases.insert(w.basis);
                 if (!w.roof.empty())
                     agg.roofFlops[w.roof] += w.flops;
                 else if (w.level == 'C')
@@ -662,6 +558,15 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
         c.evidence.push_back("a span holds only the GPU work launched by the annotating thread");
         if (source)
             corroborate(c, *source, hopper);
+        for (const auto& [k, ns] : kernelNs) {
+            RegionKernel rk;
+            rk.name = k;
+            rk.calls = kernelCalls[k];
+            rk.totalUs = ns / 1000.0;
+            rk.share = busy > 0 ? ns / busy : 0;
+            c.kernels.push_back(std::move(rk));
+        }
+        std::stable_sort(c.kernels.begin(), c.kernels.end(), [](const auto& x, const auto& y) { return x.totalUs > y.totalUs; });
         report.regions.push_back(std::move(c));
     }
     return report;

@@ -30,6 +30,15 @@ struct Annotation
 };
 std::vector<Annotation> loadAnnotations(const std::string& path);
 
+// One kernel (or memcpy/memset) name inside a region, over all the region's calls.
+struct RegionKernel
+{
+    std::string name;
+    uint64_t calls = 0;
+    double totalUs = 0;
+    double share = 0; // of the region's GPU-busy time
+};
+
 struct Classification
 {
     std::string name;
@@ -47,6 +56,7 @@ struct Classification
     std::string tensorCoreEvidence = "none";
     std::optional<SourceEvidence> source; // when a generated source is attached
     bool sourceContradicts = false;       // the verdict's roof and the source's MMA call sites disagree
+    std::vector<RegionKernel> kernels; // regions only: the activities inside, by total time, largest first
 };
 
 struct ClassifyReport

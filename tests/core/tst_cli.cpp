@@ -143,6 +143,31 @@ private slots:
         QCOMPARE(cli({"device", trace("gemm_compare"), "--ceilings", copy}).exitCode, 2); // a trace is not a ceilings file
     }
 
+    void classifyRegionsListKernels()
+    {
+        const Run json = cli({"classify", trace("train_scheduled"), "--format", "json"});
+        QCOMPARE(json.exitCode, 0);
+        bool sawAttention = false;
+        for (const auto& region : QJsonDocument::fromJson(json.out).object().value("regions").toArray()) {
+            const QJsonObject o = region.toObject();
+            const QJsonArray kernels = o.value("kernels").toArray();
+            QVERIFY2(!kernels.isEmpty(), qPrintable(o.value("name").toString()));
+            for (const auto& k : kernels)
+                for (const char* field : {"name", "calls", "total_us", "share_of_busy"})
+                    QVERIFY2(k.toObject().contains(QLatin1String(field)), field);
+            if (o.value("name").toString() == QLatin1String("attention_block"))
+                for (const auto& k : kernels)
+                    if (k.toObject().value("name").toString().contains(QLatin1String("sdpa_sm90_flash_fprop"))) {
+                        sawAttention = true;
+                        QCOMPARE(k.toObject().value("calls").toInt(), 12);
+                    }
+        }
+        QVERIFY(sawAttention);
+        const Run table = cli({"classify", trace("train_scheduled")});
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY(table.out.contains("kernels (calls, total, share of GPU busy):"));
+    }
+
     void badInputExitsWithTwo()
     {
         QTemporaryDir dir;

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "stats/flops.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace tilescope::trace {
+class Trace;
+struct Event;
+}
+
+namespace tilescope::roofline {
+
+// FLOPs and compulsory bytes of one GPU activity, with where they came from (roofline.md §6.1).
+struct Work
+{
+    double flops = 0, bytes = 0;
+    std::string roof;    // compute roof for F; empty for pure data movement
+    bool hostLink = false;
+    char level = 'D';    // B: from the op's inputs or the bytes arg, C: annotation, D: unknown
+    std::string basis;   // how F and B were found (op, formula, profiler columns); for level D why not
+};
+
+// What the profiler recorded about one op's inputs (trace-format.md §8, cpu_op args).
+struct OpRecord
+{
+    std::vector<stats::OpInput> inputs;        // Input Dims, Input type, Concrete Inputs
+    std::vector<std::vector<int64_t>> strides; // Input Strides, empty when not recorded
+    bool hasConcrete = false;                  // the trace has Concrete Inputs for this op
+    std::optional<int64_t> sequence;           // autograd Sequence number
+};
+OpRecord readOpRecord(const trace::Trace& t, const trace::Event& op);
+
+// The op charged with a GPU activity's work, or why none is.
+struct Charge
+{
+    uint32_t op;        // kNoIndex when no op carries an estimate
+    std::string reason; // for kNoIndex: why (empty when the ops have no formula at all)
+};
+
+// Level-B work of ops from their recorded inputs: torch's FLOP formulas (key-averages.md §8) extended as
+// roofline.md §6.1 says (linear/matmul, every convolution entry point, attention, reductions, softmax and
+// normalisation, elementwise), compulsory bytes = every tensor input once (a stride-0 dimension once) + the
+// output.
+class WorkEstimator
+{
+public:
+    WorkEstimator(const trace::Trace& t, bool allowTf32);
+
+    // The op's own work; level D (with the reason in `basis` when the op has a formula but the trace lacks
+    // what it needs) otherwise.
+    const Work& opWork(uint32_t op) const;
+
+    // For every kernel event (indexed like Trace::events; other events get kNoIndex): the innermost op at its
+    // launch if that has a formula, else the nearest enclosing op on the host thread that has one (§6.1).
+    // An enclosing op whose nested ops already carry estimates is not charged: its work would count twice.
+    std::vector<Charge> chargeKernels() const;
+
+private:
+    Work estimate(uint32_t op) const;
+    Work convolution(const trace::Event& op, const OpRecord& r) const;
+    std::optional<std::vector<int64_t>> convOutputFromBackward(const OpRecord& r) const;
+
+    const trace::Trace& m_trace;
+    bool m_allowTf32;
+    mutable std::unordered_map<uint32_t, Work> m_cache;
+    std::unordered_map<int64_t, uint32_t> m_convBackwardBySequence; // autograd node of a convolution
+};
+
+// The `bytes` arg of a memcpy/memset activity.
+std::optional<double> bytesArg(const trace::Trace& t, const trace::Event& e);
+
+// Kernel-name hints (roofline.md §6.2, §7.1): what the name suggests about the code, for corroboration
+// only; empty when the name says nothing.
+std::string kernelHint(std::string_view name);
+
+} // namespace tilescope::roofline
