@@ -686,7 +686,9 @@ EventKind Loader::kindFor()
     }
     if (m_rec.hasPid && m_rec.pidIsString) {
         const std::string_view pid = t().strings.view(m_rec.pid);
-        if (pid == "CPU functions") {
+        // Python's export_chrome_trace writes "CPU functions"; LibTorch's C++ writer
+        // (writeProfilerEventsToStream, RecordProfile) writes "CPU Functions".
+        if (pid == "CPU functions" || pid == "CPU Functions") {
             m_sawLegacyPid = true;
             return EventKind::CpuOp;
         }
