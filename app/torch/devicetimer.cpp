@@ -2,8 +2,10 @@
 #include "devicetimer.h"
 
 #if TILESCOPE_TORCH_CUDA_API
-#include <ATen/cuda/CUDAContext.h>
-#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
+
+#include <stdexcept>
 #endif
 
 #include <algorithm>
@@ -15,13 +17,21 @@ double DeviceTimer::seconds(const std::function<void()>& work) const
 {
 #if TILESCOPE_TORCH_CUDA_API
     if (m_device.cuda) {
-        at::cuda::CUDAEvent start(cudaEventDefault), end(cudaEventDefault); // cudaEventDefault: with timing
-        const at::cuda::CUDAStream stream = at::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(m_device.index));
-        start.record(stream);
+        // Events on torch's current stream of the device, where the timed ops are queued.
+        const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(m_device.index)).stream();
+        cudaEvent_t start = nullptr, end = nullptr;
+        if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&end) != cudaSuccess)
+            throw std::runtime_error("cudaEventCreate failed");
+        cudaEventRecord(start, stream);
         work();
-        end.record(stream);
-        end.synchronize();
-        return static_cast<double>(start.elapsed_time(end)) / 1e3;
+        cudaEventRecord(end, stream);
+        float milliseconds = 0;
+        const bool ok = cudaEventSynchronize(end) == cudaSuccess && cudaEventElapsedTime(&milliseconds, start, end) == cudaSuccess;
+        cudaEventDestroy(start);
+        cudaEventDestroy(end);
+        if (!ok)
+            throw std::runtime_error("timing with CUDA events failed");
+        return static_cast<double>(milliseconds) / 1e3;
     }
 #endif
     synchronize(m_device);

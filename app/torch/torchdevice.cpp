@@ -8,7 +8,7 @@
 #include <torch/version.h>
 
 #if TILESCOPE_TORCH_CUDA_API
-#include <ATen/cuda/CUDAContext.h>
+#include <cuda_runtime_api.h>
 #endif
 
 #include <charconv>
@@ -55,8 +55,10 @@ void synchronize(const DeviceChoice& choice)
 std::optional<GpuProperties> gpuProperties([[maybe_unused]] int index)
 {
 #if TILESCOPE_TORCH_CUDA_API
-    const cudaDeviceProp* p = at::cuda::getDeviceProperties(index);
-    return GpuProperties{p->name, p->major, p->minor, p->multiProcessorCount, static_cast<int64_t>(p->totalGlobalMem)};
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, index) != cudaSuccess)
+        return std::nullopt;
+    return GpuProperties{p.name, p.major, p.minor, p.multiProcessorCount, static_cast<int64_t>(p.totalGlobalMem)};
 #else
     return std::nullopt;
 #endif

@@ -9,7 +9,9 @@
 
 // CUDA device properties and CUDA-event timing need the CUDA runtime headers, which only a LibTorch
 // built with CUDA and a toolkit on the build machine provide (CMake defines TILESCOPE_TORCH_WITH_CUDA).
-#if defined(TILESCOPE_TORCH_WITH_CUDA) && __has_include(<cuda_runtime_api.h>) && __has_include(<ATen/cuda/CUDAEvent.h>)
+// Only the runtime API and c10's stream header are used: ATen/cuda would also want the cuBLAS, cuSPARSE
+// and cuSOLVER headers, which pip-installed toolkits spread over several folders.
+#if defined(TILESCOPE_TORCH_WITH_CUDA) && __has_include(<cuda_runtime_api.h>) && __has_include(<c10/cuda/CUDAStream.h>)
 #define TILESCOPE_TORCH_CUDA_API 1
 #else
 #define TILESCOPE_TORCH_CUDA_API 0
