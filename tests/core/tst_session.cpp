@@ -33,6 +33,9 @@ SessionTools tools()
 {
     SessionTools t;
     t.harness = std::string(TILESCOPE_SOURCE_DIR) + "/resources/harness/tilescope_harness.py";
+#ifdef TILESCOPE_TORCH_TOOL
+    t.torchTool = TILESCOPE_TORCH_TOOL;
+#endif
     return t;
 }
 
@@ -440,6 +443,46 @@ private slots:
         QVERIFY(r.status == SessionResult::Status::Failed);
         QVERIFY2(r.error.find("tilescope-torch") != std::string::npos, r.error.c_str());
     }
+
+#ifdef TILESCOPE_TORCH_TOOL
+    void torchscriptSessionThroughLibTorch()
+    {
+        SessionConfig c = base(SessionMode::TorchScript, "torchscript");
+        c.torchscript = testutil::dataPath("torchscript/mlp.pt");
+        c.inputs = "f32:8x32";
+        c.warmupIterations = 2;
+        c.measuredIterations = 3;
+        int profileSteps = 0;
+        const SessionResult r = runSession(c, tools(), [&](const SessionEvent& e) {
+            profileSteps += e.kind == SessionEvent::Kind::Phase && e.phase == "profile";
+        });
+        QVERIFY2(r.status == SessionResult::Status::Ok, r.error.c_str());
+        QCOMPARE(profileSteps, 3);
+        QCOMPARE(r.manifest.mode, std::string("torchscript"));
+        const auto t = trace::loadTrace(r.tracePath);
+        QCOMPARE(countNamed(*t, "torchscript_forward"), 3);
+        QCOMPARE(countNamed(*t, "aten::addmm"), 9); // three Linear layers a call
+    }
+
+    void calibrateSessionWritesCeilings()
+    {
+        SessionConfig c = base(SessionMode::Calibrate, "calibrate");
+        c.quick = true;
+        const SessionResult r = runSession(c, tools(), nullptr);
+        QVERIFY2(r.status == SessionResult::Status::Ok, r.error.c_str());
+        const auto measured = roofline::loadMeasuredCeilings(r.calibrationPath);
+        QVERIFY(measured.memoryBytesPerS && *measured.memoryBytesPerS > 1e8);
+        QVERIFY(measured.fp32 && *measured.fp32 > 1e7);
+        QCOMPARE(r.manifest.mode, std::string("calibrate"));
+        // A GPU that is not there is a clear failure, not a hang or a crash.
+        SessionConfig gpu = base(SessionMode::Calibrate, "calibrate-gpu");
+        gpu.device = "cuda:0";
+        gpu.quick = true;
+        const SessionResult g = runSession(gpu, tools(), nullptr);
+        QVERIFY(g.status == SessionResult::Status::Failed);
+        QVERIFY2(g.error.find("CUDA requested") != std::string::npos, g.error.c_str());
+    }
+#endif
 
     void cliCapturePrintsTheTracePath()
     {
