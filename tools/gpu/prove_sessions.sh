@@ -15,11 +15,15 @@ check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; f
 
 prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
 echo "== torch $(python3 -c 'import torch; print(torch.__version__, torch.cuda.get_device_name(0))')"
-cmake -S "$root" -B "$root/build-gpu" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTILESCOPE_BUILD_GUI=OFF \
-    -DTILESCOPE_BUILD_TESTS=OFF -DTILESCOPE_BUILD_BENCHMARKS=OFF -DCMAKE_PREFIX_PATH="$prefix" \
-    -DCMAKE_CUDA_COMPILER="$(command -v nvcc || true)" > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
-grep -i "torch" "$out/cmake.log" | head -5
-cmake --build "$root/build-gpu" -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+if [ -f "$root/build-gpu/build.ninja" ]; then
+    echo "== reusing build-gpu (configured by prove_torch_capture.sh against the bundled LibTorch)"
+else
+    cmake -S "$root" -B "$root/build-gpu" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTILESCOPE_BUILD_GUI=OFF \
+        -DTILESCOPE_BUILD_TESTS=OFF -DTILESCOPE_BUILD_BENCHMARKS=OFF -DCMAKE_PREFIX_PATH="$prefix" \
+        > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
+fi
+cmake --build "$root/build-gpu" --target tilescope-cli $(grep -q tilescope-torch "$root/build-gpu/build.ninja" && echo tilescope-torch) \
+    -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 cli="$root/build-gpu/app/tilescope-cli"
 echo "== built: $(ls "$root"/build-gpu/app/ | tr '\n' ' ')"
 
@@ -69,7 +73,16 @@ if python3 -c "import tilelang" 2> "$out/tilelang_import.log"; then
     check "tilelang: generated source saved" ls "$out"/tilelang/sources/*.cu
     "$cli" classify "$t" | head -40
     "$cli" classify "$t" --format json > "$out/tilelang/classify.json"
-    for f in "$out"/tilelang/sources/*.cu; do "$cli" inspect "$f" 2>/dev/null | head -20; done
+    for f in "$out"/tilelang/sources/*.cu; do "$cli" inspect "$f" | head -24; cp "$f" "$out/tilelang_source.cu"; done
+    python3 - "$out/tilelang/classify.json" <<'PY' || fail "tilelang: region classified tensor-core-bound"
+import json, sys
+r = {x["name"]: x for x in json.load(open(sys.argv[1]))["regions"]}
+for name in ("tilelang_kernel", "torch_ref"):
+    x = r[name]
+    print(f"  region {name}: {x['class']} ({x['strength']}), {x['achieved_flops_per_s']/1e12:.1f} TFLOP/s, "
+          f"source: {(x.get('source') or {}).get('conclusion', '-')}")
+sys.exit(0 if r["tilelang_kernel"]["class"] == "tensor-core-bound" else 1)
+PY
 else
     echo "SKIP tilelang: not importable here ($(tail -1 "$out/tilelang_import.log"))"
 fi
