@@ -19,6 +19,7 @@ import os
 import re
 import runpy
 import sys
+import threading
 import time
 import traceback
 import types
@@ -251,11 +252,49 @@ class StepCounter:
         self.steps = 0
         self.total = None
         self._inside = False
+        self.open_regions = 0  # record_function scopes open on the script's thread
+        self.pending = 0
+
+    def track_regions(self):
+        """A step taken inside `with record_function(...)` (e.g. opt.step() inside a "train_step" region) is
+        applied when the outermost region closes, so ProfilerStep#N never ends inside a user region and the
+        ranges nest as torch.profiler expects (prof.step() outside every region)."""
+        cls = self.torch.autograd.profiler.record_function
+        enter, exit_ = cls.__enter__, cls.__exit__
+        counter = self
+
+        main_thread = threading.get_ident()
+
+        def user_region(rf):  # torch's own ProfilerStep#N range is not one
+            return threading.get_ident() == main_thread and not str(getattr(rf, "name", "")).startswith("ProfilerStep#")
+
+        def tracked_enter(rf):
+            if user_region(rf):
+                counter.open_regions += 1
+            return enter(rf)
+
+        def tracked_exit(rf, *args):
+            try:
+                return exit_(rf, *args)
+            finally:
+                if user_region(rf):
+                    counter.open_regions = max(0, counter.open_regions - 1)
+                    if counter.open_regions == 0:
+                        counter.flush()
+        cls.__enter__, cls.__exit__ = tracked_enter, tracked_exit
+
+    def flush(self):
+        while self.pending and self.prof is not None:
+            self.pending -= 1
+            self.prof.step()
 
     def step(self):
         self.steps += 1
         if self.prof is not None:
-            self.prof.step()
+            if self.open_regions > 0:
+                self.pending += 1  # inside a user region: step when the outermost one closes
+            else:
+                self.prof.step()
         within = self.total is not None and self.steps <= self.total
         if within:
             phase("profile", f"step {self.steps}", step=self.steps, of=self.total)
@@ -320,6 +359,7 @@ def run_script(torch, cfg, out, session):
     counter = StepCounter(torch)
     sys.modules["tilescope"] = tilescope_module(counter, torch)
     how = counter.install_optimizer_hook()
+    counter.track_regions()
     schedule = cfg.get("schedule")
     traces = []
 
@@ -349,6 +389,8 @@ def run_script(torch, cfg, out, session):
         traceback.print_exc()
         failure = f"the script raised {type(e).__name__}: {e}"
     finally:
+        counter.open_regions = 0
+        counter.flush()  # a step still waiting on a region the script never closed
         counter.prof = None
         prof.__exit__(None, None, None)
     if not schedule:
