@@ -23,6 +23,9 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QToolButton>
+#include <QToolTip>
+
+#include <set>
 
 #include <QFileDialog>
 #include <QPushButton>
@@ -109,6 +112,13 @@ RooflinePanel::RooflinePanel(QWidget* parent)
         }
     });
     m_card->setHtml(tr("<i>Click a kernel (here, in the timeline or in the table) to see its classification.</i>"));
+    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+        const QString text = hoverText(event->position());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
+    });
     connect(m_calibration, &SessionJob::phase, this, [this](const QString& phase, int step, int of, const QString& message) {
         m_ceilingsLabel->setText(tr("calibrating: %1 %2").arg(phase, step >= 0 && of > 0 ? QStringLiteral("%1/%2").arg(step).arg(of) : message));
     });
@@ -259,38 +269,51 @@ void RooflinePanel::rebuild()
     roof(c.fp32, tr("FP32 roof"), QColor(230, 140, 20));
     roof(c.bf16 > 0 ? c.bf16 : c.fp16, c.bf16 > 0 ? tr("BF16 tensor roof") : tr("FP16 tensor roof"), QColor(40, 160, 70));
     roof(c.tf32, tr("TF32 tensor roof"), QColor(120, 190, 120));
-    std::map<std::string, std::pair<QVector<double>, QVector<double>>> points;
-    std::map<std::string, QStringList> names;
+    // One graph per point, so each is sized by its total time; one empty graph per class for the legend.
+    m_points.clear();
     double maxTime = 1;
-    for (const auto& k : r.kernels)
-        maxTime = std::max(maxTime, k.totalUs);
-    for (const auto& k : r.kernels) {
-        if (!k.flops || !k.bytes || *k.flops <= 0 || *k.bytes <= 0)
-            continue;
-        points[k.cls].first.push_back(*k.flops / *k.bytes);
-        points[k.cls].second.push_back(k.achievedFlopsPerS);
-        names[k.cls].push_back(QString::fromStdString(k.name));
-        ++m_pointCount;
-    }
-    for (const auto& [cls, xy] : points) {
-        QCPGraph* g = m_plot->addGraph();
-        g->setName(QString::fromStdString(cls));
-        g->setLineStyle(QCPGraph::lsNone);
-        g->setAdaptiveSampling(false);
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, classColour(cls), classColour(cls), 9));
-        g->setData(xy.first, xy.second);
-        g->setProperty("kernelNames", names[cls]);
-        g->setSelectable(QCP::stSingleData);
+    for (const auto* list : {&r.kernels, &r.regions})
+        for (const auto& k : *list)
+            maxTime = std::max(maxTime, k.totalUs);
+    std::set<std::string> legendDone;
+    // Regions first, underneath: a kernel and the region around it often sit on the same spot, and a
+    // click should pick the kernel.
+    for (const auto* list : {&r.regions, &r.kernels}) {
+        const bool region = list == &r.regions;
+        for (const auto& k : *list) {
+            if (!k.flops || !k.bytes || *k.flops <= 0 || *k.bytes <= 0)
+                continue;
+            const double size = 6 + 12 * std::sqrt(k.totalUs / maxTime);
+            const QColor colour = classColour(k.cls);
+            const auto shape = region ? QCPScatterStyle::ssDiamond : QCPScatterStyle::ssDisc;
+            QCPGraph* g = m_plot->addGraph();
+            g->setLineStyle(QCPGraph::lsNone);
+            g->setScatterStyle(QCPScatterStyle(shape, colour, region ? QColor(Qt::white) : colour, size));
+            g->setData({*k.flops / *k.bytes}, {k.achievedFlopsPerS});
+            g->setProperty("kernelNames", QStringList{QString::fromStdString(k.name)});
+            g->setSelectable(QCP::stSingleData);
+            g->removeFromLegend();
+            m_points.push_back({*k.flops / *k.bytes, k.achievedFlopsPerS, &k, region});
+            ++m_pointCount;
+            const std::string legendKey = k.cls + (region ? " (region)" : "");
+            if (legendDone.insert(legendKey).second) {
+                QCPGraph* legend = m_plot->addGraph();
+                legend->setName(QString::fromStdString(legendKey));
+                legend->setLineStyle(QCPGraph::lsNone);
+                legend->setScatterStyle(QCPScatterStyle(shape, colour, region ? QColor(Qt::white) : colour, 8));
+            }
+        }
     }
     if (!m_selected.empty()) {
-        for (const auto& k : r.kernels)
-            if (k.name == m_selected && k.flops && k.bytes && *k.bytes > 0 && *k.flops > 0) {
-                QCPGraph* g = m_plot->addGraph();
-                g->setName(tr("selected"));
-                g->setLineStyle(QCPGraph::lsNone);
-                g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 2), Qt::NoBrush, 16));
-                g->setData({*k.flops / *k.bytes}, {k.achievedFlopsPerS});
-            }
+        for (const auto* list : {&r.kernels, &r.regions})
+            for (const auto& k : *list)
+                if (k.name == m_selected && k.flops && k.bytes && *k.bytes > 0 && *k.flops > 0) {
+                    QCPGraph* g = m_plot->addGraph();
+                    g->setName(tr("selected"));
+                    g->setLineStyle(QCPGraph::lsNone);
+                    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 2), Qt::NoBrush, 20));
+                    g->setData({*k.flops / *k.bytes}, {k.achievedFlopsPerS});
+                }
     }
     m_plot->xAxis->setRange(x0, x1);
     const double top = std::max({c.bf16, c.fp16, c.fp32, 1e12}) * 2;
@@ -346,7 +369,44 @@ void RooflinePanel::showKernel(const std::string& name)
         for (const auto& caveat : src.caveats)
             html += QStringLiteral("<i>%1</i><br>").arg(QString::fromStdString(caveat).toHtmlEscaped());
     }
+    if (!found->kernels.empty()) {
+        html += tr("<b>Kernels in this region</b><table cellspacing='4'><tr><th>%1</th><th>%2</th><th>%3</th><th align='left'>%4</th></tr>")
+                    .arg(tr("calls"), tr("total"), tr("share of GPU busy"), tr("kernel"));
+        for (const auto& k : found->kernels)
+            html += QStringLiteral("<tr><td align='right'>%1</td><td align='right'>%2</td><td align='right'>%3%</td><td>%4</td></tr>")
+                        .arg(k.calls)
+                        .arg(QString::fromStdString(stats::formatTorchTime(k.totalUs)), QString::number(100 * k.share, 'f', 1),
+                             QString::fromStdString(k.name).toHtmlEscaped());
+        html += QStringLiteral("</table>");
+    }
     m_card->setHtml(html);
+}
+
+QString RooflinePanel::pointText(const roofline::Classification& k, bool region)
+{
+    const double ai = k.flops && k.bytes && *k.bytes > 0 ? *k.flops / *k.bytes : 0;
+    return tr("%1%2\n%3 (%4)\n%5 TFLOP/s, %6 GB/s, %7 FLOP/B\n%8 calls, %9 total")
+        .arg(region ? tr("region ") : QString(), QString::fromStdString(k.name), QString::fromStdString(k.cls), QString::fromStdString(k.strength))
+        .arg(k.achievedFlopsPerS / 1e12, 0, 'f', 2)
+        .arg(k.achievedBytesPerS / 1e9, 0, 'f', 1)
+        .arg(ai, 0, 'f', 1)
+        .arg(k.calls)
+        .arg(QString::fromStdString(stats::formatTorchTime(k.totalUs)));
+}
+
+QString RooflinePanel::hoverText(const QPointF& pixel) const
+{
+    const PlotPoint* best = nullptr;
+    double bestDistance = 12; // px
+    for (const PlotPoint& p : m_points) {
+        const double dx = m_plot->xAxis->coordToPixel(p.x) - pixel.x(), dy = m_plot->yAxis->coordToPixel(p.y) - pixel.y();
+        const double d = std::sqrt(dx * dx + dy * dy);
+        if (d < bestDistance) {
+            bestDistance = d;
+            best = &p;
+        }
+    }
+    return best ? pointText(*best->item, best->region) : QString();
 }
 
 void RooflinePanel::chooseSource()

@@ -49,6 +49,9 @@ public:
     SessionJob* calibrationJob() const { return m_calibration; }
     QPushButton* annotationsButton() const { return m_editAnnotations; }
     void editAnnotations(); // opens the editor, seeded with the selected kernel or region
+    // What hovering shows: the point within 12 px of `pixel` (plot coordinates), else empty.
+    QString hoverText(const QPointF& pixel) const;
+    static QString pointText(const tilescope::roofline::Classification& item, bool region);
 
 signals:
     void calibrationFinished(bool ok, const QString& message);
@@ -73,6 +76,13 @@ private:
     std::optional<tilescope::roofline::MeasuredCeilings> m_measured;
     std::optional<std::vector<tilescope::roofline::Annotation>> m_annotations; // edited; else the document's
     QTextBrowser* m_card;
+    struct PlotPoint
+    {
+        double x, y; // arithmetic intensity, FLOP/s
+        const tilescope::roofline::Classification* item; // into m_report, rebuilt with it
+        bool region;
+    };
+    std::vector<PlotPoint> m_points;
     std::string m_selected;
     int m_pointCount = 0;
 };

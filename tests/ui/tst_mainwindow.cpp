@@ -138,7 +138,7 @@ private slots:
         QCustomPlot* plot = w.roofline()->plot();
         QCPGraph* points = nullptr;
         for (int g = 0; g < plot->graphCount(); ++g)
-            if (plot->graph(g)->name() == QLatin1String("tensor-core-bound"))
+            if (plot->graph(g)->property("kernelNames").toStringList().contains(QStringLiteral("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT")))
                 points = plot->graph(g);
         QVERIFY(points && points->dataCount() == 1);
         plot->replot();

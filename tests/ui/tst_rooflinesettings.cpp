@@ -17,6 +17,9 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextBrowser>
+
+#undef QT_NO_FOREACH
+#include <qcustomplot.h>
 #include <QtTest>
 
 #include <filesystem>
@@ -131,6 +134,17 @@ private slots:
         QVERIFY(after);
         QCOMPARE(*after->flops, 137438953472.0 * after->calls);
         QCOMPARE(after->cls, std::string("tensor-core-bound")); // meta.json: "triton_matmul": "tensor-core bound"
+        // The region is a point now; hovering it and selecting it show its numbers and its kernels.
+        panel->showKernel("custom_kernel");
+        QVERIFY(panel->verdictText().contains(QStringLiteral("Kernels in this region")));
+        QVERIFY(panel->verdictText().contains(QStringLiteral("matmul_kernel")));
+        const double x = *after->flops / *after->bytes, y = after->achievedFlopsPerS;
+        panel->plot()->replot();
+        const QPointF at(panel->plot()->xAxis->coordToPixel(x), panel->plot()->yAxis->coordToPixel(y));
+        const QString hover = panel->hoverText(at);
+        QVERIFY2(hover.startsWith(QStringLiteral("region custom_kernel")), qPrintable(hover));
+        QVERIFY2(hover.contains(QString::number(y / 1e12, 'f', 2) + QStringLiteral(" TFLOP/s")), qPrintable(hover));
+        QVERIFY(panel->hoverText(at + QPointF(200, 200)).isEmpty() || !panel->hoverText(at + QPointF(200, 200)).startsWith(QStringLiteral("region custom_kernel")));
         // Reopened, the trace brings its sidecar.
         MainWindow again;
         loadAndWait(again, m_trace);
