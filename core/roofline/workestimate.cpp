@@ -98,28 +98,7 @@ double numel(const std::vector<int64_t>& sizes)
     return p;
 }
 
-// Integers of a Concrete Inputs entry: "[1, 2]" or "3"; empty for "", "None", "same".
-std::vector<int64_t> concreteInts(std::string_view text)
-{
-    std::vector<int64_t> out;
-    const char* p = text.data();
-    const char* end = p + text.size();
-    while (p < end) {
-        if ((*p >= '0' && *p <= '9') || *p == '-') {
-            int64_t v = 0;
-            const auto r = std::from_chars(p, end, v);
-            if (r.ec != std::errc())
-                return {};
-            out.push_back(v);
-            p = r.ptr;
-        } else if (*p == '[' || *p == ']' || *p == ',' || *p == ' ') {
-            ++p;
-        } else {
-            return {}; // not a list of integers ("same", "None", a float)
-        }
-    }
-    return out;
-}
+using stats::concreteInts;
 
 bool isTensor(const OpRecord& r, size_t i)
 {

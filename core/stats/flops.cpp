@@ -20,27 +20,6 @@ bool tensorAt(std::span<const OpInput> inputs, size_t i)
     return i < inputs.size() && !inputs[i].isList && isTensorType(inputs[i].type);
 }
 
-// Parses "[1, 2]" or "1" from Concrete Inputs into integers.
-std::vector<int64_t> concreteInts(std::string_view text)
-{
-    std::vector<int64_t> out;
-    const char* p = text.data();
-    const char* end = p + text.size();
-    while (p < end) {
-        if ((*p >= '0' && *p <= '9') || *p == '-') {
-            int64_t v = 0;
-            const auto r = std::from_chars(p, end, v);
-            if (r.ec != std::errc())
-                break;
-            out.push_back(v);
-            p = r.ptr;
-        } else {
-            ++p;
-        }
-    }
-    return out;
-}
-
 uint64_t matmulFlops(const std::vector<int64_t>& mat1, const std::vector<int64_t>& mat2)
 {
     if (mat1.empty() || mat1.back() == 0)
@@ -96,5 +75,28 @@ uint64_t computeFlops(std::string_view op, std::span<const OpInput> in)
     }
     return 0;
 }
+
+std::vector<int64_t> concreteInts(std::string_view text)
+{
+    std::vector<int64_t> out;
+    const char* p = text.data();
+    const char* end = p + text.size();
+    while (p < end) {
+        if ((*p >= '0' && *p <= '9') || *p == '-') {
+            int64_t v = 0;
+            const auto r = std::from_chars(p, end, v);
+            if (r.ec != std::errc())
+                return {};
+            out.push_back(v);
+            p = r.ptr;
+        } else if (*p == '[' || *p == ']' || *p == ',' || *p == ' ') {
+            ++p;
+        } else {
+            return {}; // not a list of integers ("same", "None", a float)
+        }
+    }
+    return out;
+}
+
 
 } // namespace tilescope::stats

@@ -18,6 +18,9 @@ struct OpInput
     bool isList = false;  // a TensorList (its Input Dims entry is a list of lists)
 };
 
+// The integers of a Concrete Inputs entry, "[1, 2]" or "3"; empty for "", "None", "same" or a float.
+std::vector<int64_t> concreteInts(std::string_view text);
+
 // True when `type` names a tensor dtype rather than Scalar, ScalarList, TensorList or nothing.
 bool isTensorType(std::string_view type);
 
