@@ -174,11 +174,16 @@ void RooflinePanel::setAnnotations(const std::vector<roofline::Annotation>& anno
     reclassify();
 }
 
+const std::vector<roofline::Annotation>& RooflinePanel::activeAnnotations() const
+{
+    static const std::vector<roofline::Annotation> none;
+    return m_annotations ? *m_annotations : m_doc ? m_doc->classifyOptions.annotations : none;
+}
+
 roofline::ClassifyOptions RooflinePanel::currentOptions() const
 {
     roofline::ClassifyOptions options = m_doc ? m_doc->classifyOptions : roofline::ClassifyOptions{};
-    if (m_annotations)
-        options.annotations = *m_annotations;
+    options.annotations = activeAnnotations();
     options.sources = m_sources;
     options.measured = m_measured;
     return options;
@@ -199,13 +204,14 @@ void RooflinePanel::editAnnotations()
     if (!m_doc)
         return;
     const bool isFile = QFileInfo(m_doc->path).isFile();
-    AnnotationEditor editor(currentOptions().annotations, isFile ? m_doc->path + QStringLiteral(".annotations.json") : QString(), this);
+    const std::vector<roofline::Annotation>& annotations = activeAnnotations();
+    AnnotationEditor editor(annotations, isFile ? m_doc->path + QStringLiteral(".annotations.json") : QString(), this);
     if (!m_selected.empty()) {
         bool isRegion = false;
         for (const auto& region : m_report.regions)
             isRegion = isRegion || region.name == m_selected;
         bool known = false;
-        for (const auto& a : currentOptions().annotations)
+        for (const auto& a : annotations)
             known = known || a.region == m_selected || a.kernel == m_selected;
         if (!known)
             editor.addTarget(m_selected, isRegion);

@@ -63,6 +63,7 @@ private:
     void chooseSource();
     void reclassify();
     tilescope::roofline::ClassifyOptions currentOptions() const;
+    const std::vector<tilescope::roofline::Annotation>& activeAnnotations() const; // edited, else the trace's sidecar
     std::shared_ptr<const TraceDocument> m_doc;
     tilescope::roofline::ClassifyReport m_report; // the document's, or rerun with attached sources
     std::vector<tilescope::roofline::SourceAttachment> m_sources;

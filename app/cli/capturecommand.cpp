@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "capturecommand.h"
 
+#include "io/textfile.h"
 #include "io/tracefileerror.h"
 #include "session/childprocess.h"
 #include "session/harnessexport.h"
@@ -12,7 +13,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -113,7 +113,6 @@ CaptureArguments parseCapture(int argc, char** argv)
             throw Usage{"capture takes one of --script, --kernel, --torchscript, --command or --config"};
         mode = m;
     };
-    bool fromConfig = false;
     bool cpuOnly = false;
     for (int i = 2; i < argc; ++i) {
         std::string arg = argv[i];
@@ -143,7 +142,6 @@ CaptureArguments parseCapture(int argc, char** argv)
         }
         if (name == "config") { // give it first: options after it override the file
             c = readSessionConfig(value);
-            fromConfig = true;
             setMode(c.mode);
         } else if (name == "script") {
             setMode(SessionMode::Script);
@@ -226,7 +224,6 @@ CaptureArguments parseCapture(int argc, char** argv)
         if (c.device.empty())
             c.device = "cpu";
     }
-    (void)fromConfig;
     return a;
 }
 
@@ -258,10 +255,7 @@ int runCaptureCommand(int argc, char** argv)
     }
     const SessionTools tools = locateSessionTools(executablePath(argv));
     if (!a.saveConfig.empty()) {
-        std::ofstream out(a.saveConfig, std::ios::binary | std::ios::trunc);
-        out << toJson(a.config);
-        if (!out)
-            throw io::TraceFileError(a.saveConfig, std::nullopt, "cannot write the session config");
+        io::writeTextFile(a.saveConfig, toJson(a.config), "the session config");
     }
     if (!a.exportHarness.empty()) {
         if (tools.harness.empty())

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "session/harnessexport.h"
 
+#include "io/textfile.h"
 #include "io/tracefileerror.h"
 #include "report/jsonwriter.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace tilescope::session {
@@ -32,22 +31,14 @@ std::string exportHarness(const SessionConfig& config, const std::string& harnes
 
 void writeExportedHarness(const SessionConfig& config, const std::string& harnessPath, const std::string& outPath)
 {
-    std::ifstream in(harnessPath, std::ios::binary);
-    if (!in)
-        throw io::TraceFileError(harnessPath, std::nullopt, "cannot read the TileScope harness");
-    std::ostringstream text;
-    text << in.rdbuf();
+    const std::string harness = io::readTextFile(harnessPath, "the TileScope harness");
     std::string script;
     try {
-        script = exportHarness(config, text.str());
+        script = exportHarness(config, harness);
     } catch (const std::invalid_argument& e) {
         throw io::TraceFileError(harnessPath, std::nullopt, e.what());
     }
-    std::ofstream out(outPath, std::ios::binary | std::ios::trunc);
-    out << script;
-    if (!out)
-        throw io::TraceFileError(outPath, std::nullopt, "cannot write the exported harness");
-    out.close();
+    io::writeTextFile(outPath, script, "the exported harness");
     std::error_code ec;
     std::filesystem::permissions(outPath, std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec,
                                  std::filesystem::perm_options::add, ec);

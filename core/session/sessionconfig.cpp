@@ -6,8 +6,6 @@
 #include "report/jsonwriter.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace tilescope::session {
 
@@ -151,9 +149,10 @@ std::string toJson(const SessionConfig& c)
     return w.text() + "\n";
 }
 
-SessionConfig sessionConfigFromJson(std::string_view json, const std::string& sourceName)
+namespace {
+
+SessionConfig sessionConfigFromValue(const io::JsonValue& root, const std::string& sourceName)
 {
-    const io::JsonValue root = io::parseSmallJson(json, sourceName);
     if (!root.isObject())
         throw io::TraceFileError(sourceName, std::nullopt, "session config: expected a JSON object");
     const Reader r{root, sourceName};
@@ -235,14 +234,16 @@ SessionConfig sessionConfigFromJson(std::string_view json, const std::string& so
     return c;
 }
 
+} // namespace
+
+SessionConfig sessionConfigFromJson(std::string_view json, const std::string& sourceName)
+{
+    return sessionConfigFromValue(io::parseSmallJson(json, sourceName), sourceName);
+}
+
 SessionConfig readSessionConfig(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw io::TraceFileError(path, std::nullopt, "cannot open the session config");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return sessionConfigFromJson(text.str(), path);
+    return sessionConfigFromValue(io::readSmallJsonFile(path), path);
 }
 
 std::vector<std::string> validate(const SessionConfig& c)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "session/sessionrunner.h"
 
+#include "io/textfile.h"
 #include "io/tracefileerror.h"
 #include "report/jsonwriter.h"
 #include "session/childprocess.h"
@@ -8,7 +9,6 @@
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
-#include <fstream>
 
 #ifndef TILESCOPE_SOURCE_DIR
 #define TILESCOPE_SOURCE_DIR ""
@@ -71,14 +71,6 @@ std::string newestTrace(const fs::path& dir, fs::file_time_type startedAt)
     return best;
 }
 
-void writeFile(const fs::path& path, const std::string& text)
-{
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out)
-        throw io::TraceFileError(path.string(), std::nullopt, "cannot write this file");
-}
-
 // Command and Calibrate children may not write a manifest; the runner writes one for them.
 void writeOwnManifest(const fs::path& dir, const SessionConfig& c, const std::string& trace,
                       const std::string& calibration, bool ok)
@@ -92,7 +84,7 @@ void writeOwnManifest(const fs::path& dir, const SessionConfig& c, const std::st
         w.key("calibration").value(fs::relative(calibration, dir).string());
     w.key("notes").beginArray().value("manifest written by TileScope: the command wrote none").endArray();
     w.endObject();
-    writeFile(dir / kManifestName, w.text() + "\n");
+    io::writeTextFile((dir / kManifestName).string(), w.text() + "\n", "the session manifest");
 }
 
 } // namespace
@@ -204,7 +196,7 @@ SessionResult runSession(const SessionConfig& input, const SessionTools& tools,
     fs::remove(dir / kManifestName, ec);
     const auto startedAt = fs::file_time_type::clock::now() - std::chrono::seconds(1);
     try {
-        writeFile(result.configPath, toJson(c));
+        io::writeTextFile(result.configPath, toJson(c), "the session config");
     } catch (const io::TraceFileError& e) {
         result.error = e.what();
         return result;

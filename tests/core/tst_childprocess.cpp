@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The session child process: streamed lines, exit status, start errors, cancel, timeout, no orphans.
 #include "session/childprocess.h"
+#include "testutil.h"
 
 #include <QtTest>
 
@@ -30,10 +31,7 @@ bool processGone(pid_t pid)
     for (int i = 0; i < 100; ++i) {
         if (::kill(pid, 0) != 0)
             return true;
-        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-        const size_t close = text.rfind(')');
-        if (close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z')
+        if (testutil::isZombie("/proc/" + std::to_string(pid)))
             return true;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }

@@ -11,20 +11,9 @@
 
 namespace {
 
-struct Run
-{
-    int exitCode;
-    QByteArray out, err;
-};
+using Run = testutil::ProcessRun;
 
-Run cli(const QStringList& arguments)
-{
-    QProcess p;
-    p.start(QStringLiteral(TILESCOPE_CLI), arguments);
-    if (!p.waitForFinished(120000))
-        qFatal("tilescope-cli did not finish");
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
-}
+Run cli(const QStringList& arguments) { return testutil::runProcess(QStringLiteral(TILESCOPE_CLI), arguments); }
 
 QString trace(const char* workload) { return QString::fromStdString(testutil::workloadTrace(workload)); }
 

@@ -66,10 +66,7 @@ int processesWith(const std::string& marker)
         std::string cmdline = testutil::readFile(entry.path().string() + "/cmdline");
         for (char& c : cmdline)
             c = c == '\0' ? ' ' : c;
-        std::string state = testutil::readFile(entry.path().string() + "/stat");
-        const size_t close = state.rfind(')');
-        const bool zombie = close != std::string::npos && close + 2 < state.size() && state[close + 2] == 'Z';
-        n += !zombie && cmdline.find(marker) != std::string::npos;
+        n += !testutil::isZombie(entry.path().string()) && cmdline.find(marker) != std::string::npos;
     }
     return n;
 }
@@ -82,11 +79,8 @@ struct CliResult
 
 CliResult runCli(const QStringList& args)
 {
-    QProcess p;
-    p.start(QStringLiteral(TILESCOPE_CLI), args);
-    p.waitForFinished(180000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput().toStdString(),
-            p.readAllStandardError().toStdString()};
+    const testutil::ProcessRun r = testutil::runProcess(QStringLiteral(TILESCOPE_CLI), args);
+    return {r.exitCode, r.out.toStdString(), r.err.toStdString()};
 }
 
 } // namespace

@@ -12,6 +12,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
+#include "classifytestutil.h"
+
 #include <QtTest>
 
 #include <filesystem>
@@ -20,18 +22,8 @@ using namespace tilescope;
 
 namespace {
 
-const roofline::Classification* find(const std::vector<roofline::Classification>& list, std::string_view prefix)
-{
-    for (const auto& c : list)
-        if (std::string_view(c.name).starts_with(prefix))
-            return &c;
-    return nullptr;
-}
-
-bool mentions(const roofline::Classification& c, std::string_view text)
-{
-    return std::any_of(c.evidence.begin(), c.evidence.end(), [&](const std::string& e) { return e.find(text) != std::string::npos; });
-}
+using testutil::find;
+using testutil::mentions;
 
 QJsonObject argsOf(const trace::Trace& t, const trace::Event& e)
 {

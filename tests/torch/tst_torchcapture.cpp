@@ -4,6 +4,7 @@
 #include "roofline/ceilings.h"
 #include "trace/trace.h"
 #include "trace/traceloader.h"
+#include "testutil.h"
 
 #include <QDir>
 #include <QFile>
@@ -26,14 +27,11 @@ struct Run
 
 Run torchTool(const QStringList& arguments)
 {
-    QProcess p;
-    p.start(QStringLiteral(TILESCOPE_TORCH), arguments);
-    if (!p.waitForFinished(300000))
-        qFatal("tilescope-torch did not finish");
+    const testutil::ProcessRun p = testutil::runProcess(QStringLiteral(TILESCOPE_TORCH), arguments, 300000);
     Run r;
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
+    r.exitCode = p.exitCode;
+    r.out = p.out;
+    r.err = p.err;
     for (const QByteArray& line : r.out.split('\n')) {
         if (!line.startsWith("@tilescope "))
             continue;
