@@ -7,10 +7,10 @@ using namespace tilescope;
 
 KeyAveragesModel::KeyAveragesModel(QObject* parent) : QAbstractTableModel(parent) { }
 
-void KeyAveragesModel::setAverages(const stats::KeyAverages* averages)
+void KeyAveragesModel::setAverages(std::shared_ptr<const stats::KeyAverages> averages)
 {
     beginResetModel();
-    m_averages = averages;
+    m_averages = std::move(averages);
     endResetModel();
 }
 

@@ -5,7 +5,11 @@
 
 #include <QAbstractTableModel>
 
-// torch's key_averages rows: DisplayRole is torch's formatting, SortRole the raw number.
+#include <memory>
+
+// torch's key_averages rows: DisplayRole is torch's formatting, SortRole the raw number. The model shares
+// ownership of the rows it shows, so whoever replaced them (a range aggregation, a new trace) cannot free
+// them under a repaint.
 class KeyAveragesModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -31,7 +35,8 @@ public:
     enum Roles { SortRole = Qt::UserRole + 1, RowIndexRole };
 
     explicit KeyAveragesModel(QObject* parent = nullptr);
-    void setAverages(const tilescope::stats::KeyAverages* averages);
+    void setAverages(std::shared_ptr<const tilescope::stats::KeyAverages> averages);
+    const std::shared_ptr<const tilescope::stats::KeyAverages>& averages() const { return m_averages; }
     const tilescope::stats::KeyAverage* row(int r) const;
     int findRow(std::string_view key, tilescope::stats::DeviceType device) const;
 
@@ -44,5 +49,5 @@ public:
     QString toCsv(const QList<int>& rows) const;
 
 private:
-    const tilescope::stats::KeyAverages* m_averages = nullptr;
+    std::shared_ptr<const tilescope::stats::KeyAverages> m_averages;
 };

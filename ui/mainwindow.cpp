@@ -3,12 +3,13 @@
 
 #include "analysis/overlap.h"
 #include "detailspanel.h"
-#include "keyaveragesmodel.h"
+#include "keyaveragespanel.h"
 #include "profiledialog.h"
 #include "io/tracefileerror.h"
 #include "session/sessionmanifest.h"
 #include "rooflinepanel.h"
 #include "stats/torchtable.h"
+#include "version.h"
 #include "timelineview.h"
 #include "traceloadjob.h"
 #include "tracedocument.h"
@@ -54,8 +55,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_timeline(new TimelineView(this))
     , m_details(new DetailsPanel(this))
     , m_roofline(new RooflinePanel(this))
-    , m_model(new KeyAveragesModel(this))
-    , m_proxy(new QSortFilterProxyModel(this))
+    , m_keyAverages(new KeyAveragesPanel(this))
     , m_figuresTimer(new QTimer(this))
 {
     setWindowTitle(tr("TileScope"));
@@ -73,45 +73,9 @@ MainWindow::MainWindow(QWidget* parent)
     layout->addWidget(m_timeline, 1);
     setCentralWidget(central);
 
-    // Key averages dock.
     auto* tableDock = new QDockWidget(tr("Key averages"), this);
     tableDock->setObjectName(QStringLiteral("keyAverages"));
-    auto* tableBox = new QWidget(tableDock);
-    auto* tableLayout = new QVBoxLayout(tableBox);
-    tableLayout->setContentsMargins(4, 4, 4, 4);
-    auto* controls = new QHBoxLayout;
-    m_tableTitle = new QLabel(tableBox);
-    m_filter = new QLineEdit(tableBox);
-    m_filter->setPlaceholderText(tr("Filter by name"));
-    m_filter->setClearButtonEnabled(true);
-    m_byShape = new QCheckBox(tr("Group by input shape"), tableBox);
-    m_rowLimit = new QSpinBox(tableBox);
-    m_rowLimit->setRange(0, 1000000);
-    m_rowLimit->setSpecialValueText(tr("all rows"));
-    m_rowLimit->setPrefix(tr("limit "));
-    auto* copy = new QPushButton(tr("Copy"), tableBox);
-    auto* exportButton = new QPushButton(tr("Export CSV…"), tableBox);
-    controls->addWidget(m_tableTitle);
-    controls->addWidget(m_filter, 1);
-    controls->addWidget(m_byShape);
-    controls->addWidget(m_rowLimit);
-    controls->addWidget(copy);
-    controls->addWidget(exportButton);
-    tableLayout->addLayout(controls);
-    m_table = new QTableView(tableBox);
-    m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(KeyAveragesModel::SortRole);
-    m_proxy->setFilterKeyColumn(KeyAveragesModel::NameColumn);
-    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    m_table->setModel(m_proxy);
-    m_table->setSortingEnabled(true);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(20);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->sortByColumn(KeyAveragesModel::SelfDeviceColumn, Qt::DescendingOrder);
-    tableLayout->addWidget(m_table);
-    tableDock->setWidget(tableBox);
+    tableDock->setWidget(m_keyAverages);
     addDockWidget(Qt::BottomDockWidgetArea, tableDock);
 
     auto* detailsDock = new QDockWidget(tr("Details"), this);
@@ -170,6 +134,12 @@ MainWindow::MainWindow(QWidget* parent)
     view->addAction(tableDock->toggleViewAction());
     view->addAction(detailsDock->toggleViewAction());
     view->addAction(rooflineDock->toggleViewAction());
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard Shortcuts"), QKeySequence::HelpContents, this, [this] {
+        QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsHtml());
+    });
+    help->addAction(tr("&About TileScope"), this, [this] { QMessageBox::about(this, tr("About TileScope"), aboutHtml()); });
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
     rebuildRecentMenu();
 
     QToolBar* bar = addToolBar(tr("Main"));
@@ -201,19 +171,13 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_job, &TraceLoadJob::finished, this, [this](std::shared_ptr<const TraceDocument> doc) {
         m_progress->hide();
         m_cancel->hide();
-        statusBar()->showMessage(tr("Loaded %1: %2 events").arg(doc->path).arg(doc->trace->events.size()), 8000);
+        QString message = tr("Loaded %1: %2 events").arg(doc->path).arg(doc->trace->events.size());
+        for (const std::string& warning : doc->trace->stats.warnings)
+            message += QStringLiteral("; ") + QString::fromStdString(warning);
+        statusBar()->showMessage(message, doc->trace->stats.partial ? 0 : 8000);
         setDocument(std::move(doc));
     });
-    connect(m_job, &TraceLoadJob::failed, this, [this](const QString& path, const QString& message) {
-        m_progress->hide();
-        m_cancel->hide();
-        if (!m_screenshotPath.isEmpty()) {
-            qCritical("tilescope: %s", qPrintable(message));
-            QApplication::exit(2);
-            return;
-        }
-        QMessageBox::critical(this, tr("Cannot open trace"), tr("<b>%1</b><br><br>%2").arg(path.toHtmlEscaped(), message.toHtmlEscaped()));
-    });
+    connect(m_job, &TraceLoadJob::failed, this, &MainWindow::onLoadFailed);
     connect(m_job, &TraceLoadJob::cancelled, this, [this] {
         m_progress->hide();
         m_cancel->hide();
@@ -224,59 +188,25 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_details, &DetailsPanel::jumpTo, this, [this](uint32_t e) { m_timeline->selectEvent(e, true); });
     connect(m_timeline, &TimelineView::viewChanged, this, [this] { m_figuresTimer->start(); });
     connect(m_timeline, &TimelineView::rangeSelected, this, [this](std::optional<std::pair<int64_t, int64_t>> range) {
-        if (!m_doc)
-            return;
-        m_rangeAverages.reset();
-        const quint64 generation = ++m_rangeGeneration;
         updateFigures();
-        if (!range) {
-            updateTable();
-            return;
-        }
-        // Aggregating can take a while on a large trace: off the GUI thread, newest request wins.
-        stats::KeyAveragesOptions options = stats::KeyAveragesOptions::byInputShape(m_byShape->isChecked());
-        options.window = range;
-        m_tableTitle->setText(tr("aggregating the range…"));
-        QPointer<MainWindow> self(this);
-        std::shared_ptr<const TraceDocument> doc = m_doc;
-        QThread* worker = QThread::create([self, doc, options, generation] {
-            auto result = std::make_shared<stats::KeyAverages>(stats::computeKeyAverages(*doc->trace, options));
-            QMetaObject::invokeMethod(qApp, [self, doc, result, generation] {
-                if (!self || self->m_rangeGeneration != generation || self->m_doc != doc)
-                    return;
-                self->m_rangeAverages = std::make_unique<stats::KeyAverages>(std::move(*result));
-                self->updateTable();
-                emit self->rangeAggregated();
-            }, Qt::QueuedConnection);
-        });
-        connect(worker, &QThread::finished, worker, &QObject::deleteLater);
-        worker->start();
+        m_keyAverages->setRange(range);
+    });
+    connect(m_keyAverages, &KeyAveragesPanel::rangeAggregated, this, &MainWindow::rangeAggregated);
+    connect(m_keyAverages, &KeyAveragesPanel::keySelected, this, &MainWindow::onKeySelected);
+    connect(m_keyAverages, &KeyAveragesPanel::selectionCleared, this, [this] {
+        m_timeline->highlightName(std::nullopt);
+        m_roofline->showKernel({});
     });
     m_figuresTimer->setSingleShot(true);
     m_figuresTimer->setInterval(80);
     connect(m_figuresTimer, &QTimer::timeout, this, &MainWindow::updateFigures);
-    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
-    connect(m_byShape, &QCheckBox::toggled, this, [this] {
-        if (m_timeline->selectedRange())
-            emit m_timeline->rangeSelected(m_timeline->selectedRange());
-        else
-            updateTable();
-    });
-    auto applyLimit = [this] {
-        const int limit = m_rowLimit->value();
-        for (int r = 0; r < m_proxy->rowCount(); ++r)
-            m_table->setRowHidden(r, limit > 0 && r >= limit);
-    };
-    connect(m_rowLimit, &QSpinBox::valueChanged, this, applyLimit);
-    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, applyLimit);
-    connect(m_proxy, &QAbstractItemModel::modelReset, this, applyLimit);
-    connect(m_filter, &QLineEdit::textChanged, this, applyLimit);
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::onTableSelection);
-    connect(copy, &QPushButton::clicked, this, &MainWindow::copyRows);
-    connect(exportButton, &QPushButton::clicked, this, &MainWindow::exportCsv);
 }
 
 MainWindow::~MainWindow() = default;
+
+QTableView* MainWindow::table() const { return m_keyAverages->table(); }
+QLineEdit* MainWindow::tableFilter() const { return m_keyAverages->filter(); }
+QCheckBox* MainWindow::groupByShape() const { return m_keyAverages->groupByShape(); }
 
 void MainWindow::showProfileDialog()
 {
@@ -295,7 +225,7 @@ void MainWindow::showProfileDialog()
     m_profileDialog->activateWindow();
 }
 
-void MainWindow::openFile(const QString& givenPath)
+void MainWindow::openFile(const QString& givenPath, bool partial)
 {
     QString path = givenPath;
     if (QFileInfo(path).isDir()) {
@@ -320,7 +250,7 @@ void MainWindow::openFile(const QString& givenPath)
     m_progress->setFormat(tr("opening %1").arg(QFileInfo(path).fileName()));
     m_progress->show();
     m_cancel->show();
-    m_job->start(path);
+    m_job->start(path, {}, partial);
     if (path != QLatin1String(kSample))
         rememberRecent(path);
 }
@@ -348,13 +278,13 @@ void MainWindow::screenshotWhenLoaded(const QString& path) { m_screenshotPath = 
 void MainWindow::setDocument(std::shared_ptr<const TraceDocument> document)
 {
     m_doc = std::move(document);
-    m_rangeAverages.reset();
-    ++m_rangeGeneration;
     setWindowTitle(tr("TileScope - %1").arg(m_doc->path));
+    // Nothing typed for the last trace carries over to this one.
+    m_search->clear();
     m_details->setDocument(m_doc);
     m_roofline->setDocument(m_doc);
     m_timeline->setDocument(m_doc);
-    updateTable();
+    m_keyAverages->setDocument(m_doc);
     updateFigures();
     m_details->showTraceEvent(trace::kNoIndex);
     emit documentChanged();
@@ -368,18 +298,28 @@ void MainWindow::setDocument(std::shared_ptr<const TraceDocument> document)
     }
 }
 
-void MainWindow::updateTable()
+void MainWindow::onLoadFailed(const QString& path, const QString& message, qint64 completeEventsBefore)
 {
-    const stats::KeyAverages* averages = nullptr;
-    if (m_rangeAverages)
-        averages = m_rangeAverages.get();
-    else if (m_doc)
-        averages = m_byShape->isChecked() ? &m_doc->averagesByShape : &m_doc->averages;
-    m_model->setAverages(averages);
-    m_table->setColumnHidden(KeyAveragesModel::ShapesColumn, !m_byShape->isChecked());
-    m_table->resizeColumnToContents(KeyAveragesModel::NameColumn);
-    m_table->setColumnWidth(KeyAveragesModel::NameColumn, std::min(m_table->columnWidth(KeyAveragesModel::NameColumn), 420));
-    m_tableTitle->setText(m_rangeAverages ? tr("selected range") : tr("whole trace"));
+    m_progress->hide();
+    m_cancel->hide();
+    forgetRecent(path); // Open Recent and Reopen Last offer only files that open
+    if (!m_screenshotPath.isEmpty()) {
+        qCritical("tilescope: %s", qPrintable(message));
+        QApplication::exit(2);
+        return;
+    }
+    QMessageBox box(QMessageBox::Critical, tr("Cannot open trace"),
+                    tr("<b>%1</b><br><br>%2").arg(path.toHtmlEscaped(), message.toHtmlEscaped()), QMessageBox::Close, this);
+    QPushButton* partial = nullptr;
+    if (completeEventsBefore > 0) {
+        // A crashed or interrupted run leaves a trace cut short: what came before the damage is still whole.
+        box.setInformativeText(tr("The %n complete event(s) before the problem can still be opened.", nullptr, int(std::min<qint64>(completeEventsBefore, INT_MAX))));
+        partial = box.addButton(tr("Open Readable Part"), QMessageBox::AcceptRole);
+        box.setDefaultButton(partial);
+    }
+    box.exec();
+    if (partial && box.clickedButton() == partial)
+        openFile(path, true);
 }
 
 QString MainWindow::figuresText() const { return m_figures->text(); }
@@ -407,42 +347,32 @@ void MainWindow::updateFigures()
 void MainWindow::onEventSelected(uint32_t event)
 {
     m_details->showTraceEvent(event);
-    if (!m_doc || event >= m_doc->trace->events.size() || m_syncing)
+    // A click replaces a table row's highlight: nothing stays dimmed behind the new selection.
+    m_timeline->highlightName(std::nullopt);
+    if (!m_doc || event >= m_doc->trace->events.size()) {
+        m_keyAverages->clearSelection();
+        m_roofline->showKernel({});
         return;
+    }
     const auto& e = m_doc->trace->events[event];
-    if (trace::isGpuSide(e.kind))
-        m_roofline->showKernel(std::string(m_doc->trace->strings.view(e.name)));
     std::string name(m_doc->trace->strings.view(e.name));
+    m_roofline->showKernel(trace::isGpuSide(e.kind) ? name : std::string());
     if (name.starts_with("ProfilerStep#"))
         name = "ProfilerStep*";
-    const int row = m_model->findRow(name, trace::isGpuSide(e.kind) ? stats::DeviceType::CUDA : stats::DeviceType::CPU);
-    if (row < 0)
-        return;
-    m_syncing = true;
-    const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));
-    m_table->selectionModel()->select(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    m_table->scrollTo(index);
-    m_syncing = false;
+    m_keyAverages->selectKey(name, trace::isGpuSide(e.kind) ? stats::DeviceType::CUDA : stats::DeviceType::CPU);
 }
 
-void MainWindow::onTableSelection()
+void MainWindow::onKeySelected(const QString& key, stats::DeviceType device)
 {
-    if (!m_doc || m_syncing)
+    if (!m_doc)
         return;
-    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
-    if (rows.isEmpty()) {
+    m_roofline->showKernel(device == stats::DeviceType::CUDA ? key.toStdString() : std::string());
+    const trace::StringId id = m_doc->trace->strings.find(key.toStdString());
+    if (id == trace::kNoIndex) {
         m_timeline->highlightName(std::nullopt);
         return;
     }
-    const stats::KeyAverage* row = m_model->row(m_proxy->mapToSource(rows.first()).row());
-    if (row->deviceType == stats::DeviceType::CUDA)
-        m_roofline->showKernel(row->key);
-    const trace::StringId id = m_doc->trace->strings.find(row->key);
-    if (id == UINT32_MAX) {
-        m_timeline->highlightName(std::nullopt);
-        return;
-    }
-    m_timeline->highlightName(std::make_pair(id, row->deviceType == stats::DeviceType::CPU));
+    m_timeline->highlightName(std::make_pair(id, device == stats::DeviceType::CPU));
 }
 
 void MainWindow::search(bool forward)
@@ -486,6 +416,17 @@ void MainWindow::rememberRecent(const QString& path)
     rebuildRecentMenu();
 }
 
+void MainWindow::forgetRecent(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+    if (recent.removeAll(path) > 0)
+        settings.setValue(QStringLiteral("recentFiles"), recent);
+    if (settings.value(QStringLiteral("lastFile")).toString() == path)
+        settings.setValue(QStringLiteral("lastFile"), recent.value(0));
+    rebuildRecentMenu();
+}
+
 void MainWindow::rebuildRecentMenu()
 {
     m_recentMenu->clear();
@@ -494,31 +435,32 @@ void MainWindow::rebuildRecentMenu()
     m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
 }
 
-void MainWindow::copyRows()
+QString MainWindow::shortcutsHtml()
 {
-    QList<int> rows;
-    for (const QModelIndex& index : m_table->selectionModel()->selectedRows())
-        rows << m_proxy->mapToSource(index).row();
-    if (rows.isEmpty())
-        for (int r = 0; r < m_proxy->rowCount(); ++r)
-            rows << m_proxy->mapToSource(m_proxy->index(r, 0)).row();
-    QApplication::clipboard()->setText(m_model->toCsv(rows));
+    const QList<std::pair<QString, QString>> keys = {
+        {tr("W / S, Ctrl+wheel or wheel"), tr("zoom in / out around the mouse or the centre")},
+        {tr("A / D, drag"), tr("pan left / right")},
+        {tr("F"), tr("fit the whole trace")},
+        {tr("Z"), tr("zoom to the selected event")},
+        {tr("Ctrl+drag"), tr("zoom to a box")},
+        {tr("Shift+drag"), tr("select a time range: the figures and the table aggregate it")},
+        {tr("Esc"), tr("clear the range selection")},
+        {tr("Click"), tr("select an event: Details, the table row and the roofline follow")},
+        {tr("Enter / Shift+Enter in Search"), tr("next / previous event matching the search")},
+        {QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText), tr("open a trace")},
+        {tr("Ctrl+P"), tr("new profiling session")},
+    };
+    QString html = tr("<p>The timeline keys work wherever no text field has focus.</p><table cellpadding='3'>");
+    for (const auto& [key, what] : keys)
+        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(key.toHtmlEscaped(), what.toHtmlEscaped());
+    return html + QStringLiteral("</table>");
 }
 
-void MainWindow::exportCsv()
+QString MainWindow::aboutHtml()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export key averages"), QStringLiteral("key_averages.csv"), tr("CSV (*.csv)"));
-    if (path.isEmpty())
-        return;
-    QList<int> rows;
-    for (int r = 0; r < m_proxy->rowCount(); ++r)
-        rows << m_proxy->mapToSource(m_proxy->index(r, 0)).row();
-    QFile out(path);
-    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-        QMessageBox::critical(this, tr("Export failed"), tr("Cannot write %1: %2").arg(path, out.errorString()));
-        return;
-    }
-    out.write(m_model->toCsv(rows).toUtf8());
+    return tr("<h3>TileScope %1</h3><p>commit %2</p><p>A profiler and trace viewer for GPU programs written with TileLang "
+              "and PyTorch: torch's own key averages, CPU/GPU overlap, the roofline with its evidence.</p>")
+        .arg(QString::fromLatin1(tilescope::kVersion), QString::fromLatin1(tilescope::kCommit));
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "stats/keyaverages.h"
+
 #include <QMainWindow>
 
 #include <memory>
 
 class DetailsPanel;
 class KeyAveragesModel;
+class KeyAveragesPanel;
 class ProfileDialog;
 class QCheckBox;
 class QLabel;
@@ -22,9 +25,6 @@ class TimelineView;
 class TraceLoadJob;
 struct TraceDocument;
 
-namespace tilescope::stats {
-struct KeyAverages;
-}
 
 class MainWindow : public QMainWindow
 {
@@ -33,7 +33,8 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    void openFile(const QString& path);
+    // `partial`: keep what loads before a truncation or syntax error (see LoadOptions::partial).
+    void openFile(const QString& path, bool partial = false);
     void openBundledSample();
     void reopenLast();
     void showProfileDialog();
@@ -43,14 +44,16 @@ public:
 
     TimelineView* timeline() const { return m_timeline; }
     RooflinePanel* roofline() const { return m_roofline; }
-    QTableView* table() const { return m_table; }
-    QLineEdit* tableFilter() const { return m_filter; }
-    QCheckBox* groupByShape() const { return m_byShape; }
-    KeyAveragesModel* tableModel() const { return m_model; }
-    QSortFilterProxyModel* tableProxy() const { return m_proxy; }
+    KeyAveragesPanel* keyAverages() const { return m_keyAverages; }
+    QTableView* table() const;
+    QLineEdit* tableFilter() const;
+    QCheckBox* groupByShape() const;
+    QLineEdit* searchField() const { return m_search; }
     const TraceDocument* document() const { return m_doc.get(); }
     TraceLoadJob* loadJob() const { return m_job; }
     QString figuresText() const;
+    static QString shortcutsHtml();
+    static QString aboutHtml();
 
 signals:
     void documentChanged();
@@ -62,37 +65,27 @@ protected:
 
 private:
     void setDocument(std::shared_ptr<const TraceDocument> document);
-    void updateTable();
     void updateFigures();
+    void onLoadFailed(const QString& path, const QString& message, qint64 completeEventsBefore);
     void onEventSelected(uint32_t event);
-    void onTableSelection();
+    void onKeySelected(const QString& key, tilescope::stats::DeviceType device);
     void search(bool forward);
     void rememberRecent(const QString& path);
+    void forgetRecent(const QString& path);
     void rebuildRecentMenu();
-    void exportCsv();
-    void copyRows();
 
     TraceLoadJob* m_job;
     std::shared_ptr<const TraceDocument> m_doc;
-    std::unique_ptr<tilescope::stats::KeyAverages> m_rangeAverages;
     TimelineView* m_timeline;
     DetailsPanel* m_details;
     RooflinePanel* m_roofline;
-    KeyAveragesModel* m_model;
-    QSortFilterProxyModel* m_proxy;
-    QTableView* m_table;
-    QLineEdit* m_filter;
-    QCheckBox* m_byShape;
-    QSpinBox* m_rowLimit;
+    KeyAveragesPanel* m_keyAverages;
     QLineEdit* m_search;
     QLabel* m_figures;
-    QLabel* m_tableTitle;
     QProgressBar* m_progress;
     QPushButton* m_cancel;
     QMenu* m_recentMenu;
     QTimer* m_figuresTimer;
     ProfileDialog* m_profileDialog = nullptr;
     QString m_screenshotPath;
-    bool m_syncing = false;
-    quint64 m_rangeGeneration = 0;
 };

@@ -214,6 +214,7 @@ ProfileDialog::ProfileDialog(QWidget* parent)
                             "open the folder it writes with File > Open"));
     m_openPartial = buttons->addButton(tr("Open Partial Trace"), QDialogButtonBox::ActionRole);
     m_openPartial->setVisible(false);
+    m_openPartial->setEnabled(false); // only after a failed session that left a trace
     buttons->addButton(QDialogButtonBox::Close);
     layout->addWidget(buttons);
     connect(buttons, &QDialogButtonBox::rejected, this, &ProfileDialog::reject);
@@ -501,15 +502,52 @@ void ProfileDialog::startSession()
         m_status->setText(tr("Cannot start: ") + lines.join(QStringLiteral("; ")));
         return;
     }
+    if (!confirmOutputFolder())
+        return;
+    const SessionConfig chosen = config();
     m_log->clear();
     m_openPartial->setVisible(false);
+    m_openPartial->setEnabled(false);
     m_partialTrace.clear();
     m_status->setText(tr("starting…"));
     m_progressBar->setRange(0, 0);
-    rememberSession(c);
+    rememberSession(chosen);
     reloadRecent();
     setRunning(true);
-    m_job->start(c, m_tools);
+    m_job->start(chosen, m_tools);
+}
+
+bool ProfileDialog::confirmOutputFolder()
+{
+    // A folder that already holds files (an earlier run, often a failed one) is not reused silently: its
+    // trace and manifest would mix with this session's.
+    const QString out = m_out->text().trimmed();
+    const QDir dir(out);
+    if (out.isEmpty() || !dir.exists() || dir.isEmpty())
+        return true;
+    QMessageBox box(QMessageBox::Question, tr("Output folder in use"),
+                    tr("%1 already holds files from an earlier session.").arg(out),
+                    QMessageBox::NoButton, this);
+    box.setInformativeText(tr("Use a new folder beside it, or replace the earlier session's files?"));
+    QPushButton* fresh = box.addButton(tr("Use New Folder"), QMessageBox::AcceptRole);
+    QPushButton* replace = box.addButton(tr("Replace"), QMessageBox::DestructiveRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(fresh);
+    box.exec();
+    if (box.clickedButton() == fresh) {
+        m_out->setText(unusedSibling(out));
+        return true;
+    }
+    return box.clickedButton() == replace;
+}
+
+QString ProfileDialog::unusedSibling(const QString& folder)
+{
+    for (int n = 2;; ++n) {
+        const QString candidate = folder + QStringLiteral("-%1").arg(n);
+        if (!QFileInfo::exists(candidate))
+            return candidate;
+    }
 }
 
 void ProfileDialog::cancelSession()
@@ -543,6 +581,7 @@ void ProfileDialog::onFinished(std::shared_ptr<const SessionResult> result)
     appendLog(tr("command: ") + q(result->commandLine), false);
     if (!result->tracePath.empty()) {
         m_partialTrace = q(result->tracePath);
+        m_openPartial->setEnabled(true);
         m_openPartial->setVisible(true);
     }
 }

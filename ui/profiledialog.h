@@ -46,6 +46,8 @@ public:
     // The last sessions' configs, newest first (QSettings), for the dialog and the Profile menu.
     static QList<tilescope::session::SessionConfig> recentSessions();
     static QString describe(const tilescope::session::SessionConfig& config);
+    // "DIR-2", "DIR-3"…: the first that does not exist.
+    static QString unusedSibling(const QString& folder);
 
 signals:
     // A session ended; `result->tracePath` is set when there is something to open (even a partial trace).
@@ -56,6 +58,7 @@ protected:
 
 private:
     void onModeChanged();
+    bool confirmOutputFolder(); // false: the user cancelled
     void onFinished(std::shared_ptr<const tilescope::session::SessionResult> result);
     void exportHarness();
     void setRunning(bool running);

@@ -33,6 +33,7 @@ public:
     int64_t viewEnd() const { return m_viewStart + static_cast<int64_t>(m_nsPerPixel * canvasWidth()); }
     double nsPerPixel() const { return m_nsPerPixel; }
     uint32_t selectedEvent() const { return m_selected; }
+    bool hasHighlight() const { return m_highlight.has_value(); }
     std::optional<std::pair<int64_t, int64_t>> selectedRange() const { return m_range; }
     // Event at a widget position, kNoIndex if none (used by hover, click and tests).
     uint32_t eventAt(QPoint position) const;

@@ -19,7 +19,7 @@ TraceLoadJob::~TraceLoadJob()
         *m_cancel = true;
 }
 
-void TraceLoadJob::start(const QString& path, const QByteArray& bytes)
+void TraceLoadJob::start(const QString& path, const QByteArray& bytes, bool partial)
 {
     cancel();
     const quint64 generation = ++m_generation;
@@ -39,6 +39,7 @@ void TraceLoadJob::start(const QString& path, const QByteArray& bytes)
     };
     QThread* thread = QThread::create([=] {
         tilescope::trace::LoadOptions options;
+        options.partial = partial;
         options.cancel = flag.get();
         options.progress = [self, generation](const tilescope::trace::LoadProgress& p) {
             if (!self)
@@ -53,9 +54,13 @@ void TraceLoadJob::start(const QString& path, const QByteArray& bytes)
             deliver([document](TraceLoadJob* job) { emit job->finished(document); });
         } catch (const tilescope::io::LoadCancelled&) {
             deliver([](TraceLoadJob* job) { emit job->cancelled(); });
+        } catch (const tilescope::io::TraceFileError& e) {
+            const QString message = QString::fromUtf8(e.what());
+            const qint64 complete = qint64(e.completeEventsBefore());
+            deliver([path, message, complete](TraceLoadJob* job) { emit job->failed(path, message, complete); });
         } catch (const std::exception& e) {
             const QString message = QString::fromUtf8(e.what());
-            deliver([path, message](TraceLoadJob* job) { emit job->failed(path, message); });
+            deliver([path, message](TraceLoadJob* job) { emit job->failed(path, message, 0); });
         }
     });
     connect(thread, &QThread::finished, thread, &QObject::deleteLater);

@@ -18,15 +18,17 @@ public:
     explicit TraceLoadJob(QObject* parent = nullptr);
     ~TraceLoadJob() override;
 
-    // `bytes` non-empty: load from memory (the bundled sample), `path` only names it.
-    void start(const QString& path, const QByteArray& bytes = {});
+    // `bytes` non-empty: load from memory (the bundled sample), `path` only names it. `partial`: keep the
+    // complete events before a truncation or syntax error (a crashed run's trace), with a warning.
+    void start(const QString& path, const QByteArray& bytes = {}, bool partial = false);
     void cancel();
     bool isRunning() const { return m_running; }
 
 signals:
     void progress(qint64 bytesRead, qint64 bytesTotal, qint64 events);
     void finished(std::shared_ptr<const TraceDocument> document);
-    void failed(const QString& path, const QString& message);
+    // completeEventsBefore > 0: the file is damaged after that many whole events, which a partial load keeps.
+    void failed(const QString& path, const QString& message, qint64 completeEventsBefore);
     void cancelled();
 
 private:

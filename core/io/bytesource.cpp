@@ -68,15 +68,20 @@ public:
 
     size_t read(char* buffer, size_t capacity) override
     {
+        if (m_truncated)
+            throw TraceFileError(name(), m_file->consumedInputBytes(), "truncated gzip stream (the file ends inside compressed data)");
         m_stream.next_out = reinterpret_cast<Bytef*>(buffer);
         m_stream.avail_out = static_cast<uInt>(std::min<size_t>(capacity, 1u << 30));
         while (m_stream.avail_out > 0) {
             if (m_stream.avail_in == 0) {
                 const size_t got = m_file->read(m_input.data(), m_input.size());
                 if (got == 0) {
-                    if (m_inMember)
-                        throw TraceFileError(name(), m_file->consumedInputBytes(),
-                                             "truncated gzip stream (the file ends inside compressed data)");
+                    if (m_inMember) {
+                        // Hand over what did inflate first: a partial load keeps the events in it.
+                        m_truncated = true;
+                        if (m_stream.avail_out == capacity)
+                            return read(buffer, capacity);
+                    }
                     break;
                 }
                 m_stream.next_in = reinterpret_cast<Bytef*>(m_input.data());
@@ -105,6 +110,7 @@ private:
     std::vector<char> m_input;
     z_stream m_stream;
     bool m_inMember = false;
+    bool m_truncated = false; // the file ended inside a member: the next read throws
 };
 #endif
 

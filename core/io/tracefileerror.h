@@ -17,11 +17,15 @@ public:
     const std::string& path() const { return m_path; }
     std::optional<uint64_t> offset() const { return m_offset; }
     const std::string& problem() const { return m_problem; }
+    // Complete events before the problem (a truncated or damaged trace): a partial load keeps them.
+    uint64_t completeEventsBefore() const { return m_completeEventsBefore; }
+    void setCompleteEventsBefore(uint64_t events) { m_completeEventsBefore = events; }
 
 private:
     std::string m_path;
     std::optional<uint64_t> m_offset;
     std::string m_problem;
+    uint64_t m_completeEventsBefore = 0;
 };
 
 // Thrown when a load is cancelled from another thread.

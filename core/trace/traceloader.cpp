@@ -265,8 +265,13 @@ std::unique_ptr<Trace> Loader::run()
         if (m_reader.next() != JsonToken::End)
             failAt(m_reader.tokenOffset(), "unexpected data after the end of the trace");
     } catch (const io::TraceFileError& error) {
-        if (!m_options.partial || !m_sawTraceEvents)
+        if (!m_sawTraceEvents)
             throw;
+        if (!m_options.partial) {
+            io::TraceFileError withPrefix = error; // tells the caller a partial load would keep something
+            withPrefix.setCompleteEventsBefore(t().events.size() + t().memory.size());
+            throw withPrefix;
+        }
         t().stats.partial = true;
         t().stats.warnings.push_back("partial load: stopped at " + std::string(error.what()) + "; kept "
                                      + std::to_string(t().events.size() + t().memory.size()) + " complete events");

@@ -20,12 +20,10 @@ private slots:
         KeyAveragesModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
-        const auto averages = stats::computeKeyAverages(*t);
-        model.setAverages(&averages);
+        model.setAverages(std::make_shared<const stats::KeyAverages>(stats::computeKeyAverages(*t)));
         QCOMPARE(model.rowCount(), 13);
         QCOMPARE(model.columnCount(), int(KeyAveragesModel::NUM_COLUMNS));
-        const auto byShape = stats::computeKeyAverages(*t, stats::KeyAveragesOptions::byInputShape(true));
-        model.setAverages(&byShape);
+        model.setAverages(std::make_shared<const stats::KeyAverages>(stats::computeKeyAverages(*t, stats::KeyAveragesOptions::byInputShape(true))));
         model.setAverages(nullptr);
         QCOMPARE(model.rowCount(), 0);
     }
@@ -38,8 +36,9 @@ private slots:
         proxy.setSourceModel(&model);
         proxy.setSortRole(KeyAveragesModel::SortRole);
         const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
-        const auto averages = stats::computeKeyAverages(*t);
-        model.setAverages(&averages);
+        const auto shared = std::make_shared<const stats::KeyAverages>(stats::computeKeyAverages(*t));
+        const stats::KeyAverages& averages = *shared;
+        model.setAverages(shared);
         proxy.sort(KeyAveragesModel::SelfDeviceColumn, Qt::DescendingOrder);
         // The order of torch's table sorted by self_cuda_time_total (ties keep group order).
         const auto order = stats::sortedRowOrder(averages, stats::SortKey::SelfDeviceTimeTotal);

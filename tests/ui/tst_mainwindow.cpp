@@ -3,7 +3,10 @@
 #include "testutil.h"
 
 #include "keyaveragesmodel.h"
+#include "keyaveragespanel.h"
 #include "mainwindow.h"
+#include "namedelegate.h"
+#include "version.h"
 #include "rooflinepanel.h"
 
 #undef QT_NO_FOREACH
@@ -16,7 +19,10 @@
 #include <QCheckBox>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QMenuBar>
 #include <QMessageBox>
+#include <QScrollBar>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -227,6 +233,171 @@ private slots:
         QVERIFY(dialogText.contains(bad));
         QVERIFY(dialogText.contains(QStringLiteral("truncated")));
         QCOMPARE(w.document(), before);
+    }
+
+    void truncatedTraceOffersItsReadablePart()
+    {
+        MainWindow w;
+        w.show();
+        QTemporaryDir dir;
+        const QString cut = dir.filePath(QStringLiteral("crashed.pt.trace.json.gz"));
+        const std::string whole = testutil::readFile(testutil::workloadTrace("launch_bound"));
+        QFile f(cut);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(whole.data(), qint64(whole.size() * 6 / 10)); // a run that died while writing its trace
+        f.close();
+        QSettings().setValue(QStringLiteral("recentFiles"), QStringList{cut});
+        QString dialogText;
+        bool offered = false;
+        QTimer clicker;
+        connect(&clicker, &QTimer::timeout, this, [&] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (!box)
+                return;
+            dialogText = box->text() + box->informativeText();
+            for (QAbstractButton* b : box->buttons())
+                if (b->text() == QStringLiteral("Open Readable Part")) {
+                    offered = true;
+                    b->click();
+                    return;
+                }
+            box->close();
+        });
+        clicker.start(50);
+        QSignalSpy changed(&w, &MainWindow::documentChanged);
+        w.openFile(cut);
+        QVERIFY(changed.wait(20000));
+        QVERIFY2(offered, qPrintable(dialogText));
+        QVERIFY(dialogText.contains(QStringLiteral("complete event")));
+        QVERIFY(w.document()->trace->stats.partial);
+        QVERIFY(w.document()->trace->events.size() > 100);
+        // The file did open (partly): it stays in Open Recent.
+        QVERIFY(QSettings().value(QStringLiteral("recentFiles")).toStringList().contains(cut));
+    }
+
+    void failedFilesLeaveRecentAndReopenLast()
+    {
+        MainWindow w;
+        w.show();
+        const QString good = QString::fromStdString(testutil::workloadTrace("gemm_compare"));
+        QTemporaryDir dir;
+        const QString missing = dir.filePath(QStringLiteral("gone.json"));
+        QSettings().setValue(QStringLiteral("recentFiles"), QStringList{missing, good});
+        QSettings().setValue(QStringLiteral("lastFile"), missing);
+        QTimer closer;
+        connect(&closer, &QTimer::timeout, this, [] {
+            if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
+                box->close();
+        });
+        closer.start(50);
+        QSignalSpy failed(w.loadJob(), &TraceLoadJob::failed);
+        w.reopenLast();
+        QVERIFY(failed.wait(10000));
+        QTest::qWait(200);
+        QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList(), QStringList{good});
+        QCOMPARE(QSettings().value(QStringLiteral("lastFile")).toString(), good);
+    }
+
+    void nothingTypedCarriesOverToTheNextTrace()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
+        QTest::keyClicks(w.tableFilter(), QStringLiteral("aten"));
+        QTest::keyClicks(w.searchField(), QStringLiteral("nvjet"));
+        QVERIFY(w.table()->model()->rowCount() < 13);
+        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
+        QVERIFY(w.tableFilter()->text().isEmpty());
+        QVERIFY(w.searchField()->text().isEmpty());
+        const auto* shown = w.keyAverages()->model()->averages().get();
+        QCOMPARE(w.table()->model()->rowCount(), int(shown->rows.size()));
+    }
+
+    void sortAndFilterScrollToTheTop()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
+        QTableView* table = w.table();
+        QVERIFY(table->model()->rowCount() > 40);
+        table->scrollToBottom();
+        QVERIFY(table->verticalScrollBar()->value() > 0);
+        table->sortByColumn(KeyAveragesModel::CountColumn, Qt::DescendingOrder);
+        QCOMPARE(table->verticalScrollBar()->value(), 0);
+        table->scrollToBottom();
+        QTest::keyClicks(w.tableFilter(), QStringLiteral("a"));
+        QCOMPARE(table->verticalScrollBar()->value(), 0);
+    }
+
+    void deselectingClearsTheHighlightAndTheTableRow()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
+        // Select a table row (the timeline highlights its occurrences), then click empty timeline space.
+        QTableView* table = w.table();
+        table->selectRow(0);
+        QVERIFY(w.timeline()->hasHighlight());
+        w.timeline()->selectEvent(trace::kNoIndex, false);
+        QVERIFY(!w.timeline()->hasHighlight());
+        QVERIFY(table->selectionModel()->selectedRows().isEmpty());
+        // Selecting an event replaces a row's highlight rather than keeping the timeline dimmed.
+        table->selectRow(0);
+        QVERIFY(w.timeline()->hasHighlight());
+        w.timeline()->selectEvent(findEvent(*w.document()->trace, "matmul_kernel", trace::EventKind::Kernel), true);
+        QVERIFY(!w.timeline()->hasHighlight());
+        QCOMPARE(table->selectionModel()->selectedRows().size(), 1);
+    }
+
+    void similarKernelNamesReadApartInTheTable()
+    {
+        // Six multi_tensor_apply kernels of the sample: at the Name column's width, each reads differently.
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
+        QTableView* table = w.table();
+        const int width = table->columnWidth(KeyAveragesModel::NameColumn) - 8;
+        QSet<QString> shown;
+        int similar = 0;
+        for (int r = 0; r < table->model()->rowCount(); ++r) {
+            const QString name = table->model()->index(r, KeyAveragesModel::NameColumn).data().toString();
+            if (!name.contains(QStringLiteral("multi_tensor_apply_kernel")))
+                continue;
+            ++similar;
+            QCOMPARE(table->model()->index(r, KeyAveragesModel::NameColumn).data(Qt::ToolTipRole).toString(), name);
+            shown.insert(NameDelegate::fit(name, table->fontMetrics(), width));
+        }
+        QVERIFY(similar >= 6);
+        QCOMPARE(shown.size(), similar);
+        // Narrower than their template arguments, they are cut in the middle, never to one bare name.
+        QSet<QString> narrow;
+        for (int r = 0; r < table->model()->rowCount(); ++r) {
+            const QString name = table->model()->index(r, KeyAveragesModel::NameColumn).data().toString();
+            if (name.contains(QStringLiteral("multi_tensor_apply_kernel")))
+                narrow.insert(NameDelegate::fit(name, table->fontMetrics(), 300));
+        }
+        QVERIFY(narrow.size() >= 5);
+        // The Device column is wide enough for "CUDA (annotation)".
+        const int device = table->columnWidth(KeyAveragesModel::DeviceColumn);
+        QVERIFY(device >= table->fontMetrics().horizontalAdvance(QStringLiteral("CPU (annotation)")));
+    }
+
+    void helpMenuShortcutsAndAbout()
+    {
+        MainWindow w;
+        QStringList menus;
+        for (QAction* a : w.menuBar()->actions())
+            menus << a->text().remove(u'&');
+        QVERIFY(menus.contains(QStringLiteral("Help")));
+        QVERIFY(MainWindow::shortcutsHtml().contains(QStringLiteral("Shift+drag")));
+        QVERIFY(MainWindow::aboutHtml().contains(QString::fromLatin1(tilescope::kVersion)));
+        QVERIFY(MainWindow::aboutHtml().contains(QString::fromLatin1(tilescope::kCommit)));
     }
 
     void cancelStopsLoading()

@@ -10,6 +10,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -148,6 +149,53 @@ private slots:
         w.openFile(m_tmp.filePath(QStringLiteral("run")));
         QVERIFY(opened.wait(30000));
         QVERIFY(w.document()->path.endsWith(QStringLiteral("run/trace.pt.trace.json")));
+    }
+
+    void openPartialTraceOnlyAfterAFailedRunWithATrace()
+    {
+        ProfileDialog d;
+        d.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&d));
+        QPushButton* partial = nullptr;
+        for (QPushButton* b : d.findChildren<QPushButton*>())
+            if (b->text() == QStringLiteral("Open Partial Trace"))
+                partial = b;
+        QVERIFY(partial);
+        QVERIFY(!partial->isVisible() || !partial->isEnabled());
+    }
+
+    void aSecondSessionDoesNotReuseTheFirstOnesFolderSilently()
+    {
+        ProfileDialog d;
+        d.setTools(sourceTools());
+        SessionConfig c;
+        c.script = sessionData("crash.py");
+        c.python = "/usr/bin/python3";
+        c.device = "cpu";
+        c.outputDirectory = m_tmp.filePath(QStringLiteral("reused")).toStdString();
+        d.setConfig(c);
+        d.startSession();
+        QTRY_VERIFY_WITH_TIMEOUT(!d.isRunning(), 60000);
+        QVERIFY(QDir(m_tmp.filePath(QStringLiteral("reused"))).exists());
+        // Profile again: the dialog asks, and "Use New Folder" picks a fresh sibling folder.
+        QString asked;
+        QTimer answer;
+        connect(&answer, &QTimer::timeout, this, [&] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (!box)
+                return;
+            asked = box->text();
+            for (QAbstractButton* b : box->buttons())
+                if (b->text() == QStringLiteral("Use New Folder"))
+                    b->click();
+        });
+        answer.start(50);
+        d.startSession();
+        QTRY_VERIFY_WITH_TIMEOUT(!asked.isEmpty(), 10000);
+        QVERIFY(asked.contains(QStringLiteral("reused")));
+        QCOMPARE(QString::fromStdString(d.config().outputDirectory), m_tmp.filePath(QStringLiteral("reused-2")));
+        QTRY_VERIFY_WITH_TIMEOUT(!d.isRunning(), 60000);
+        QVERIFY(QDir(m_tmp.filePath(QStringLiteral("reused-2"))).exists());
     }
 
     void cancelEndsAHangingSession()

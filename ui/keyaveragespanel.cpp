@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+#include "keyaveragespanel.h"
+
+#include "keyaveragesmodel.h"
+#include "namedelegate.h"
+#include "tracedocument.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPointer>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QTableView>
+#include <QThread>
+#include <QVBoxLayout>
+
+using namespace tilescope;
+
+KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_model(new KeyAveragesModel(this))
+    , m_proxy(new QSortFilterProxyModel(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto* controls = new QHBoxLayout;
+    m_title = new QLabel(this);
+    m_filter = new QLineEdit(this);
+    m_filter->setPlaceholderText(tr("Filter by name"));
+    m_filter->setClearButtonEnabled(true);
+    m_byShape = new QCheckBox(tr("Group by input shape"), this);
+    m_rowLimit = new QSpinBox(this);
+    m_rowLimit->setRange(0, 1000000);
+    m_rowLimit->setSpecialValueText(tr("all rows"));
+    m_rowLimit->setPrefix(tr("limit "));
+    auto* copy = new QPushButton(tr("Copy"), this);
+    copy->setToolTip(tr("Copy the selected rows (or all shown rows) as CSV"));
+    auto* exportButton = new QPushButton(tr("Export CSV…"), this);
+    controls->addWidget(m_title);
+    controls->addWidget(m_filter, 1);
+    controls->addWidget(m_byShape);
+    controls->addWidget(m_rowLimit);
+    controls->addWidget(copy);
+    controls->addWidget(exportButton);
+    layout->addLayout(controls);
+
+    m_table = new QTableView(this);
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(KeyAveragesModel::SortRole);
+    m_proxy->setFilterKeyColumn(KeyAveragesModel::NameColumn);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_table->setModel(m_proxy);
+    m_table->setItemDelegateForColumn(KeyAveragesModel::NameColumn, new NameDelegate(m_table));
+    m_table->setSortingEnabled(true);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(20);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->sortByColumn(KeyAveragesModel::SelfDeviceColumn, Qt::DescendingOrder);
+    layout->addWidget(m_table);
+
+    connect(m_filter, &QLineEdit::textChanged, this, [this](const QString& text) {
+        m_proxy->setFilterFixedString(text);
+        applyRowLimit();
+        m_table->scrollToTop();
+    });
+    connect(m_byShape, &QCheckBox::toggled, this, [this] {
+        m_table->setColumnHidden(KeyAveragesModel::ShapesColumn, !m_byShape->isChecked());
+        if (m_range)
+            aggregate();
+        else if (m_doc)
+            show(std::shared_ptr<const stats::KeyAverages>(m_doc, m_byShape->isChecked() ? &m_doc->averagesByShape : &m_doc->averages), false);
+    });
+    connect(m_rowLimit, &QSpinBox::valueChanged, this, &KeyAveragesPanel::applyRowLimit);
+    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &KeyAveragesPanel::applyRowLimit);
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &KeyAveragesPanel::applyRowLimit);
+    connect(m_table->horizontalHeader(), &QHeaderView::sortIndicatorChanged, m_table, &QTableView::scrollToTop);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &KeyAveragesPanel::onSelectionChanged);
+    connect(copy, &QPushButton::clicked, this, &KeyAveragesPanel::copyRows);
+    connect(exportButton, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export key averages"), QStringLiteral("key_averages.csv"), tr("CSV (*.csv)"));
+        if (!path.isEmpty())
+            exportCsv(path);
+    });
+    m_table->setColumnHidden(KeyAveragesModel::ShapesColumn, true);
+}
+
+void KeyAveragesPanel::setDocument(std::shared_ptr<const TraceDocument> document)
+{
+    m_doc = std::move(document);
+    m_range.reset();
+    ++m_generation;
+    m_pendingGeneration = 0;
+    {
+        const QSignalBlocker block(m_filter); // show() below resets the view once
+        m_filter->clear();
+        m_proxy->setFilterFixedString(QString());
+    }
+    if (m_doc)
+        show(std::shared_ptr<const stats::KeyAverages>(m_doc, m_byShape->isChecked() ? &m_doc->averagesByShape : &m_doc->averages), false);
+    else
+        show(nullptr, false);
+}
+
+void KeyAveragesPanel::setRange(std::optional<std::pair<int64_t, int64_t>> range)
+{
+    m_range = range;
+    if (!m_doc)
+        return;
+    if (m_range) {
+        aggregate();
+        return;
+    }
+    ++m_generation;
+    m_pendingGeneration = 0;
+    show(std::shared_ptr<const stats::KeyAverages>(m_doc, m_byShape->isChecked() ? &m_doc->averagesByShape : &m_doc->averages), false);
+}
+
+void KeyAveragesPanel::aggregate()
+{
+    // Aggregating can take a while on a large trace: off the GUI thread, newest request wins. The rows
+    // shown stay owned by the model until the result replaces them.
+    stats::KeyAveragesOptions options = stats::KeyAveragesOptions::byInputShape(m_byShape->isChecked());
+    options.window = m_range;
+    const quint64 generation = ++m_generation;
+    m_pendingGeneration = generation;
+    m_title->setText(tr("aggregating the range…"));
+    QPointer<KeyAveragesPanel> self(this);
+    std::shared_ptr<const TraceDocument> doc = m_doc;
+    QThread* worker = QThread::create([self, doc, options, generation] {
+        auto result = std::make_shared<const stats::KeyAverages>(stats::computeKeyAverages(*doc->trace, options));
+        QMetaObject::invokeMethod(qApp, [self, doc, result, generation] {
+            if (!self || self->m_generation != generation || self->m_doc != doc)
+                return;
+            self->m_pendingGeneration = 0;
+            self->show(result, true);
+            emit self->rangeAggregated();
+        }, Qt::QueuedConnection);
+    });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    worker->start();
+}
+
+void KeyAveragesPanel::show(std::shared_ptr<const stats::KeyAverages> averages, bool range)
+{
+    m_model->setAverages(std::move(averages));
+    m_table->setColumnHidden(KeyAveragesModel::ShapesColumn, !m_byShape->isChecked());
+    // Names get up to half the table (kernel signatures are long; the delegate shortens the rest).
+    m_table->resizeColumnToContents(KeyAveragesModel::NameColumn);
+    const int nameWidth = std::max(420, m_table->viewport()->width() / 2);
+    m_table->setColumnWidth(KeyAveragesModel::NameColumn, std::min(m_table->columnWidth(KeyAveragesModel::NameColumn), nameWidth));
+    m_table->resizeColumnToContents(KeyAveragesModel::DeviceColumn);
+    m_table->scrollToTop();
+    m_title->setText(range ? tr("selected range") : tr("whole trace"));
+}
+
+void KeyAveragesPanel::applyRowLimit()
+{
+    const int limit = m_rowLimit->value();
+    for (int r = 0; r < m_proxy->rowCount(); ++r)
+        m_table->setRowHidden(r, limit > 0 && r >= limit);
+}
+
+void KeyAveragesPanel::selectKey(std::string_view key, stats::DeviceType device)
+{
+    const int row = m_model->findRow(key, device);
+    m_syncing = true;
+    if (row < 0) {
+        m_table->clearSelection();
+    } else {
+        const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));
+        m_table->selectionModel()->select(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        m_table->scrollTo(index);
+    }
+    m_syncing = false;
+}
+
+void KeyAveragesPanel::clearSelection()
+{
+    m_syncing = true;
+    m_table->clearSelection();
+    m_syncing = false;
+}
+
+void KeyAveragesPanel::onSelectionChanged()
+{
+    if (m_syncing)
+        return;
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    const stats::KeyAverage* row = rows.isEmpty() ? nullptr : m_model->row(m_proxy->mapToSource(rows.first()).row());
+    if (!row) {
+        emit selectionCleared();
+        return;
+    }
+    emit keySelected(QString::fromStdString(row->key), row->deviceType);
+}
+
+QList<int> KeyAveragesPanel::visibleSourceRows() const
+{
+    QList<int> rows;
+    for (int r = 0; r < m_proxy->rowCount(); ++r)
+        if (!m_table->isRowHidden(r))
+            rows << m_proxy->mapToSource(m_proxy->index(r, 0)).row();
+    return rows;
+}
+
+void KeyAveragesPanel::copyRows() const
+{
+    QList<int> rows;
+    for (const QModelIndex& index : m_table->selectionModel()->selectedRows())
+        rows << m_proxy->mapToSource(index).row();
+    if (rows.isEmpty())
+        rows = visibleSourceRows();
+    QApplication::clipboard()->setText(m_model->toCsv(rows));
+}
+
+bool KeyAveragesPanel::exportCsv(const QString& path)
+{
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly) || out.write(m_model->toCsv(visibleSourceRows()).toUtf8()) < 0 || !out.commit()) {
+        QMessageBox::critical(this, tr("Export failed"), tr("Cannot write %1: %2").arg(path, out.errorString()));
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "stats/keyaverages.h"
+
+#include <QWidget>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <utility>
+
+class KeyAveragesModel;
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QSpinBox;
+class QTableView;
+struct TraceDocument;
+
+// The key-averages dock: torch's rows for the whole trace or a selected range (aggregated on a worker
+// thread, newest request wins), sortable, filterable, grouped by input shape, copied and exported. The
+// model shares ownership of the rows it shows, so a new range or trace never frees rows under a repaint.
+class KeyAveragesPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit KeyAveragesPanel(QWidget* parent = nullptr);
+
+    // A new trace: the whole-trace rows, filter cleared, scrolled to the top.
+    void setDocument(std::shared_ptr<const TraceDocument> document);
+    // The rows of a time range (trace ns), or of the whole trace for nullopt.
+    void setRange(std::optional<std::pair<int64_t, int64_t>> range);
+    // Selects the row of `key` on `device` without emitting keySelected (the timeline's selection).
+    void selectKey(std::string_view key, tilescope::stats::DeviceType device);
+    void clearSelection();
+    bool isAggregating() const { return m_pendingGeneration != 0; }
+
+    QTableView* table() const { return m_table; }
+    QLineEdit* filter() const { return m_filter; }
+    QCheckBox* groupByShape() const { return m_byShape; }
+    KeyAveragesModel* model() const { return m_model; }
+    QSortFilterProxyModel* proxy() const { return m_proxy; }
+    void copyRows() const;
+    bool exportCsv(const QString& path); // the rows shown, atomically; a dialog says why it failed
+
+signals:
+    void keySelected(const QString& key, tilescope::stats::DeviceType device);
+    void selectionCleared();
+    void rangeAggregated();
+
+private:
+    void show(std::shared_ptr<const tilescope::stats::KeyAverages> averages, bool range);
+    void aggregate();
+    void applyRowLimit();
+    void onSelectionChanged();
+    QList<int> visibleSourceRows() const;
+
+    std::shared_ptr<const TraceDocument> m_doc;
+    std::optional<std::pair<int64_t, int64_t>> m_range;
+    quint64 m_generation = 0;        // bumped by every request; a worker's result for an older one is dropped
+    quint64 m_pendingGeneration = 0; // the aggregation in flight, 0 when none
+    KeyAveragesModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QTableView* m_table;
+    QLabel* m_title;
+    QLineEdit* m_filter;
+    QCheckBox* m_byShape;
+    QSpinBox* m_rowLimit;
+    bool m_syncing = false;
+};
