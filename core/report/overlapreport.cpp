@@ -88,7 +88,7 @@ std::string overlapText(const trace::Trace& t, const analysis::OverlapReport& r,
     std::string out = "window: " + time(window) + " ("
         + (options.windowGiven ? "given: ts " + io::formatNanosecondsAsMicroseconds(r.window.start) + " .. "
                    + io::formatNanosecondsAsMicroseconds(r.window.end) + " us"
-                               : std::string("first to last CPU op, CUDA API call or GPU activity"))
+                               : std::string("first to last CPU work or GPU activity"))
         + ")\n";
     const bool gpu = r.activeDevices() > 0;
     if (!gpu)

@@ -142,7 +142,7 @@ private slots:
         for (const auto& th : threads)
             QVERIFY2(table.contains("  " + th.toObject().value("thread").toString() + ": "), qPrintable(table));
         QVERIFY(table.contains(QStringLiteral("GPU idle while CPU works: ")));
-        QVERIFY(table.contains(QStringLiteral("(first to last CPU op")));
+        QVERIFY(table.contains(QStringLiteral("(first to last CPU work or GPU activity)")));
 
         const Run windowed = cli({"overlap", trace("launch_bound"), "--format", "json", "--window", "5349368714433,5349368754433.5"});
         QCOMPARE(windowed.exitCode, 0);
