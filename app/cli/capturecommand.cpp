@@ -5,6 +5,7 @@
 #include "io/tracefileerror.h"
 #include "session/childprocess.h"
 #include "session/harnessexport.h"
+#include "session/pythonlocator.h"
 #include "session/sessionrunner.h"
 
 #include <algorithm>
@@ -24,7 +25,9 @@ using namespace tilescope::session;
 const char* const kCaptureUsage = R"(  capture (--script FILE | --kernel MOD:FN --ref MOD:FN --inputs SPEC | --torchscript MODEL.pt --inputs SPEC
            | --command 'TEMPLATE with {out}' | --config SESSION.json) --out DIR [options] [-- SCRIPT_ARGS]
       runs a profiling session in a child process group and prints the trace's path. Options:
-        --python EXE            interpreter (a venv's python), default python3
+        --python EXE            interpreter (a venv's python); default: python3 when it has torch, else the
+                                first with torch of $VIRTUAL_ENV/bin/python, $CONDA_PREFIX/bin/python,
+                                /usr/bin/python3 (the one used is named)
         --device cpu|cuda|cuda:N   default: cuda when torch sees one, else cpu
         --cwd DIR  --env NAME=VALUE (repeatable)  --timeout SECONDS  --cpu-only
         --warmup N (10)  --iters N (5)            kernel/torchscript calls before / inside the profiled window
@@ -39,7 +42,9 @@ const char* const kCaptureUsage = R"(  capture (--script FILE | --kernel MOD:FN 
         --quiet                 no log lines, only progress
       exit status: 0 ok, 1 the session failed (its error and the end of stderr are printed), 2 usage,
       3 the kernel did not match its reference (the trace is still written)
-  calibrate [--device cpu|cuda:N] --out FILE [--quick]
+)";
+
+const char* const kCalibrateUsage = R"(  calibrate [--device cpu|cuda:N] --out FILE [--quick]
       measures the ceilings the roofline uses (copy bandwidth, GEMM rates) through tilescope-torch;
       use FILE with classify/device --ceilings
 )";
@@ -101,6 +106,7 @@ struct CaptureArguments
     SessionConfig config;
     std::string saveConfig, exportHarness;
     bool quiet = false;
+    bool pythonGiven = false;
 };
 
 CaptureArguments parseCapture(int argc, char** argv)
@@ -164,6 +170,7 @@ CaptureArguments parseCapture(int argc, char** argv)
             c.outputDirectory = value;
         } else if (name == "python") {
             c.python = value;
+            a.pythonGiven = true;
         } else if (name == "device") {
             c.device = value;
         } else if (name == "cwd") {
@@ -271,6 +278,16 @@ int runCaptureCommand(int argc, char** argv)
         for (const std::string& p : problems)
             std::cerr << "tilescope-cli: capture: " << p << "\n";
         return kExitUsage;
+    }
+    const SessionMode mode = a.config.mode;
+    const bool runsPython = mode == SessionMode::Script || mode == SessionMode::Kernel
+        || (mode == SessionMode::Command && a.config.command.find("{python}") != std::string::npos);
+    if (runsPython && !a.pythonGiven && a.config.python == PythonCandidates().onPath) {
+        // Without --python, prefer an interpreter that has torch; when none has, the harness reports it.
+        const TorchPython found = findTorchPython();
+        a.config.python = found.python;
+        if (!found.note.empty())
+            std::cerr << "tilescope-cli: " << found.note << "\n";
     }
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);

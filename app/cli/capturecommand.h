@@ -9,5 +9,6 @@ int runCaptureCommand(int argc, char** argv);
 int runCalibrateCommand(int argc, char** argv);
 
 extern const char* const kCaptureUsage;
+extern const char* const kCalibrateUsage;
 
 } // namespace tilescope::cli

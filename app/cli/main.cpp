@@ -31,12 +31,20 @@ using namespace tilescope;
 
 constexpr int kExitBadInput = 2;
 
-const char* kUsage = R"(usage: tilescope-cli COMMAND TRACE [options]   (capture and calibrate take no TRACE)
+const char* kUsageHead = "usage: tilescope-cli COMMAND TRACE [options]   (capture and calibrate take no TRACE)\n"
+                         "       tilescope-cli COMMAND --help            (one command's usage)\n\ncommands:\n";
 
-commands:
-  info TRACE [--format text|json] [--partial]
-      format, torch/CUDA versions, devices, tracks, events per category, time span
-  summary TRACE [--sort KEY] [--row-limit N] [--group-by-input-shape]
+const char* kUsageTail = R"(
+TRACE may be .json or .json.gz (gzip is detected by content). Exit status: 0 success, 2 bad input
+or usage, 1 internal error.
+)";
+
+const char* kInfoUsage = R"(  info TRACE [--format text|json] [--partial]
+      format, torch/CUDA versions, recorded options, devices, distributed run (backend, rank, world
+      size, process groups), tracks, events per category, time span; the JSON holds the same facts
+)";
+
+const char* kSummaryUsage = R"(  summary TRACE [--sort KEY] [--row-limit N] [--group-by-input-shape]
                 [--format table|json|csv] [--partial]
                 [--max-name-width N] [--time-unit s|ms|us] [--top-level-only] [--legacy-memory-units]
       torch's prof.key_averages() computed from the trace; the table is key_averages().table()
@@ -45,18 +53,23 @@ commands:
                  self_cuda_memory_usage, count, flops ("device" may stand for "cuda"); "none" keeps
                  torch's group order. Default: self_cuda_time_total, or self_cpu_time_total when the
                  trace has no GPU activity. --row-limit defaults to -1 (all rows).
+)";
 
-  overlap TRACE [--format table|json] [--window START_US,END_US] [--partial]
-      CPU/GPU overlap: per-device GPU busy (union of kernels, memcpy, memset on all streams), CPU busy,
-      both busy, GPU idle while the CPU works, launch cost against kernel time. The window defaults
-      to the first start to the last end of CPU ops, CUDA API calls and GPU activity; --window takes
-      trace timestamps in microseconds, as in the file.
+const char* kOverlapUsage = R"(  overlap TRACE [--format table|json] [--window START_US,END_US] [--all-devices] [--partial]
+      CPU/GPU overlap: per-device GPU busy (union of kernels, memcpy, memset on all streams) with the
+      kernels, memcpys and memsets started in the window, CPU busy per thread, both busy, GPU idle
+      while the CPU works, both idle, and how many launches cost at least 80% of their kernel's time.
+      The window defaults to the first start to the last end of CPU work and GPU activity; --window
+      takes trace timestamps in microseconds, as in the file, and must overlap the trace. Devices
+      with no GPU activity are left out unless --all-devices; a trace with none says so.
+)";
 
-  device TRACE [--ceilings FILE] [--devices FILE]
+const char* kDeviceUsage = R"(  device TRACE [--ceilings FILE] [--devices FILE] [--partial]
       the trace's GPUs matched to the datasheet table (roofline ceilings: memory bandwidth, FP64, FP32,
       TF32/BF16/FP16/FP8/INT8 tensor rates), with measured ceilings from --ceilings replacing them
+)";
 
-  classify TRACE [--annotations FILE] [--ceilings FILE] [--allow-tf32] [--source NAME=FILE.cu]...
+const char* kClassifyUsage = R"(  classify TRACE [--annotations FILE] [--ceilings FILE] [--allow-tf32] [--source NAME=FILE.cu]...
                  [--format table|json] [--partial]
       each kernel and each record_function region placed on the roofline: io-bound, cuda-core-bound,
       tensor-core-bound, latency-bound or inconclusive, with a strength and the numbers it rests on.
@@ -65,16 +78,56 @@ commands:
       --source attaches a generated CUDA source to a kernel name, "re:REGEX" or region label (as in
       the annotations, whose entries may also carry "source": "file.cu"); repeatable. Its call sites
       corroborate the verdict and, for a custom kernel without a declared roof, choose the tensor roof
+)";
 
-  inspect FILE.cu [--format table|json]
+const char* kInspectUsage = R"(  inspect FILE.cu [--format table|json]
       what a TileLang generated source shows (kernel.get_kernel_source(), device_kernel.cu in
       ~/.tilelang/cache): mma.sync, WGMMA, tcgen05, TMA, cp.async and mbarrier call sites per kernel,
       with line numbers and a conclusion. #include lines and comments prove nothing; call sites count
-
-%CAPTURE%
-TRACE may be .json or .json.gz (gzip is detected by content). Exit status: 0 success, 2 bad input
-or usage, 1 internal error.
 )";
+
+struct CommandUsage
+{
+    const char* name;
+    const char* usage;
+};
+
+// Every command's usage, in the order --help lists them.
+std::vector<CommandUsage> commandUsages()
+{
+    return {{"info", kInfoUsage},         {"summary", kSummaryUsage},   {"overlap", kOverlapUsage},
+            {"device", kDeviceUsage},     {"classify", kClassifyUsage}, {"inspect", kInspectUsage},
+            {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}};
+}
+
+std::string fullUsage()
+{
+    std::string usage = kUsageHead;
+    for (const auto& [name, text] : commandUsages())
+        usage += std::string(text) + "\n";
+    return usage + kUsageTail;
+}
+
+const char* usageOf(std::string_view command)
+{
+    for (const auto& [name, text] : commandUsages())
+        if (command == name)
+            return text;
+    return nullptr;
+}
+
+// --help or -h where an option may stand (not after capture's "--", where the script's own arguments go).
+bool asksForHelp(int argc, char** argv)
+{
+    for (int i = 2; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--")
+            return false;
+        if (arg == "--help" || arg == "-h")
+            return true;
+    }
+    return false;
+}
 
 struct UsageError
 {
@@ -236,8 +289,12 @@ int runOverlap(const Arguments& a)
         window = analysis::Interval{*start, *end};
     }
     const auto t = load(a, false);
+    if (window && (window->end <= t->firstTime() || window->start >= t->lastTime()))
+        throw UsageError{"--window " + *a.get("window") + " lies outside the trace, which spans ts "
+                         + io::formatNanosecondsAsMicroseconds(t->firstTime()) + " .. " + io::formatNanosecondsAsMicroseconds(t->lastTime()) + " us"};
     const auto report = analysis::computeOverlap(*t, window);
-    std::cout << (format == "json" ? report::overlapJson(report) : report::overlapText(*t, report));
+    const report::OverlapReportOptions options{window.has_value(), a.has("all-devices")};
+    std::cout << (format == "json" ? report::overlapJson(*t, report, options) : report::overlapText(*t, report, options));
     return 0;
 }
 
@@ -321,11 +378,19 @@ int runInspect(const Arguments& a)
 int main(int argc, char** argv)
 {
     std::ios::sync_with_stdio(false);
-    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
-        std::string usage = kUsage;
-        usage.replace(usage.find("%CAPTURE%"), 9, cli::kCaptureUsage);
-        std::cout << usage;
+    const std::string_view first = argc < 2 ? std::string_view() : std::string_view(argv[1]);
+    if (argc < 2 || first == "--help" || first == "-h" || first == "help") {
+        // "help COMMAND" gives that command's usage.
+        if (argc >= 3 && first == "help" && usageOf(argv[2])) {
+            std::cout << "usage:\n" << usageOf(argv[2]);
+            return 0;
+        }
+        std::cout << fullUsage();
         return argc < 2 ? kExitBadInput : 0;
+    }
+    if (usageOf(first) && asksForHelp(argc, argv)) {
+        std::cout << "usage:\n" << usageOf(first);
+        return 0;
     }
     const std::string command = argv[1];
     try {
@@ -345,7 +410,7 @@ int main(int argc, char** argv)
         if (command == "device")
             return runDevice(parseArguments(argc, argv, {"partial"}, {"ceilings", "devices"}));
         if (command == "overlap")
-            return runOverlap(parseArguments(argc, argv, {"partial"}, {"format", "window"}));
+            return runOverlap(parseArguments(argc, argv, {"partial", "all-devices"}, {"format", "window"}));
         throw UsageError{"unknown command '" + command + "'"};
     } catch (const UsageError& e) {
         std::cerr << "tilescope-cli: " << e.message << "\n(run 'tilescope-cli --help' for usage)\n";

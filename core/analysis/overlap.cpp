@@ -14,17 +14,58 @@ using trace::EventKind;
 
 namespace {
 
-bool isCpuWork(EventKind k) { return k == EventKind::CpuOp || k == EventKind::CudaRuntime || k == EventKind::CudaDriver; }
+bool isRecordedCpuWork(EventKind k) { return k == EventKind::CpuOp || k == EventKind::CudaRuntime || k == EventKind::CudaDriver; }
+
+bool onHostThread(const trace::Trace& t, const Event& e) { return t.tracks[e.track].type == trace::Track::Type::HostThread; }
+
+// Per event: whether it counts as CPU work (the contract in overlap.h). A user annotation counts only
+// when no op or API call of its thread lies within it. By time, not by the loader's nesting: with
+// with_stack, Python frames that straddle a ProfilerStep# carry its ops outside its subtree.
+std::vector<bool> cpuWorkEvents(const trace::Trace& t)
+{
+    std::vector<bool> work(t.events.size(), false);
+    std::unordered_map<uint32_t, std::vector<Interval>> recordedByTrack; // sorted by start below
+    for (uint32_t i = 0; i < t.events.size(); ++i) {
+        const Event& e = t.events[i];
+        if (isRecordedCpuWork(e.kind) && onHostThread(t, e)) {
+            work[i] = true;
+            recordedByTrack[e.track].push_back({e.start, e.end()});
+        }
+    }
+    for (auto& [track, intervals] : recordedByTrack)
+        std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    for (uint32_t i = 0; i < t.events.size(); ++i) {
+        const Event& a = t.events[i];
+        if (a.kind != EventKind::UserAnnotation || !onHostThread(t, a))
+            continue;
+        bool holdsWork = false;
+        if (const auto found = recordedByTrack.find(a.track); found != recordedByTrack.end()) {
+            const auto& recorded = found->second;
+            auto it = std::lower_bound(recorded.begin(), recorded.end(), a.start, [](const Interval& r, int64_t s) { return r.start < s; });
+            for (; it != recorded.end() && it->start <= a.end() && !holdsWork; ++it)
+                holdsWork = it->end <= a.end();
+        }
+        work[i] = !holdsWork;
+    }
+    return work;
+}
 
 int deviceOf(const trace::Trace& t, const Event& e) { return t.tracks[e.track].device < 0 ? 0 : t.tracks[e.track].device; }
 
 } // namespace
 
+int OverlapReport::activeDevices() const
+{
+    return int(std::count_if(devices.begin(), devices.end(), [](const DeviceBusy& d) { return d.hasActivity; }));
+}
+
 std::optional<Interval> defaultOverlapWindow(const trace::Trace& t)
 {
     std::optional<Interval> w;
-    for (const Event& e : t.events) {
-        if (!isCpuWork(e.kind) && !trace::isGpuActivity(e.kind))
+    const std::vector<bool> cpuWork = cpuWorkEvents(t);
+    for (uint32_t i = 0; i < t.events.size(); ++i) {
+        const Event& e = t.events[i];
+        if (!cpuWork[i] && !trace::isGpuActivity(e.kind))
             continue;
         if (!w)
             w = Interval{e.start, e.end()};
@@ -45,34 +86,35 @@ OverlapReport computeOverlap(const trace::Trace& t, std::optional<Interval> wind
     const int64_t windowNs = window->end - window->start;
 
     std::map<int, std::vector<Interval>> perDevice;
-    std::map<int, uint64_t> kernels;
+    std::map<int, DeviceBusy> counts;
     std::map<uint32_t, std::vector<Interval>> perThread;
     std::unordered_map<uint32_t, int64_t> kernelNsByLaunch;
+    const std::vector<bool> cpuWork = cpuWorkEvents(t);
     for (uint32_t i = 0; i < t.events.size(); ++i) {
         const Event& e = t.events[i];
         if (trace::isGpuActivity(e.kind)) {
             const int device = deviceOf(t, e);
             perDevice[device].push_back({e.start, e.end()});
-            if (e.kind == EventKind::Kernel) {
-                if (e.start >= window->start && e.start < window->end)
-                    ++kernels[device];
+            DeviceBusy& c = counts[device];
+            if (e.start >= window->start && e.start < window->end)
+                ++(e.kind == EventKind::Kernel ? c.kernels : e.kind == EventKind::GpuMemcpy ? c.memcpys : c.memsets);
+            if (e.kind == EventKind::Kernel)
                 if (const uint32_t launch = t.launchOf(i); launch != trace::kNoIndex)
                     kernelNsByLaunch[launch] += e.duration;
-            }
-        } else if (isCpuWork(e.kind) && t.tracks[e.track].type == trace::Track::Type::HostThread) {
+        } else if (cpuWork[i]) {
             perThread[e.track].push_back({e.start, e.end()});
         }
     }
     for (int device = 0; device < static_cast<int>(t.meta.devices.size()); ++device)
         perDevice.try_emplace(device);
     for (auto& [device, intervals] : perDevice) {
-        DeviceBusy d;
+        DeviceBusy d = counts[device];
         d.device = device;
+        d.hasActivity = !intervals.empty();
         d.busy = IntervalSet::fromUnsorted(std::move(intervals)).clippedTo(*window);
         d.busyNs = d.busy.length();
         d.idleNs = windowNs - d.busyNs;
         d.utilization = windowNs > 0 ? static_cast<double>(d.busyNs) / static_cast<double>(windowNs) : 0.0;
-        d.kernels = kernels[device];
         r.gpuBusy = r.gpuBusy.unionWith(d.busy);
         r.devices.push_back(std::move(d));
     }
@@ -128,7 +170,8 @@ OverlapIndex::OverlapIndex(const trace::Trace& t, const OverlapReport& whole)
     for (const auto& d : whole.devices) {
         m_devices.push_back(d.device);
         m_deviceBusy.push_back(d.busy);
-        m_kernelStarts.emplace_back();
+        m_hasActivity.push_back(d.hasActivity);
+        m_starts.emplace_back();
     }
     m_cpuBusy = whole.cpuBusy;
     m_gpuBusy = whole.gpuBusy;
@@ -137,16 +180,18 @@ OverlapIndex::OverlapIndex(const trace::Trace& t, const OverlapReport& whole)
     std::unordered_map<uint32_t, int64_t> kernelNsByLaunch;
     for (uint32_t i = 0; i < t.events.size(); ++i) {
         const Event& e = t.events[i];
-        if (e.kind != EventKind::Kernel)
+        if (!trace::isGpuActivity(e.kind))
             continue;
         const int device = deviceOf(t, e);
-        const auto at = std::find(m_devices.begin(), m_devices.end(), device) - m_devices.begin();
-        m_kernelStarts[size_t(at)].push_back(e.start);
-        if (const uint32_t launch = t.launchOf(i); launch != trace::kNoIndex)
-            kernelNsByLaunch[launch] += e.duration;
+        Starts& starts = m_starts[size_t(std::find(m_devices.begin(), m_devices.end(), device) - m_devices.begin())];
+        (e.kind == EventKind::Kernel ? starts.kernels : e.kind == EventKind::GpuMemcpy ? starts.memcpys : starts.memsets).push_back(e.start);
+        if (e.kind == EventKind::Kernel)
+            if (const uint32_t launch = t.launchOf(i); launch != trace::kNoIndex)
+                kernelNsByLaunch[launch] += e.duration;
     }
-    for (auto& starts : m_kernelStarts)
-        std::sort(starts.begin(), starts.end());
+    for (Starts& starts : m_starts)
+        for (auto* list : {&starts.kernels, &starts.memcpys, &starts.memsets})
+            std::sort(list->begin(), list->end());
     for (const auto& [launch, kernelNs] : kernelNsByLaunch)
         m_launches.push_back({t.events[launch].start, t.events[launch].duration, kernelNs});
     std::sort(m_launches.begin(), m_launches.end(), [](const Launch& a, const Launch& b) { return a.start < b.start; });
@@ -163,8 +208,13 @@ OverlapReport OverlapIndex::figures(Interval w) const
         busy.busyNs = lengthWithin(m_deviceBusy[d], w);
         busy.idleNs = windowNs - busy.busyNs;
         busy.utilization = windowNs > 0 ? double(busy.busyNs) / double(windowNs) : 0.0;
-        const auto& starts = m_kernelStarts[d];
-        busy.kernels = uint64_t(std::lower_bound(starts.begin(), starts.end(), w.end) - std::lower_bound(starts.begin(), starts.end(), w.start));
+        busy.hasActivity = m_hasActivity[d];
+        const auto startingIn = [&](const std::vector<int64_t>& starts) {
+            return uint64_t(std::lower_bound(starts.begin(), starts.end(), w.end) - std::lower_bound(starts.begin(), starts.end(), w.start));
+        };
+        busy.kernels = startingIn(m_starts[d].kernels);
+        busy.memcpys = startingIn(m_starts[d].memcpys);
+        busy.memsets = startingIn(m_starts[d].memsets);
         r.devices.push_back(busy);
     }
     r.cpuBusyNs = lengthWithin(m_cpuBusy, w);

@@ -19,7 +19,10 @@ struct DeviceBusy
     int64_t busyNs = 0; // union of kernel, memcpy and memset intervals on all streams of the device
     int64_t idleNs = 0;
     double utilization = 0;
-    uint64_t kernels = 0; // kernels that start inside the window
+    uint64_t kernels = 0;  // kernels that start inside the window
+    uint64_t memcpys = 0;  // memcpys that start inside the window
+    uint64_t memsets = 0;  // memsets that start inside the window
+    bool hasActivity = false; // any kernel, memcpy or memset on the device anywhere in the trace
     IntervalSet busy;
 };
 
@@ -44,14 +47,20 @@ struct LaunchCost
 //
 // Contract, per window W = [start, end) in trace ns:
 //   device busy  = |union(kernel, memcpy, memset on any stream of the device) ∩ W|
-//   cpu busy     = |union over host threads(cpu_op, cuda_runtime, cuda_driver) ∩ W|; annotations and
-//                  Python frames are labels, not work, and are left out; a synchronize call counts as busy
+//   cpu busy     = |union over host threads(cpu_op, cuda_runtime, cuda_driver, leaf user_annotation) ∩ W|;
+//                  an annotation with a CPU op or CUDA API call of its thread within its time is a label,
+//                  not work, and is left out; one with none within (c10d's gloo:all_reduce on gloo's threads, an optimizer's
+//                  zero_grad) is the only record of what the thread did, so it counts. Python frames are
+//                  labels. A synchronize call counts as busy
 //   overlap      = |cpu busy set ∩ union of all devices' busy sets|
 //   gpu idle while cpu works = |cpu busy − gpu busy|;  both idle = |W| − |cpu ∪ gpu|
 // Default window: the first start to the last end of those activities (the Trace span includes the
 // profiler's own start-up and warm-up gaps, so it would understate utilization).
 struct OverlapReport
 {
+    // Devices with GPU activity anywhere in the trace (0: a CPU-only trace, so GPU idle means nothing).
+    int activeDevices() const;
+
     Interval window{0, 0};
     std::vector<DeviceBusy> devices;
     std::vector<ThreadBusy> threads;
@@ -89,7 +98,12 @@ private:
     };
     std::vector<int> m_devices;
     std::vector<IntervalSet> m_deviceBusy;
-    std::vector<std::vector<int64_t>> m_kernelStarts; // per device, sorted
+    struct Starts
+    {
+        std::vector<int64_t> kernels, memcpys, memsets; // sorted
+    };
+    std::vector<Starts> m_starts; // per device
+    std::vector<bool> m_hasActivity;
     IntervalSet m_cpuBusy, m_gpuBusy, m_both, m_either;
     std::vector<Launch> m_launches; // sorted by start
 };

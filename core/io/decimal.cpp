@@ -130,4 +130,16 @@ std::optional<int64_t> parseExactInteger(std::string_view text)
     return scaled->value;
 }
 
+std::string formatNanosecondsAsMicroseconds(int64_t ns)
+{
+    const bool negative = ns < 0;
+    const uint64_t magnitude = negative ? uint64_t(0) - uint64_t(ns) : uint64_t(ns);
+    std::string out = (negative ? "-" : "") + std::to_string(magnitude / 1000);
+    std::string fraction = std::to_string(magnitude % 1000);
+    fraction.insert(0, 3 - fraction.size(), '0');
+    while (!fraction.empty() && fraction.back() == '0')
+        fraction.pop_back();
+    return fraction.empty() ? out : out + "." + fraction;
+}
+
 } // namespace tilescope::io

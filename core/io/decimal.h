@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace tilescope::io {
@@ -14,6 +15,10 @@ std::optional<int64_t> parseScaledDecimal(std::string_view text, int shift);
 
 // Microseconds text (Chrome trace `ts` / `dur`) to integer nanoseconds.
 inline std::optional<int64_t> parseMicrosecondsAsNanoseconds(std::string_view text) { return parseScaledDecimal(text, 3); }
+
+// Integer nanoseconds back to exact microseconds text, the inverse of the above: 5349368629953311 ->
+// "5349368629953.311", 1500 -> "1.5", 2000 -> "2" (no trailing zeros; never through a double).
+std::string formatNanosecondsAsMicroseconds(int64_t ns);
 
 // An integer-valued JSON number ("42", "42.0", "4.2e1"); nullopt for fractions or out of range.
 std::optional<int64_t> parseExactInteger(std::string_view text);

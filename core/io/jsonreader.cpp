@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "io/jsonreader.h"
 
+#include <algorithm>
+
 #include "io/bytesource.h"
 #include "io/tracefileerror.h"
 
@@ -168,6 +170,12 @@ bool JsonReader::ensure(size_t count)
         if (!fill())
             return false;
     return true;
+}
+
+std::string_view JsonReader::lookahead(size_t count)
+{
+    ensure(count);
+    return {m_buffer.data() + m_pos, std::min(count, m_end - m_pos)};
 }
 
 void JsonReader::skipWhitespace()

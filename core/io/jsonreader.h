@@ -35,6 +35,9 @@ public:
     size_t depth() const { return m_stack.size(); }
     const std::string& sourceName() const;
 
+    // Up to `count` bytes from the current position, not consumed (fewer at the end of the input): a
+    // look at the first bytes before reading, to name a file that is not JSON.
+    std::string_view lookahead(size_t count);
     // Skips the rest of a value whose first token was just returned by next().
     void skipValue(JsonToken first);
     // Raw text capture: call beginCapture() right after next() returned a value's first token, read the

@@ -7,8 +7,20 @@
 
 namespace tilescope::report {
 
-// `tilescope-cli overlap`: the JSON, and a table for people.
-std::string overlapJson(const analysis::OverlapReport& report);
-std::string overlapText(const trace::Trace& trace, const analysis::OverlapReport& report);
+struct OverlapReportOptions
+{
+    bool windowGiven = false; // --window: say so, instead of describing the default window
+    bool allDevices = false;  // also list devices with no GPU activity anywhere in the trace
+};
+
+// `tilescope-cli overlap`: the JSON holds every figure the table prints.
+std::string overlapJson(const trace::Trace& trace, const analysis::OverlapReport& report, const OverlapReportOptions& options = {});
+std::string overlapText(const trace::Trace& trace, const analysis::OverlapReport& report, const OverlapReportOptions& options = {});
+
+// The launch-cost line, with the launch-bound verdict and the counts it rests on in one sentence so they
+// cannot disagree: "launch-bound: 5,604 of 8,772 launches cost at least 80% of their kernel's time",
+// without the "launch-bound: " prefix when LaunchCost::launchBound() is false, "no kernel launches" when
+// there are none. Used by the CLI table and the app's figures line.
+std::string launchCostText(const analysis::LaunchCost& launches);
 
 } // namespace tilescope::report

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "report/traceinfo.h"
 
+#include "io/jsonvalue.h"
+#include "io/tracefileerror.h"
 #include "report/jsonwriter.h"
 #include "stats/torchtable.h"
 #include "trace/trace.h"
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace tilescope::report {
 
@@ -14,12 +17,51 @@ namespace {
 
 using trace::Track;
 
+// distributedInfo summarised: a 300-rank run lists every rank of every process group.
+struct Distributed
+{
+    std::string backend, ncclVersion;
+    std::optional<int64_t> rank, worldSize, groups;
+};
+
 struct Facts
 {
     std::map<std::string, uint64_t> perCategory;
     std::vector<uint64_t> perTrack;
     std::vector<size_t> trackOrder;
+    std::vector<std::string> options; // the profiler options the trace records as on
+    std::optional<Distributed> distributed;
 };
+
+bool isOptionKey(std::string_view key) { return key == "record_shapes" || key == "profile_memory" || key == "with_stack" || key == "with_flops"; }
+
+std::optional<Distributed> summariseDistributed(const std::optional<std::string>& raw)
+{
+    if (!raw)
+        return std::nullopt;
+    Distributed d;
+    try {
+        const io::JsonValue info = io::parseSmallJson(*raw, "distributedInfo");
+        const auto text = [&](const char* key) {
+            const io::JsonValue* v = info.find(key);
+            return v && v->type == io::JsonValue::Type::String ? v->text : std::string();
+        };
+        const auto integer = [&](const char* key) {
+            const io::JsonValue* v = info.find(key);
+            return v ? v->integer() : std::nullopt;
+        };
+        d.backend = text("backend");
+        d.ncclVersion = text("nccl_version");
+        d.rank = integer("rank");
+        d.worldSize = integer("world_size");
+        d.groups = integer("pg_count");
+        if (const io::JsonValue* groups = info.find("pg_config"); !d.groups && groups && groups->type == io::JsonValue::Type::Array)
+            d.groups = int64_t(groups->items.size());
+    } catch (const io::TraceFileError&) {
+        // Not an object of the usual shape: say only that the run was distributed.
+    }
+    return d;
+}
 
 Facts gather(const trace::Trace& t)
 {
@@ -53,6 +95,12 @@ Facts gather(const trace::Trace& t)
         return std::make_tuple(p.sortIndex.value_or(p.pid.value_or(0)), track.sortIndex.value_or(track.tid.value_or(0)), i);
     };
     std::sort(f.trackOrder.begin(), f.trackOrder.end(), [&](size_t a, size_t b) { return sortKey(a) < sortKey(b); });
+    const auto& m = t.meta;
+    for (const auto& [name, on] : {std::pair{"record_shapes", m.recordShapes}, {"profile_memory", m.profileMemory},
+                                  {"with_stack", m.withStack}, {"with_flops", m.withFlops}})
+        if (on)
+            f.options.emplace_back(name);
+    f.distributed = summariseDistributed(m.distributedInfo);
     return f;
 }
 
@@ -73,6 +121,18 @@ std::string unquote(const std::string& raw)
     if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"')
         return raw.substr(1, raw.size() - 2);
     return raw;
+}
+
+// A metadata value in the text, cut to a line; the JSON keeps it whole.
+std::string clipped(const std::string& value)
+{
+    constexpr size_t kMax = 200;
+    if (value.size() <= kMax)
+        return value;
+    size_t cut = kMax;
+    while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) // not inside a UTF-8 sequence
+        --cut;
+    return value.substr(0, cut) + "... (" + std::to_string(value.size()) + " bytes; --format json has it all)";
 }
 
 std::string trackLabel(const trace::Trace& t, const Track& track)
@@ -102,14 +162,16 @@ std::string traceInfoText(const std::string& path, const trace::Trace& t)
     if (t.stats.decodedBytes != t.stats.inputBytes)
         out += " (" + std::to_string(t.stats.decodedBytes) + " bytes of JSON)";
     out += ", " + std::to_string(t.stats.records) + " records\n";
-    for (const char* key : {"cuda_driver_version", "cuda_runtime_version", "cupti_version", "trace_id"})
-        if (const auto v = m.key(key))
-            out += std::string(key) + ": " + unquote(*v) + "\n";
+    if (!m.traceName.empty())
+        out += "traceName: " + m.traceName + "\n";
+    if (!m.displayTimeUnit.empty())
+        out += "displayTimeUnit: " + m.displayTimeUnit + "\n";
+    for (const auto& [key, raw] : m.otherKeys)
+        if (!isOptionKey(key))
+            out += key + ": " + clipped(unquote(raw)) + "\n";
     std::string options;
-    for (const auto& [name, on] : {std::pair{"record_shapes", m.recordShapes}, {"profile_memory", m.profileMemory},
-                                  {"with_stack", m.withStack}, {"with_flops", m.withFlops}})
-        if (on)
-            options += (options.empty() ? "" : ", ") + std::string(name);
+    for (const std::string& name : f.options)
+        options += (options.empty() ? "" : ", ") + name;
     out += "options:    " + (options.empty() ? std::string("(none recorded)") : options) + "\n";
     if (m.baseTimeNs)
         out += "baseTimeNanoseconds: " + std::to_string(*m.baseTimeNs) + "\n";
@@ -124,8 +186,16 @@ std::string traceInfoText(const std::string& path, const trace::Trace& t)
         out += "  [" + std::to_string(d.id) + "] " + d.name + ", compute " + std::to_string(d.computeMajor) + "."
             + std::to_string(d.computeMinor) + ", " + std::to_string(d.numSms) + " SMs, "
             + stats::formatTorchMemory(d.totalGlobalMem) + "\n";
-    if (m.distributedInfo)
-        out += "distributedInfo: " + *m.distributedInfo + "\n";
+    if (const auto& d = f.distributed) {
+        out += "distributed: backend " + (d->backend.empty() ? std::string("?") : d->backend);
+        out += ", rank " + (d->rank ? std::to_string(*d->rank) : std::string("?"));
+        out += " of world size " + (d->worldSize ? std::to_string(*d->worldSize) : std::string("?"));
+        if (d->groups)
+            out += ", " + std::to_string(*d->groups) + " process groups";
+        if (!d->ncclVersion.empty())
+            out += ", NCCL " + d->ncclVersion;
+        out += "\n";
+    }
     out += "events per category:\n";
     for (const auto& [category, count] : f.perCategory)
         out += "  " + category + ": " + std::to_string(count) + "\n";
@@ -157,15 +227,41 @@ std::string traceInfoJson(const std::string& path, const trace::Trace& t)
     w.key("input_bytes").value(t.stats.inputBytes);
     w.key("json_bytes").value(t.stats.decodedBytes);
     w.key("records").value(t.stats.records);
+    w.key("trace_name").value(m.traceName);
+    w.key("display_time_unit").value(m.displayTimeUnit);
     w.key("metadata").beginObject();
     for (const auto& [key, raw] : m.otherKeys)
         w.key(key).raw(raw);
     w.endObject();
+    w.key("options").beginArray();
+    for (const std::string& name : f.options)
+        w.value(name);
+    w.endArray();
     w.key("base_time_ns");
     m.baseTimeNs ? w.value(*m.baseTimeNs) : w.null();
     w.key("first_ts_ns").value(t.firstTime());
     w.key("last_ts_ns").value(t.lastTime());
     w.key("span_us").value(static_cast<double>(t.lastTime() - t.firstTime()) / 1000.0);
+    w.key("annotation_widening_undone_ns").beginObject();
+    w.key("start").value(m.annotationWideningStart);
+    w.key("end").value(m.annotationWideningEnd);
+    w.endObject();
+    w.key("distributed");
+    if (const auto& d = f.distributed) {
+        const auto optional = [&](const std::optional<int64_t>& v) { v ? w.value(*v) : w.null(); };
+        w.beginObject();
+        w.key("backend").value(d->backend);
+        w.key("rank");
+        optional(d->rank);
+        w.key("world_size");
+        optional(d->worldSize);
+        w.key("process_groups");
+        optional(d->groups);
+        w.key("nccl_version").value(d->ncclVersion);
+        w.endObject();
+    } else {
+        w.null();
+    }
     w.key("devices").beginArray();
     for (const auto& d : m.devices)
         w.raw(d.rawJson);
@@ -191,6 +287,7 @@ std::string traceInfoJson(const std::string& path, const trace::Trace& t)
         }
         w.key("events").value(f.perTrack[i]);
         w.key("max_depth").value(static_cast<int64_t>(track.maxDepth));
+        w.key("overlapping").value(static_cast<int64_t>(track.partialOverlaps));
         w.endObject();
     }
     w.endArray();

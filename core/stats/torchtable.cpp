@@ -55,6 +55,18 @@ std::string formatFixed(double value, int precision)
     return std::string(buffer, result.ptr);
 }
 
+std::string formatCount(uint64_t count)
+{
+    const std::string digits = std::to_string(count);
+    std::string out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
 std::string formatTorchTime(double us, const std::optional<std::string>& unit)
 {
     if (unit) {

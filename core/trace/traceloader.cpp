@@ -189,6 +189,9 @@ private:
     int64_t integerValue(JsonToken token, const char* what);
     StringId internString(JsonToken token, const char* what);
 
+    [[noreturn]] void notATrace(const std::string& what, bool memoryData);
+    void identifyNonTrace();
+    void identifyArrayOfArrays();
     void readTopLevelObject();
     void readEventArray();
     void readEvent();
@@ -249,8 +252,49 @@ StringId Loader::internString(JsonToken token, const char* what)
     return t().strings.intern(m_reader.text());
 }
 
+// Files TileScope reads elsewhere get their own name instead of a JSON or structure error, in the loader
+// so the CLI and the app's error dialog say the same.
+void Loader::notATrace(const std::string& what, bool memoryData)
+{
+    m_sawTraceEvents = false; // not a trace that --partial could keep part of
+    throw io::TraceFileError(m_source.name(), std::nullopt,
+                             "this is " + what + ", not a trace" + (memoryData ? "; open it with `tilescope-cli memory`" : ""));
+}
+
+void Loader::identifyNonTrace()
+{
+    // A pickle starts with PROTO: 0x80 and the protocol (2 to 5); the allocator's snapshot is a dict
+    // whose first key is "segments".
+    const std::string_view head = m_reader.lookahead(64);
+    if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 && head[1] <= 5) {
+        if (head.find("segments") != std::string_view::npos)
+            notATrace("a CUDA allocator snapshot (torch.cuda.memory._snapshot() pickle)", true);
+        notATrace("a Python pickle", false);
+    }
+}
+
+// A top-level array whose first element is an array of numbers: prof.export_memory_timeline's JSON is
+// [times, sizes per category] (the second element an array of arrays); its raw export is a list of
+// [time, action, ...] records (the second element an array of numbers).
+void Loader::identifyArrayOfArrays()
+{
+    JsonToken token = m_reader.next();
+    if (token != JsonToken::Number && token != JsonToken::ArrayEnd)
+        return;
+    if (token == JsonToken::Number)
+        m_reader.skipValue(JsonToken::ArrayBegin);
+    if (m_reader.next() != JsonToken::ArrayBegin)
+        return;
+    token = m_reader.next();
+    if (token == JsonToken::ArrayBegin)
+        notATrace("a torch memory timeline export (prof.export_memory_timeline: times and sizes per category)", true);
+    if (token == JsonToken::Number)
+        notATrace("a torch memory timeline export (prof.export_memory_timeline raw: [time, action, ...] records)", true);
+}
+
 std::unique_ptr<Trace> Loader::run()
 {
+    identifyNonTrace();
     try {
         const JsonToken first = m_reader.next();
         if (first == JsonToken::ObjectBegin) {
@@ -410,6 +454,11 @@ void Loader::readEventArray()
         const JsonToken token = m_reader.next();
         if (token == JsonToken::ArrayEnd)
             break;
+        if (token == JsonToken::ArrayBegin && m_topLevelArray && t().stats.records == 0) {
+            const uint64_t offset = m_reader.tokenOffset();
+            identifyArrayOfArrays();
+            failAt(offset, "element 0 of the top-level array is an array, expected a trace event object");
+        }
         if (token != JsonToken::ObjectBegin)
             failAt(m_reader.tokenOffset(), std::string(m_topLevelArray ? "element " : "traceEvents element ")
                        + std::to_string(t().stats.records) + (m_topLevelArray ? " of the top-level array is " : " is ")

@@ -99,6 +99,48 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(io::TraceFileError, trace::loadTrace(gz));
     }
 
+    // Memory data given where a trace is expected is named, also under --partial, so the CLI and the
+    // app's error dialog point to the right reader.
+    void memoryDataIsNamed_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("what");
+        QTest::newRow("timeline") << "memory/memory_timeline.json" << "this is a torch memory timeline export (";
+        QTest::newRow("raw timeline") << "memory/memory_timeline.raw.json.gz" << "this is a torch memory timeline export (prof.export_memory_timeline raw";
+        QTest::newRow("snapshot") << "memory/memory_snapshot.pickle" << "this is a CUDA allocator snapshot (";
+    }
+    void memoryDataIsNamed()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, what);
+        const std::string path = testutil::dataPath(file.toStdString());
+        for (const bool partial : {false, true}) {
+            trace::LoadOptions options;
+            options.partial = partial;
+            try {
+                trace::loadTrace(path, options);
+                QFAIL("no error");
+            } catch (const io::TraceFileError& e) {
+                const std::string message = e.what();
+                QVERIFY2(message.starts_with(path + ": " + what.toStdString()), message.c_str());
+                QVERIFY2(message.ends_with(", not a trace; open it with `tilescope-cli memory`"), message.c_str());
+            }
+        }
+        // Other arrays of arrays and other pickles keep their own errors.
+        QTemporaryDir dir;
+        for (const auto& [content, problem] : {std::pair<std::string, std::string>{"[[\"a\"]]", "expected a trace event object"},
+                                               {"[[1, 2], 3]", "expected a trace event object"},
+                                               {"\x80\x04\x95\x00K\x01.", "this is a Python pickle, not a trace"}}) {
+            try {
+                trace::loadTrace(write(dir, "other", content));
+                QFAIL("no error");
+            } catch (const io::TraceFileError& e) {
+                QVERIFY2(std::string(e.what()).find(problem) != std::string::npos, e.what());
+                QVERIFY2(std::string(e.what()).find("memory") == std::string::npos, e.what());
+            }
+        }
+    }
+
     void fileSystemProblems()
     {
         QTemporaryDir dir;

@@ -5,6 +5,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
+#include <QProcessEnvironment>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -82,6 +84,29 @@ private slots:
         const QJsonObject doc = QJsonDocument::fromJson(json.out).object();
         QCOMPARE(doc.value("devices").toArray()[0].toObject().value("numSms").toInt(), 132);
         QVERIFY(doc.value("events_per_category").toObject().value("kernel").toInt() > 0);
+        QCOMPARE(doc.value("options").toArray(), QJsonArray{"record_shapes"});
+        QVERIFY(text.out.contains("options:    record_shapes\n"));
+        QCOMPARE(doc.value("metadata").toObject().value("trace_id").toString(), QStringLiteral("1C01AABBB1B9411AAF42A5B284A09D50"));
+        QVERIFY(text.out.contains("trace_id: 1C01AABBB1B9411AAF42A5B284A09D50\n"));
+        QVERIFY(doc.value("distributed").isNull());
+    }
+
+    void infoSummarisesDistributedRuns()
+    {
+        const QString cpuOnly = QString::fromStdString(testutil::dataPath("external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"));
+        const Run text = cli({"info", cpuOnly});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains("distributed: backend gloo, rank 34 of world size 300, 10 process groups\n"), text.out.constData());
+        QVERIFY(!text.out.contains("pg_config"));
+        QVERIFY(text.out.size() < 4000); // not the ranks of ten groups of 300 (12 KB)
+        const Run json = cli({"info", cpuOnly, "--format", "json"});
+        QCOMPARE(json.exitCode, 0);
+        QVERIFY(!json.out.contains("pg_config"));
+        const QJsonObject d = QJsonDocument::fromJson(json.out).object().value("distributed").toObject();
+        QCOMPARE(d.value("backend").toString(), QStringLiteral("gloo"));
+        QCOMPARE(d.value("rank").toInt(), 34);
+        QCOMPARE(d.value("world_size").toInt(), 300);
+        QCOMPARE(d.value("process_groups").toInt(), 10);
     }
 
     void overlapJsonShape()
@@ -89,17 +114,160 @@ private slots:
         const Run r = cli({"overlap", trace("launch_bound"), "--format", "json"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
-        QCOMPARE(doc.keys(), (QStringList{"cpu_busy_us", "cpu_gpu_overlap_us", "devices", "launches", "window_us"}));
+        QCOMPARE(doc.keys(), (QStringList{"both_idle_us", "cpu_busy_us", "cpu_gpu_overlap_us", "cpu_threads", "devices", "gpu_devices",
+                                          "gpu_idle_while_cpu_busy_us", "launches", "window_end_us", "window_given", "window_start_us",
+                                          "window_us"}));
+        QCOMPARE(doc.value("gpu_devices").toInt(), 1);
+        QCOMPARE(doc.value("window_given").toBool(), false);
         const QJsonObject device = doc.value("devices").toArray()[0].toObject();
-        QCOMPARE(device.keys(), (QStringList{"busy_us", "device", "idle_us", "kernels", "utilization"}));
+        QCOMPARE(device.keys(), (QStringList{"busy_us", "device", "idle_us", "kernels", "memcpys", "memsets", "utilization"}));
         QCOMPARE(device.value("kernels").toInt(), 3000);
-        QCOMPARE(doc.value("launches").toObject().keys(), (QStringList{"count", "cpu_us", "kernel_us"}));
+        const QJsonObject launches = doc.value("launches").toObject();
+        QCOMPARE(launches.keys(), (QStringList{"costly", "count", "cpu_us", "kernel_us", "launch_bound"}));
+        QVERIFY(launches.value("launch_bound").toBool());
+        const QJsonArray threads = doc.value("cpu_threads").toArray();
+        QVERIFY(!threads.isEmpty());
+        QCOMPARE(threads[0].toObject().keys(), (QStringList{"busy_us", "thread", "tid"}));
+
+        // Every figure of the table is in the JSON: the table's numbers are the JSON's.
         const Run text = cli({"overlap", trace("launch_bound")});
-        QVERIFY(text.out.contains("flag: launch-bound"));
-        const Run windowed = cli({"overlap", trace("launch_bound"), "--format", "json", "--window", "5349368714433,5349368754433"});
+        QCOMPARE(text.exitCode, 0);
+        const QString table = QString::fromUtf8(text.out);
+        const int costly = launches.value("costly").toInt(), count = launches.value("count").toInt();
+        QVERIFY2(table.contains(QStringLiteral("launches: launch-bound: %1 of %2 launches cost at least 80% of their kernel's time")
+                                    .arg(QLocale(QLocale::English).toString(costly), QLocale(QLocale::English).toString(count))),
+                 qPrintable(table));
+        QVERIFY(count >= 1000); // so the separator is exercised
+        QVERIFY(table.contains(QStringLiteral("3,000 kernels, 0 memcpys, 0 memsets")));
+        for (const auto& th : threads)
+            QVERIFY2(table.contains("  " + th.toObject().value("thread").toString() + ": "), qPrintable(table));
+        QVERIFY(table.contains(QStringLiteral("GPU idle while CPU works: ")));
+        QVERIFY(table.contains(QStringLiteral("(first to last CPU work or GPU activity)")));
+
+        const Run windowed = cli({"overlap", trace("launch_bound"), "--format", "json", "--window", "5349368714433,5349368754433.5"});
         QCOMPARE(windowed.exitCode, 0);
-        QCOMPARE(QJsonDocument::fromJson(windowed.out).object().value("window_us").toDouble(), 40000.0);
+        const QJsonObject w = QJsonDocument::fromJson(windowed.out).object();
+        QCOMPARE(w.value("window_us").toDouble(), 40000.5);
+        QCOMPARE(w.value("window_given").toBool(), true);
+        QVERIFY(windowed.out.contains("\"window_start_us\":5349368714433,"));
+        QVERIFY(windowed.out.contains("\"window_end_us\":5349368754433.5,"));
+        const Run windowedText = cli({"overlap", trace("launch_bound"), "--window", "5349368714433,5349368754433"});
+        QVERIFY2(windowedText.out.startsWith("window: 40.000ms (given: ts 5349368714433 .. 5349368754433 us)"), windowedText.out.constData());
         QCOMPARE(cli({"overlap", trace("launch_bound"), "--window", "5,1"}).exitCode, 2);
+        const Run outside = cli({"overlap", trace("launch_bound"), "--window", "1,2"});
+        QCOMPARE(outside.exitCode, 2);
+        QVERIFY2(outside.err.contains("lies outside the trace"), outside.err.constData());
+        QVERIFY(outside.out.isEmpty());
+    }
+
+    void overlapCpuOnlyTrace()
+    {
+        const QString cpuOnly = QString::fromStdString(testutil::dataPath("external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"));
+        const Run text = cli({"overlap", cpuOnly});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains("GPU: no GPU activity in the trace"), text.out.constData());
+        QVERIFY(!text.out.contains("GPU idle while CPU works"));
+        QVERIFY(!text.out.contains("GPU 0"));
+        QVERIFY(text.out.contains("launches: no kernel launches"));
+        const Run json = cli({"overlap", cpuOnly, "--format", "json"});
+        QCOMPARE(json.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(json.out).object();
+        QCOMPARE(doc.value("gpu_devices").toInt(), 0);
+        QVERIFY(doc.value("cpu_busy_us").toDouble() > 1e6); // gloo's all_reduces, not 3.964 us of aten::empty
+        QCOMPARE(doc.value("cpu_threads").toArray().size(), 3);
+    }
+
+    void overlapLeavesOutIdleDevices()
+    {
+        // deviceProperties names two GPUs; only GPU 1 ran anything.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("two.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"deviceProperties": [{"id": 0, "name": "A"}, {"id": 1, "name": "B"}], "traceEvents": [
+            {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
+            {"ph": "X", "cat": "gpu_memset", "name": "Memset", "pid": 1, "tid": 9, "ts": 2, "dur": 3, "args": {"device": 1, "stream": 7}}]})");
+        f.close();
+        const Run quiet = cli({"overlap", path, "--format", "json"});
+        QCOMPARE(quiet.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(quiet.out).object();
+        QCOMPARE(doc.value("gpu_devices").toInt(), 1);
+        QCOMPARE(doc.value("devices").toArray().size(), 1);
+        QCOMPARE(doc.value("devices").toArray()[0].toObject().value("device").toInt(), 1);
+        QCOMPARE(doc.value("devices").toArray()[0].toObject().value("memsets").toInt(), 1);
+        const Run all = cli({"overlap", path, "--format", "json", "--all-devices"});
+        QCOMPARE(QJsonDocument::fromJson(all.out).object().value("devices").toArray().size(), 2);
+        const Run table = cli({"overlap", path});
+        QVERIFY2(table.out.contains("(1 device with no GPU activity left out; --all-devices lists them)"), table.out.constData());
+        QVERIFY(table.out.contains("GPU 1: busy 3.000us"));
+    }
+
+    void everyCommandHasHelp()
+    {
+        for (const char* command : {"info", "summary", "overlap", "device", "classify", "inspect", "capture", "calibrate"}) {
+            for (const char* flag : {"--help", "-h"}) {
+                const Run r = cli({command, flag});
+                QVERIFY2(r.exitCode == 0, qPrintable(QString("%1 %2: %3").arg(command, flag, r.err)));
+                QVERIFY2(r.out.startsWith("usage:\n  " + QByteArray(command) + " "), r.out.constData());
+                QVERIFY(r.err.isEmpty());
+            }
+            QCOMPARE(cli({"help", command}).out, cli({command, "--help"}).out);
+        }
+        // After other options too, and capture's script arguments may hold their own --help.
+        QCOMPARE(cli({"overlap", trace("launch_bound"), "--format", "json", "-h"}).exitCode, 0);
+        const Run scriptHelp = cli({"capture", "--script", "nothing.py", "--", "--help"});
+        QVERIFY(!scriptHelp.out.startsWith("usage:"));
+        const Run all = cli({"--help"});
+        QCOMPARE(all.exitCode, 0);
+        for (const char* command : {"info", "summary", "overlap", "device", "classify", "inspect", "capture", "calibrate"})
+            QVERIFY2(all.out.contains("\n  " + QByteArray(command) + " "), command);
+    }
+
+    void memoryDataGivenAsTrace()
+    {
+        const Run r = cli({"overlap", QString::fromStdString(testutil::dataPath("memory/memory_snapshot.pickle"))});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("memory_snapshot.pickle: this is a CUDA allocator snapshot"), r.err.constData());
+        QVERIFY(r.err.contains("open it with `tilescope-cli memory`"));
+        const Run timeline = cli({"info", QString::fromStdString(testutil::dataPath("memory/memory_timeline.json")), "--partial"});
+        QCOMPARE(timeline.exitCode, 2);
+        QVERIFY2(timeline.err.contains("this is a torch memory timeline export"), timeline.err.constData());
+    }
+
+    // Without --python, capture looks past a python3 with no torch: the active venv's python first.
+    void capturePicksAPythonWithTorch()
+    {
+        QTemporaryDir dir;
+        const auto script = [&](const QString& path, const QByteArray& body) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("#!/bin/sh\n" + body);
+            f.close();
+            f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        };
+        QVERIFY(QDir(dir.path()).mkpath("path"));
+        QVERIFY(QDir(dir.path()).mkpath("venv/bin"));
+        // python3 on PATH: no torch. The venv's python: has torch, and says so when run as the harness.
+        script(dir.filePath("path/python3"), "[ \"$1\" = -c ] && exit 1\necho 'wrong python ran' >&2; exit 1\n");
+        script(dir.filePath("venv/bin/python"), "[ \"$1\" = -c ] && exit 0\necho 'venv python ran' >&2; exit 1\n");
+        QFile(dir.filePath("s.py")).open(QIODevice::WriteOnly);
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PATH", dir.filePath("path") + ":/usr/bin:/bin");
+        env.insert("VIRTUAL_ENV", dir.filePath("venv"));
+        env.remove("CONDA_PREFIX");
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(TILESCOPE_CLI), {"capture", "--script", dir.filePath("s.py"), "--out", dir.filePath("out")});
+        QVERIFY(p.waitForFinished(60000));
+        const QByteArray err = p.readAllStandardError();
+        QVERIFY2(err.contains("python3 on PATH has no torch; using " + dir.filePath("venv/bin/python").toUtf8()), err.constData());
+        QVERIFY2(err.contains("venv python ran"), err.constData());
+        QVERIFY(!err.contains("wrong python ran"));
+        // --python is taken as given.
+        p.start(QStringLiteral(TILESCOPE_CLI), {"capture", "--python", "python3", "--script", dir.filePath("s.py"), "--out", dir.filePath("out")});
+        QVERIFY(p.waitForFinished(60000));
+        const QByteArray given = p.readAllStandardError();
+        QVERIFY2(given.contains("wrong python ran") && !given.contains("has no torch"), given.constData());
     }
 
     void classifyWithSidecar()

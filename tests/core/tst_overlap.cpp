@@ -4,6 +4,8 @@
 
 #include "analysis/overlap.h"
 #include "io/bytesource.h"
+#include "report/overlapreport.h"
+#include "stats/torchtable.h"
 #include "trace/traceloader.h"
 
 #include <QtTest>
@@ -20,14 +22,41 @@ struct Direct
     int64_t gpuBusy = 0, cpuBusy = 0, both = 0, neither = 0;
 };
 
+bool recordedCpuWork(const trace::Trace& t, const trace::Event& e)
+{
+    return (e.kind == EventKind::CpuOp || e.kind == EventKind::CudaRuntime || e.kind == EventKind::CudaDriver)
+        && t.tracks[e.track].type == trace::Track::Type::HostThread;
+}
+
+// CPU work by the contract, from the raw events (time containment on the track, not the loader's
+// nesting): ops and API calls, and user annotations that contain none of them.
+std::vector<bool> cpuWorkByContainment(const trace::Trace& t)
+{
+    std::vector<bool> work(t.events.size(), false);
+    for (size_t i = 0; i < t.events.size(); ++i)
+        work[i] = recordedCpuWork(t, t.events[i]);
+    for (size_t i = 0; i < t.events.size(); ++i) {
+        const auto& a = t.events[i];
+        if (a.kind != EventKind::UserAnnotation || t.tracks[a.track].type != trace::Track::Type::HostThread)
+            continue;
+        bool holdsWork = false;
+        for (const auto& e : t.events)
+            if (recordedCpuWork(t, e) && e.track == a.track && e.start >= a.start && e.end() <= a.end())
+                holdsWork = true;
+        work[i] = !holdsWork;
+    }
+    return work;
+}
+
 // An independent method: sweep all interval boundaries counting open CPU and GPU intervals.
 Direct sweep(const trace::Trace& t, analysis::Interval w)
 {
     std::vector<std::tuple<int64_t, int, int>> edges; // time, +1/-1, 0 = cpu / 1 = gpu
-    for (const auto& e : t.events) {
+    const std::vector<bool> cpuWork = cpuWorkByContainment(t);
+    for (size_t i = 0; i < t.events.size(); ++i) {
+        const auto& e = t.events[i];
         const bool gpu = trace::isGpuActivity(e.kind);
-        const bool cpu = (e.kind == EventKind::CpuOp || e.kind == EventKind::CudaRuntime || e.kind == EventKind::CudaDriver)
-            && t.tracks[e.track].type == trace::Track::Type::HostThread;
+        const bool cpu = cpuWork[i];
         if (!gpu && !cpu)
             continue;
         const int64_t s = std::max(e.start, w.start), en = std::min(e.end(), w.end);
@@ -107,6 +136,9 @@ private slots:
             for (size_t d = 0; d < fast.devices.size(); ++d) {
                 QCOMPARE(fast.devices[d].busyNs, direct.devices[d].busyNs);
                 QCOMPARE(fast.devices[d].kernels, direct.devices[d].kernels);
+                QCOMPARE(fast.devices[d].memcpys, direct.devices[d].memcpys);
+                QCOMPARE(fast.devices[d].memsets, direct.devices[d].memsets);
+                QCOMPARE(fast.devices[d].hasActivity, direct.devices[d].hasActivity);
             }
             QCOMPARE(fast.cpuBusyNs, direct.cpuBusyNs);
             QCOMPARE(fast.overlapNs, direct.overlapNs);
@@ -146,12 +178,59 @@ private slots:
         QCOMPARE(r.window.end, int64_t(40000));
         QCOMPARE(r.devices[0].busyNs, int64_t(20000)); // 10-30, not 10 + 15
         QCOMPARE(r.devices[0].kernels, uint64_t(1));
+        QCOMPARE(r.devices[0].memcpys, uint64_t(1));
+        QCOMPARE(r.devices[0].memsets, uint64_t(0));
+        QVERIFY(r.devices[0].hasActivity);
+        QCOMPARE(r.activeDevices(), 1);
         QCOMPARE(r.cpuBusyNs, int64_t(27000));
         QCOMPARE(r.overlapNs, int64_t(2000 + 5000));
         QCOMPARE(r.bothIdleNs, int64_t(0));
         QCOMPARE(r.launches.count, uint64_t(1));
         QCOMPARE(r.launches.cpuNs, int64_t(15000));
         QCOMPARE(r.launches.kernelNs, int64_t(10000));
+    }
+
+    // HTA's CPU-only gloo trace: the work is gloo:all_reduce annotations on gloo's threads, with no op
+    // inside; they counted as labels, so CPU busy was 3.964 us (four aten::empty) over 1.3 s.
+    void cpuOnlyTraceCountsAnnotatedWork()
+    {
+        const auto t = trace::loadTrace(testutil::dataPath("external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"));
+        const auto r = analysis::computeOverlap(*t);
+        QCOMPARE(r.activeDevices(), 0);
+        QVERIFY(r.devices.empty());
+        const Direct d = sweep(*t, r.window);
+        QCOMPARE(r.cpuBusyNs, d.cpuBusy);
+        QCOMPARE(r.bothIdleNs, d.neither);
+        QCOMPARE(r.overlapNs, int64_t(0));
+        QVERIFY(r.cpuBusyNs > int64_t(1'000'000'000)); // the all_reduces alone cover more than 1 s
+        QCOMPARE(r.threads.size(), size_t(3));
+        // The label rule still holds where ops are recorded: an annotation around an op adds nothing.
+        const std::string json = R"({"traceEvents": [
+            {"ph": "X", "cat": "user_annotation", "name": "region", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+            {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 20},
+            {"ph": "X", "cat": "user_annotation", "name": "leaf", "pid": 1, "tid": 2, "ts": 50, "dur": 30}]})";
+        auto source = io::memorySource(json);
+        const auto hand = analysis::computeOverlap(*trace::loadTrace(*source));
+        QCOMPARE(hand.cpuBusyNs, int64_t(20000 + 30000));
+        QCOMPARE(hand.window.start, int64_t(10000));
+        QCOMPARE(hand.window.end, int64_t(80000));
+    }
+
+    void launchCostSentence()
+    {
+        analysis::LaunchCost launches;
+        QCOMPARE(report::launchCostText(launches), std::string("no kernel launches"));
+        launches.count = 8772;
+        launches.costlyLaunches = 5604;
+        QVERIFY(launches.launchBound());
+        QCOMPARE(report::launchCostText(launches), std::string("launch-bound: 5,604 of 8,772 launches cost at least 80% of their kernel's time"));
+        launches.costlyLaunches = 4385; // just under half: not launch-bound, and the sentence says so
+        QVERIFY(!launches.launchBound());
+        QCOMPARE(report::launchCostText(launches), std::string("4,385 of 8,772 launches cost at least 80% of their kernel's time"));
+        QCOMPARE(stats::formatCount(0), std::string("0"));
+        QCOMPARE(stats::formatCount(999), std::string("999"));
+        QCOMPARE(stats::formatCount(1000), std::string("1,000"));
+        QCOMPARE(stats::formatCount(1234567), std::string("1,234,567"));
     }
 };
 

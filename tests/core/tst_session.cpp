@@ -3,6 +3,7 @@
 // kernel-vs-reference modes, the exported harness, failures, timeout, cancel, and tilescope-cli capture.
 #include "roofline/classify.h"
 #include "session/harnessexport.h"
+#include "session/pythonlocator.h"
 #include "session/sessionconfig.h"
 #include "session/sessionrunner.h"
 #include "stats/keyaverages.h"
@@ -15,6 +16,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <unistd.h>
 
@@ -366,6 +368,42 @@ private slots:
         const SessionResult r = runSession(c, tools(), nullptr);
         QVERIFY(r.status == SessionResult::Status::Failed);
         QVERIFY2(r.error.find("torch is not installed for /usr/bin/python3") != std::string::npos, r.error.c_str());
+    }
+
+    // Without a named interpreter, the first candidate whose torch imports: here the system python
+    // after a python3 without torch and a conda env that is not there.
+    void pythonWithTorchIsFound()
+    {
+        const std::string noTorch = (std::filesystem::path(m_tmp.path().toStdString()) / "python-without-torch").string();
+        {
+            std::ofstream script(noTorch);
+            script << "#!/bin/sh\nexit 1\n";
+        }
+        std::filesystem::permissions(noTorch, std::filesystem::perms::owner_all);
+        QVERIFY(pythonHasTorch(kPython));
+        QVERIFY(!pythonHasTorch(noTorch));
+        QVERIFY(!pythonHasTorch("/nonexistent/bin/python"));
+
+        PythonCandidates candidates;
+        candidates.onPath = noTorch;
+        candidates.condaPrefix = "/nonexistent/conda/bin/python";
+        candidates.system = kPython;
+        const TorchPython found = findTorchPython(candidates);
+        QVERIFY(found.hasTorch);
+        QCOMPARE(found.python, std::string(kPython));
+        QCOMPARE(found.tried, (std::vector<std::string>{noTorch, kPython}));
+        QCOMPARE(found.note, noTorch + " on PATH has no torch; using " + kPython + ", the system python");
+
+        candidates.system = noTorch;
+        const TorchPython none = findTorchPython(candidates);
+        QVERIFY(!none.hasTorch);
+        QCOMPARE(none.python, noTorch); // the harness then says torch is missing, as before
+        QVERIFY2(none.note.starts_with("no python with torch found (tried " + noTorch + ")"), none.note.c_str());
+
+        candidates.onPath = kPython;
+        const TorchPython first = findTorchPython(candidates);
+        QCOMPARE(first.python, std::string(kPython));
+        QVERIFY(first.note.empty());
     }
 
     void missingInterpreterIsAStartError()
