@@ -29,10 +29,12 @@
 
 #include <QFileDialog>
 #include <QPushButton>
+#include <QStackedWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
 
+#include <algorithm>
 #include <cmath>
 
 using namespace tilescope;
@@ -45,6 +47,7 @@ QColor classColour(const std::string& cls)
     if (cls == "cuda-core-bound") return QColor(230, 140, 20);
     if (cls == "io-bound") return QColor(40, 110, 210);
     if (cls == "latency-bound") return QColor(200, 50, 50);
+    if (cls == "communication") return QColor(140, 80, 180);
     return QColor(140, 140, 140);
 }
 
@@ -59,6 +62,9 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     , m_ceilingsLabel(new QLabel(this))
     , m_calibration(new SessionJob(this))
     , m_card(new QTextBrowser(this))
+    , m_cardAnnotations(new QPushButton(tr("Annotations..."), this))
+    , m_plotStack(new QStackedWidget(this))
+    , m_empty(new QLabel(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
@@ -84,8 +90,20 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     controls->addWidget(m_editAnnotations);
     controls->addWidget(m_attach);
     layout->addLayout(controls);
-    layout->addWidget(m_plot, 3);
+    m_empty->setWordWrap(true);
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setMargin(12);
+    m_plotStack->addWidget(m_plot);
+    m_plotStack->addWidget(m_empty);
+    layout->addWidget(m_plotStack, 3);
     layout->addWidget(m_card, 2);
+    auto* cardActions = new QHBoxLayout;
+    cardActions->addStretch(1);
+    cardActions->addWidget(m_cardAnnotations);
+    layout->addLayout(cardActions);
+    m_cardAnnotations->setToolTip(tr("Give this kernel's or region's FLOPs and bytes per call"));
+    m_cardAnnotations->setVisible(false);
+    connect(m_cardAnnotations, &QPushButton::clicked, this, &RooflinePanel::editAnnotations);
     m_attach->setToolTip(tr("Pick the TileLang generated .cu of the selected kernel (kernel.get_kernel_source(), "
                             "~/.tilelang/cache/*/device_kernel.cu): its MMA, TMA and cp.async call sites join the verdict"));
     m_attach->setEnabled(false);
@@ -99,8 +117,13 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     }
     m_plot->xAxis->setLabel(tr("arithmetic intensity (FLOP/byte)"));
     m_plot->yAxis->setLabel(tr("achieved FLOP/s"));
+    // The legend sits below the axes, in its own layout row, so it never covers a point.
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(QFont(font().family(), 7));
+    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_plot->legend->setWrap(3);
+    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
     connect(m_plot, &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable* p, int index, QMouseEvent*) {
         const QVariant names = p->property("kernelNames");
         if (!names.isValid())
@@ -139,6 +162,7 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     if (!saved.isEmpty())
         setCeilingsFile(saved);
     m_ceilingsLabel->setText(ceilingsText());
+    rebuild();
 }
 
 QString RooflinePanel::ceilingsText() const
@@ -244,6 +268,7 @@ void RooflinePanel::setDocument(std::shared_ptr<const TraceDocument> document)
     m_annotations.reset();
     m_report = m_doc ? m_doc->classification : tilescope::roofline::ClassifyReport{};
     m_attach->setEnabled(false);
+    m_cardAnnotations->setVisible(false);
     m_editAnnotations->setEnabled(m_doc != nullptr);
     if (m_measured && m_doc)
         m_report = roofline::classify(*m_doc->trace, currentOptions());
@@ -256,12 +281,21 @@ void RooflinePanel::rebuild()
 {
     m_plot->clearGraphs();
     m_plot->clearPlottables();
+    m_plot->clearItems();
     m_pointCount = 0;
-    if (!m_doc)
-        return;
+    m_points.clear();
     const auto& r = m_report;
     const auto& c = r.ceilings;
-    const double x0 = 1e-2, x1 = 1e5;
+    // The axes cover the roofs' usual span and every point, with room for the selection ring.
+    double x0 = 1e-2, x1 = 1e5, y0 = 1e6, y1 = std::max({c.bf16, c.fp16, c.fp32, 1e12}) * 2;
+    for (const auto* list : {&r.kernels, &r.regions})
+        for (const auto& k : *list)
+            if (k.flops && k.bytes && *k.flops > 0 && *k.bytes > 0) {
+                x0 = std::min(x0, *k.flops / *k.bytes / 4);
+                x1 = std::max(x1, *k.flops / *k.bytes * 4);
+                y0 = std::min(y0, k.achievedFlopsPerS / 4);
+                y1 = std::max(y1, k.achievedFlopsPerS * 4);
+            }
     // Roofs: bandwidth line meeting each compute roof at its ridge point.
     auto roof = [&](double peak, const QString& label, const QColor& colour) {
         if (peak <= 0 || c.memoryBytesPerS <= 0)
@@ -276,7 +310,6 @@ void RooflinePanel::rebuild()
     roof(c.bf16 > 0 ? c.bf16 : c.fp16, c.bf16 > 0 ? tr("BF16 tensor roof") : tr("FP16 tensor roof"), QColor(40, 160, 70));
     roof(c.tf32, tr("TF32 tensor roof"), QColor(120, 190, 120));
     // One graph per point, so each is sized by its total time; one empty graph per class for the legend.
-    m_points.clear();
     double maxTime = 1;
     for (const auto* list : {&r.kernels, &r.regions})
         for (const auto& k : *list)
@@ -314,21 +347,56 @@ void RooflinePanel::rebuild()
         for (const auto* list : {&r.kernels, &r.regions})
             for (const auto& k : *list)
                 if (k.name == m_selected && k.flops && k.bytes && *k.bytes > 0 && *k.flops > 0) {
-                    QCPGraph* g = m_plot->addGraph();
-                    g->setName(tr("selected"));
-                    g->setLineStyle(QCPGraph::lsNone);
-                    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 2), Qt::NoBrush, 20));
-                    g->setData({*k.flops / *k.bytes}, {k.achievedFlopsPerS});
+                    // An item, not a graph: items may draw past the axis rect, so a point at the edge keeps its whole ring.
+                    auto* ring = new QCPItemTracer(m_plot);
+                    ring->setObjectName(QStringLiteral("selection ring"));
+                    ring->setStyle(QCPItemTracer::tsCircle);
+                    ring->setSize(20);
+                    ring->setPen(QPen(Qt::black, 2));
+                    ring->setBrush(Qt::NoBrush);
+                    ring->position->setCoords(*k.flops / *k.bytes, k.achievedFlopsPerS);
+                    ring->setClipToAxisRect(false);
+                    ring->setSelectable(false);
                 }
     }
     m_plot->xAxis->setRange(x0, x1);
-    const double top = std::max({c.bf16, c.fp16, c.fp32, 1e12}) * 2;
-    m_plot->yAxis->setRange(1e6, top);
+    m_plot->yAxis->setRange(y0, y1);
+    const QString empty = emptyMessage();
+    m_empty->setText(empty);
+    m_plotStack->setCurrentWidget(empty.isEmpty() ? static_cast<QWidget*>(m_plot) : m_empty);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+QString RooflinePanel::emptyMessage() const
+{
+    if (m_pointCount > 0)
+        return {};
+    if (!m_doc)
+        return tr("Open a trace to see its kernels on the roofline.");
+    const auto& r = m_report;
+    if (r.kernels.empty())
+        return tr("This trace has no GPU activity (a CPU-only trace), so there is nothing to place on a roofline.");
+    const bool allCommunication = std::all_of(r.kernels.begin(), r.kernels.end(), [](const auto& k) { return k.cls == "communication"; });
+    if (allCommunication)
+        return tr("This trace's GPU work is all NCCL communication, which has no point on a roofline: select a kernel to see its "
+                  "algorithm and bus bandwidth.");
+    return tr("This trace has no GPU kernels with known work (FLOPs and bytes), so there is nothing to plot. Select a kernel in "
+              "the timeline or the table and give its FLOPs and bytes per call with Annotations..., or record the trace with "
+              "record_shapes=True so torch's ops give them.");
+}
+
+bool RooflinePanel::plotVisible() const { return m_plotStack->currentWidget() == m_plot; }
+
 void RooflinePanel::showKernel(const std::string& name)
 {
+    if (name.empty()) {
+        m_selected.clear();
+        rebuild();
+        m_attach->setEnabled(false);
+        m_cardAnnotations->setVisible(false);
+        m_card->setHtml(tr("<i>Click a kernel (here, in the timeline or in the table) to see its classification.</i>"));
+        return;
+    }
     if (!m_doc)
         return;
     const roofline::Classification* found = nullptr;
@@ -339,15 +407,17 @@ void RooflinePanel::showKernel(const std::string& name)
     m_selected = name;
     rebuild();
     m_attach->setEnabled(found != nullptr);
+    m_cardAnnotations->setVisible(found && !found->flops && !found->bytes && found->cls != "communication");
     if (!found) {
         m_card->setHtml(tr("<i>%1 has no classification (not a GPU activity or region).</i>").arg(QString::fromStdString(name).toHtmlEscaped()));
         return;
     }
-    QString html = QStringLiteral("<b style='color:%1'>%2</b> (%3) - %4<br>%5 calls, %6 total; work level %7")
+    QString html = QStringLiteral("<b style='color:%1'>%2</b> (%3) - %4<br>%5 calls, %6 total; %7")
                        .arg(classColour(found->cls).name(), QString::fromStdString(found->cls), QString::fromStdString(found->strength),
                             QString::fromStdString(found->name).toHtmlEscaped())
                        .arg(found->calls)
-                       .arg(QString::fromStdString(stats::formatTorchTime(found->totalUs)), QString::fromStdString(found->evidenceLevel));
+                       .arg(QString::fromStdString(stats::formatTorchTime(found->totalUs)),
+                            QString::fromStdString(roofline::workSourceText(*found)).toHtmlEscaped());
     html += QStringLiteral("<ul>");
     for (const auto& e : found->evidence)
         html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(e).toHtmlEscaped());

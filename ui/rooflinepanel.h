@@ -12,6 +12,7 @@
 class QCustomPlot;
 class QLabel;
 class QPushButton;
+class QStackedWidget;
 class QToolButton;
 class SessionJob;
 class QTextBrowser;
@@ -27,9 +28,17 @@ class RooflinePanel : public QWidget
 public:
     explicit RooflinePanel(QWidget* parent = nullptr);
     void setDocument(std::shared_ptr<const TraceDocument> document);
-    void showKernel(const std::string& name); // highlights its point and shows its verdict
+    // Highlights its point and shows its verdict; an empty name clears the selection (the card and the ring).
+    void showKernel(const std::string& name);
+    void clearSelection() { showKernel({}); }
     QCustomPlot* plot() const { return m_plot; }
     QString verdictText() const;
+    // Why the plot is empty (no trace, no GPU activity, no kernel with known work), shown instead of empty axes;
+    // empty when there are points.
+    QString emptyMessage() const;
+    bool plotVisible() const;
+    // The card's own Annotations... button, shown when the selected verdict has no FLOP/byte estimate.
+    QPushButton* cardAnnotationsButton() const { return m_cardAnnotations; }
     int pointCount() const { return m_pointCount; }
     // Inspects `path` for the selected kernel or region and reclassifies; false (and the reason on the card)
     // when nothing is selected or the file is unusable.
@@ -77,6 +86,9 @@ private:
     std::optional<tilescope::roofline::MeasuredCeilings> m_measured;
     std::optional<std::vector<tilescope::roofline::Annotation>> m_annotations; // edited; else the document's
     QTextBrowser* m_card;
+    QPushButton* m_cardAnnotations;
+    QStackedWidget* m_plotStack; // the plot, or m_empty when there is nothing to plot
+    QLabel* m_empty;
     struct PlotPoint
     {
         double x, y; // arithmetic intensity, FLOP/s

@@ -23,6 +23,8 @@ void writeClassification(JsonWriter& w, const roofline::Classification& c, bool 
     c.bytes ? w.value(*c.bytes) : w.null();
     w.key("achieved_flops_per_s").value(c.achievedFlopsPerS);
     w.key("achieved_bytes_per_s").value(c.achievedBytesPerS);
+    if (c.busBytesPerS)
+        w.key("bus_bytes_per_s").value(*c.busBytesPerS);
     w.key("class").value(c.cls);
     w.key("strength").value(c.strength);
     w.key("roof").value(c.roof);
@@ -95,7 +97,7 @@ std::string classifyText(const roofline::ClassifyReport& r)
         out << "\n" << title << ":\n";
         for (const auto& c : list) {
             out << "  " << c.name << "  [" << c.calls << " calls, " << stats::formatTorchTime(c.totalUs) << "]  " << c.cls << " ("
-                      << c.strength << ", work level " << c.evidenceLevel << ")\n";
+                      << c.strength << "; " << roofline::workSourceText(c) << ")\n";
             for (const auto& e : c.evidence)
                 out << "      " << e << "\n";
             if (c.source)

@@ -66,6 +66,37 @@ struct Aggregate
     bool sourcePrecisionAssumed = false;
     std::set<std::string> bases;          // how the known work was found, one line per formula instance
     std::set<std::string> unknownReasons; // why some calls have no estimate
+    std::string roofOrigin;               // why the roof is what it is, when not from the FLOPs' own ops
+    std::string fallbackTensorRoof;       // the tensor precision to assume for work of unknown precision (else BF16)
+    // NCCL kernels: messages over their kernel time, not a point on this GPU's roofline.
+    double commNs = 0, commBytes = 0, commSizedNs = 0, commBusBytes = 0, commBusNs = 0;
+    std::set<std::string> collectives, commBases, commUnknown;
+
+    void addCommunication(const Collective& c, double ns)
+    {
+        commNs += ns;
+        std::string what = c.name;
+        if (c.groupSize)
+            what += " over " + std::to_string(*c.groupSize) + " ranks";
+        if (c.busFactor)
+            what += ", bus bandwidth = algorithm bandwidth x " + busFactorFormula(c.name) + " = " + stats::formatFixed(*c.busFactor, 2);
+        else
+            what += c.groupSize ? ", no bus-bandwidth factor for this collective" : ", group size not recorded: no bus bandwidth";
+        collectives.insert(what);
+        (c.bytes ? commBases : commUnknown).insert(c.basis);
+        if (!c.bytes)
+            return;
+        commBytes += *c.bytes;
+        commSizedNs += ns;
+        if (c.busFactor) {
+            commBusBytes += *c.bytes * *c.busFactor;
+            commBusNs += ns;
+        }
+    }
+    static std::string busFactorFormula(std::string_view collective)
+    {
+        return collective == "allreduce" ? "2(n-1)/n" : collective == "broadcast" || collective == "reduce" || collective == "sendrecv" ? "1" : "(n-1)/n";
+    }
 };
 
 // At most `limit` lines of `lines`, then a count of the rest.
@@ -93,6 +124,30 @@ std::string hintAgreement(const Classification& c, const std::string& hint)
                       : ", but the numbers put it on the " + c.roof + " roof";
 }
 
+// NCCL kernels (and regions of them): the class is certain from the name; the numbers are NCCL's algorithm
+// and bus bandwidths (its PERFORMANCE.md), to compare with the link's peak rather than with HBM or FLOP roofs.
+void gradeCommunication(Classification& c, const Aggregate& a)
+{
+    c.cls = "communication";
+    c.strength = "strong";
+    c.roof.clear();
+    c.evidenceLevel = a.commSizedNs > 0 ? "B" : "D";
+    c.evidence.push_back("NCCL communication kernel: its time goes to the interconnect (NVLink, PCIe, network) and to waiting for the "
+                         "other ranks, so it has no point on this GPU's roofline");
+    addLines(c.evidence, "collective: ", a.collectives, 3);
+    addLines(c.evidence, "message: ", a.commBases, 3);
+    addLines(c.evidence, "unknown: ", a.commUnknown, 2);
+    if (a.commSizedNs <= 0)
+        return;
+    c.bytes = a.commBytes;
+    c.achievedBytesPerS = a.commBytes / (a.commSizedNs / 1e9);
+    c.evidence.push_back("algorithm bandwidth " + rate(c.achievedBytesPerS, "B/s") + " = message bytes / kernel time");
+    if (a.commBusNs > 0) {
+        c.busBytesPerS = a.commBusBytes / (a.commBusNs / 1e9);
+        c.evidence.push_back("bus bandwidth " + rate(*c.busBytesPerS, "B/s") + ": compare it with the link's peak (NVLink, PCIe, network)");
+    }
+}
+
 void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, const Ceilings& datasheet, bool measured, bool partial)
 {
     const double seconds = a.ns / 1e9;
@@ -102,8 +157,8 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
         c.cls = "inconclusive";
         c.strength = "provisional";
         c.evidenceLevel = "D";
-        c.evidence.push_back("no work estimate (no torch formula for its op, no annotation): give FLOPs and bytes per call in "
-                             "TRACE.annotations.json, or measure it with Nsight Compute");
+        c.evidence.push_back("no FLOP/byte estimate: torch has no formula for its op (or it has no op) and no annotation gives one; "
+                             "add one with Annotations... (saved as TRACE.annotations.json), or measure it with Nsight Compute");
         addLines(c.evidence, "why: ", a.unknownReasons, 3);
         return;
     }
@@ -128,6 +183,8 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
         }
     if (!a.declaredRoof.empty()) {
         roof = a.declaredRoof;
+    } else if (!a.roofOrigin.empty()) {
+        c.evidence.push_back(a.roofOrigin);
     } else if (a.assumedRoof && !a.sourceRoof.empty()) {
         // §6.2: a custom kernel's roof comes from the user's declaration, else from its generated source.
         roof = a.sourceRoof;
@@ -135,10 +192,13 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
                              + (a.sourcePrecisionAssumed ? " (no operand type named there: BF16 assumed)" : ""));
     }
     if ((roof == "fp32" || roof.empty()) && a.flops > 0 && datasheet.fp32 > 0 && c.achievedFlopsPerS > datasheet.fp32) {
-        const std::string tensorRoof = a.assumedRoof || roof.empty() ? "bf16" : "tf32";
+        const std::string assumed = a.fallbackTensorRoof.empty() ? "bf16" : a.fallbackTensorRoof;
+        const std::string tensorRoof = a.assumedRoof || roof.empty() ? assumed : "tf32";
+        std::string why;
+        if (roof == "fp32" && a.assumedRoof)
+            why = a.fallbackTensorRoof.empty() ? " (BF16 roof assumed)" : " (the " + assumed + " roof of the rest of its work)";
         c.evidence.push_back(rate(c.achievedFlopsPerS, "FLOP/s") + " is above the datasheet FP32 peak " + rate(datasheet.fp32, "FLOP/s")
-                             + (roofRate(ceilings, tensorRoof) > 0 ? ": it must be tensor-core work" + std::string(roof == "fp32" && a.assumedRoof ? " (BF16 roof assumed)" : "")
-                                                                   : std::string()));
+                             + (roofRate(ceilings, tensorRoof) > 0 ? ": it must be tensor-core work" + why : std::string()));
         roof = tensorRoof;
     }
     if (roof.empty() && a.flops > 0)
@@ -263,7 +323,7 @@ void corroborate(Classification& c, SourceEvidence e, bool hopper)
     }
     if (hopper && s.tensorCore == TensorCorePath::MmaSync)
         c.evidence.push_back("mma.sync on a Hopper GPU: WGMMA was not allowed (tile M < 64, threads not a multiple of 128, "
-                             "dtype or layout, or tl.disable_wgmma), roofline.md §7.5 rule 2");
+                             "dtype or layout, or tl.disable_wgmma)");
     if (hopper && s.callSitesOf("cp.async (tl::cp_async_*)") > 0 && s.callSitesOf("TMA (tl::tma_*)") == 0)
         c.evidence.push_back("cp.async instead of TMA on a Hopper GPU: tl.disable_tma_lower or tl.disable_warp_specialized was set, "
                              "or the copy did not qualify");
@@ -271,6 +331,20 @@ void corroborate(Classification& c, SourceEvidence e, bool hopper)
 }
 
 } // namespace
+
+std::string workSourceText(const Classification& c)
+{
+    if (c.cls == "communication")
+        return c.bytes ? "message sizes from the trace" : "message size not recorded";
+    const bool trace = c.evidenceLevel.find('B') != std::string::npos, annotations = c.evidenceLevel.find('C') != std::string::npos;
+    if (trace && annotations)
+        return "work from the trace and your annotations";
+    if (trace)
+        return "work estimated from the trace";
+    if (annotations)
+        return "work from your annotations";
+    return "no FLOP/byte estimate";
+}
 
 std::vector<Annotation> loadAnnotations(const std::string& path)
 {
@@ -395,12 +469,22 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
         }
     std::map<std::string, Aggregate> perKernel;
     std::vector<std::string> order;
+    std::vector<std::optional<Collective>> collective(t.events.size());
     for (uint32_t i = 0; i < t.events.size(); ++i) {
         const Event& e = t.events[i];
         if (!trace::isGpuActivity(e.kind))
             continue;
         const std::string name(t.strings.view(e.name));
         Work& w = work[i];
+        if (e.kind == EventKind::Kernel && (collective[i] = collectiveOf(t, i))) {
+            auto [it, inserted] = perKernel.try_emplace(name);
+            if (inserted)
+                order.push_back(name);
+            ++it->second.calls;
+            it->second.ns += double(e.duration);
+            it->second.addCommunication(*collective[i], double(e.duration));
+            continue;
+        }
         if (const Annotation* a = annotationFor(name)) {
             w.level = 'C';
             w.flops = a->flops.value_or(0);
@@ -454,12 +538,24 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
                 agg.dominantRuleUsed = true;
         }
     }
+    // The roof a kernel's generated source implies; regions use it for that kernel's work of unknown precision.
+    std::unordered_map<std::string, std::optional<SourceEvidence>> kernelSource;
+    std::unordered_map<std::string, std::string> kernelSourceRoof;
     for (const std::string& name : order) {
         Aggregate& agg = perKernel[name];
-        const auto source = sourceFor(name, false);
+        const auto& source = kernelSource[name] = sourceFor(name, false);
         applySourceRoof(agg, source ? &*source : nullptr);
+        if (!agg.sourceRoof.empty())
+            kernelSourceRoof[name] = agg.sourceRoof;
         Classification c;
         c.name = name;
+        if (agg.commNs > 0) {
+            c.calls = agg.calls;
+            c.totalUs = agg.ns / 1000.0;
+            gradeCommunication(c, agg);
+            report.kernels.push_back(std::move(c));
+            continue;
+        }
         const bool partial = agg.known > 0 && agg.known < agg.calls;
         grade(c, agg, report.ceilings, report.datasheet, report.measured, partial);
         if (agg.dominantRuleUsed && agg.flops == 0 && agg.bytes == 0) {
@@ -497,6 +593,8 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
         double topKernelNs = 0;
         std::map<std::string, double> kernelNs;
         std::map<std::string, uint64_t> kernelCalls;
+        std::set<std::string> kernelNames;                 // kind Kernel only: "a region holding only that kernel"
+        std::map<std::string, double> precisionFlops, precisionNs; // the precisions its activities are known to use
         for (const uint32_t s : spans[name]) {
             const Event& span = t.events[s];
             calls.insert(span.externalId);
@@ -507,10 +605,26 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
                 const Event& a = t.events[*it];
                 if (!trace::isGpuActivity(a.kind) || a.end() > span.end())
                     continue;
+                const std::string activity(t.strings.view(a.name));
                 busy += double(a.duration);
-                kernelNs[std::string(t.strings.view(a.name))] += double(a.duration);
-                ++kernelCalls[std::string(t.strings.view(a.name))];
+                kernelNs[activity] += double(a.duration);
+                ++kernelCalls[activity];
+                if (a.kind == EventKind::Kernel)
+                    kernelNames.insert(activity);
+                if (collective[*it]) {
+                    agg.addCommunication(*collective[*it], double(a.duration));
+                    continue;
+                }
                 const Work& w = work[*it];
+                // Its precision: the op's dtype or the declared roof, else what the kernel's generated source shows.
+                std::string precision = w.roof;
+                if (precision.empty())
+                    if (const auto s = kernelSourceRoof.find(activity); s != kernelSourceRoof.end())
+                        precision = s->second;
+                if (!precision.empty()) {
+                    precisionFlops[precision] += w.flops;
+                    precisionNs[precision] += double(a.duration);
+                }
                 if (w.level == 'D') {
                     unknownBusy += double(a.duration);
                     continue;
@@ -520,21 +634,35 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
                 agg.levels.insert(w.level);
                 if (!w.basis.empty())
                     agg.bases.insert(w.basis);
-                if (!w.roof.empty())
-                    agg.roofFlops[w.roof] += w.flops;
+                if (!precision.empty())
+                    agg.roofFlops[precision] += w.flops;
                 else if (w.level == 'C')
                     agg.roofFlops["fp32"] += w.flops, agg.assumedRoof = true;
             }
         }
         agg.calls = calls.size();
+        // The tensor (or FP64) precision most of its known work uses, by FLOPs, else by time: the roof for work whose
+        // own precision is unknown (a region entry without "roof", a custom kernel without one).
+        std::string knownPrecision;
+        for (const auto* weights : {&precisionFlops, &precisionNs}) {
+            double most = 0;
+            for (const auto& [p, v] : *weights)
+                if (v > most && (isTensorRoof(p) || p == "fp64"))
+                    most = v, knownPrecision = p;
+            if (!knownPrecision.empty())
+                break;
+        }
+        agg.fallbackTensorRoof = isTensorRoof(knownPrecision) ? knownPrecision : std::string();
         bool partial = false;
         if (const auto it = regions.find(name); it != regions.end()) {
             agg.flops = it->second->flops.value_or(0) * double(agg.calls);
             agg.bytes = it->second->bytes.value_or(0) * double(agg.calls);
             agg.levels = {'C'};
             agg.declaredRoof = it->second->roof;
-            agg.assumedRoof = it->second->roof.empty();
-            agg.roofFlops = {{"fp32", agg.flops}};
+            agg.assumedRoof = it->second->roof.empty() && knownPrecision.empty();
+            agg.roofFlops = {{agg.assumedRoof ? std::string("fp32") : knownPrecision, agg.flops}};
+            if (it->second->roof.empty() && !knownPrecision.empty())
+                agg.roofOrigin = "the " + knownPrecision + " roof comes from the region's kernels (their ops' input types or generated sources)";
             agg.known = 1;
         } else {
             agg.known = agg.levels.empty() ? 0 : 1;
@@ -547,11 +675,25 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
                 topKernelNs = ns;
                 topKernel = k;
             }
-        const auto source = sourceFor(name, true);
+        // A region's own source, else the source of the one kernel it holds.
+        auto source = sourceFor(name, true);
+        if (!source && kernelNames.size() == 1)
+            if (const auto k = kernelSource.find(*kernelNames.begin()); k != kernelSource.end())
+                source = k->second;
         applySourceRoof(agg, source ? &*source : nullptr);
         Classification c;
         c.name = name;
-        grade(c, agg, report.ceilings, report.datasheet, report.measured, partial);
+        const bool communicationOnly = agg.commNs > 0 && agg.levels.empty() && agg.commNs >= 0.9 * busy && !regions.count(name);
+        if (communicationOnly) {
+            c.calls = agg.calls;
+            c.totalUs = agg.ns / 1000.0;
+            gradeCommunication(c, agg);
+        } else {
+            grade(c, agg, report.ceilings, report.datasheet, report.measured, partial);
+            if (agg.commNs > 0)
+                c.evidence.push_back(pct(busy > 0 ? agg.commNs / busy : 0) + " of its GPU busy time is NCCL communication, which is not in "
+                                     "the roofline figures");
+        }
         c.calls = agg.calls;
         c.evidence.push_back("GPU busy " + pct(agg.ns > 0 ? busy / agg.ns : 0) + " of its span (" + std::to_string(kernelNs.size())
                              + " distinct activities" + (topKernel.empty() ? "" : ", mostly " + topKernel) + ")");

@@ -45,9 +45,10 @@ struct Classification
     uint64_t calls = 0;
     double totalUs = 0;
     std::optional<double> flops, bytes; // totals over the calls; unset when unknown
-    double achievedFlopsPerS = 0, achievedBytesPerS = 0;
+    double achievedFlopsPerS = 0, achievedBytesPerS = 0; // communication: bytes are the messages, the rate NCCL's algorithm bandwidth
+    std::optional<double> busBytesPerS;                   // communication: NCCL's bus bandwidth, when the group size is known
     std::string roof;      // the compute roof compared against
-    std::string cls;       // io-bound, cuda-core-bound, tensor-core-bound, latency-bound, inconclusive
+    std::string cls;       // io-bound, cuda-core-bound, tensor-core-bound, latency-bound, communication, inconclusive
     std::string strength;  // strong, weak, provisional
     std::string evidenceLevel; // B (torch op inputs), C (annotation), D (none), B/C mixed
     std::vector<std::string> evidence;
@@ -58,6 +59,9 @@ struct Classification
     bool sourceContradicts = false;       // the verdict's roof and the source's MMA call sites disagree
     std::vector<RegionKernel> kernels; // regions only: the activities inside, by total time, largest first
 };
+
+// How a verdict's work was found, in words for the card and the CLI table (evidenceLevel stays in the JSON).
+std::string workSourceText(const Classification& c);
 
 struct ClassifyReport
 {

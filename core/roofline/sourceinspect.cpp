@@ -783,7 +783,7 @@ SourceInspection inspectGeneratedSource(std::string_view text)
         out.caveats.push_back("inline PTX counts where it is written, also in a helper that may never be called");
     if (out.file.tensorCore != TensorCorePath::None)
         out.caveats.push_back("call sites show what TileLang emitted; the proof is the SASS of the cached binary (cuobjdump -sass: "
-                              "HMMA, HGMMA, UTCHMMA...), roofline.md §7.5");
+                              "HMMA, HGMMA, UTCHMMA...)");
     return out;
 }
 

@@ -7,6 +7,7 @@
 #include "trace/trace.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <set>
 
@@ -350,7 +351,7 @@ Work WorkEstimator::convolution(const Event& op, const OpRecord& r) const
         return unknown(std::string(name) + ": input " + std::to_string(x.size()) + "-D and weight " + std::to_string(w.size())
                        + "-D do not form a batched convolution (unbatched input is not modelled)");
     if (spec->transposed != kNone && concrete(r, spec->transposed) == "True")
-        return unknown(std::string(name) + ": transposed convolution is not modelled (roofline.md §6.1)");
+        return unknown(std::string(name) + ": transposed convolution is not modelled");
     const size_t spatial = x.size() - 2;
     const int64_t n = x[0], cout = w[0];
     // Output size: from stride/padding/dilation (Concrete Inputs), else from the backward node's grad_output.
@@ -404,7 +405,7 @@ Work WorkEstimator::estimate(uint32_t index) const
         || std::any_of(std::begin(kConvolution), std::end(kConvolution), [&](const ConvolutionOp& c) { return c.name == name; });
     if (!known) {
         if (name.find("backward") != std::string_view::npos || name.find("Backward") != std::string_view::npos)
-            return unknown(opName + ": roofline.md §6.1 gives no formula for backward ops");
+            return unknown(opName + ": no formula for backward ops");
         return unknown({});
     }
     if (op.op == kNoIndex)
@@ -541,7 +542,7 @@ Work WorkEstimator::estimate(uint32_t index) const
     // Softmax and normalisation write one output like their input; _softmax(…, half_to_float=True) writes float.
     const int outSize = softmax && concrete(r, 2) == "True" && name.starts_with("aten::_") ? 4 : elementSize(r.inputs[0].type);
     return bWork(kFewFlopsPerElement * inElements, inBytes + inElements * outSize, roofOfType(dtype, false, m_allowTf32),
-                 opName + (softmax ? ": softmax" : ": normalisation") + ", ~5 FLOP per element (\"a few\", roofline.md §6.1); bytes = inputs + "
+                 opName + (softmax ? ": softmax" : ": normalisation") + ", ~5 FLOP per element; bytes = inputs + "
                      "output" + (softmax ? "" : " (saved statistics not counted)") + " (" + columnsUsed(r, false) + ")");
 }
 
@@ -591,6 +592,137 @@ std::optional<double> bytesArg(const trace::Trace& t, const Event& e)
     } catch (const io::TraceFileError&) {
     }
     return std::nullopt;
+}
+
+bool isCommunicationKernel(std::string_view name)
+{
+    if (name.starts_with("void "))
+        name.remove_prefix(5);
+    return name.starts_with("ncclKernel_") || name.starts_with("ncclDevKernel_");
+}
+
+namespace {
+
+// c10::ScalarType names, as Kineto writes the collective's "dtype".
+int scalarTypeSize(std::string_view type)
+{
+    if (type == "Double" || type == "Long" || type == "ComplexFloat")
+        return 8;
+    if (type == "Float" || type == "Int" || type == "UInt32")
+        return 4;
+    if (type == "Half" || type == "BFloat16" || type == "Short" || type == "UInt16")
+        return 2;
+    if (type == "Byte" || type == "Char" || type == "Bool" || type.starts_with("Float8"))
+        return 1;
+    if (type == "ComplexDouble")
+        return 16;
+    return 0;
+}
+
+// "all_gather_into_tensor", "_reduce_scatter_base", "AllReduce" (from a kernel name) -> NCCL's collective.
+std::string normaliseCollective(std::string_view recorded)
+{
+    std::string s;
+    for (const char c : recorded)
+        if (c != '_')
+            s += char(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* name : {"allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "sendrecv"})
+        if (s.find(name) != std::string::npos)
+            return name;
+    if (s.find("send") != std::string::npos || s.find("recv") != std::string::npos)
+        return "sendrecv";
+    if (s.find("reduce") != std::string::npos)
+        return "reduce";
+    return std::string(recorded);
+}
+
+} // namespace
+
+std::optional<double> busBandwidthFactor(std::string_view collective, int64_t n)
+{
+    if (collective == "broadcast" || collective == "reduce" || collective == "sendrecv")
+        return 1.0;
+    if (n < 1)
+        return std::nullopt;
+    if (collective == "allreduce")
+        return 2.0 * double(n - 1) / double(n);
+    if (collective == "allgather" || collective == "reducescatter" || collective == "alltoall")
+        return double(n - 1) / double(n);
+    return std::nullopt;
+}
+
+std::optional<Collective> collectiveOf(const trace::Trace& t, uint32_t kernel)
+{
+    const std::string_view kernelName = t.strings.view(t.events[kernel].name);
+    if (!isCommunicationKernel(kernelName))
+        return std::nullopt;
+    Collective c;
+    // The message args: on the kernel (Kineto since PyTorch 2.1), else on the record_param_comms op at its launch.
+    std::optional<io::JsonValue> args;
+    std::string where;
+    auto tryArgs = [&](const Event& e, const char* label) {
+        const std::string_view raw = t.rawArgs(e);
+        if (raw.empty())
+            return false;
+        try {
+            io::JsonValue v = io::parseSmallJson(raw, "args");
+            if (!v.find("In msg nelems") && !v.find("Out msg nelems"))
+                return false;
+            args = std::move(v);
+            where = label;
+            return true;
+        } catch (const io::TraceFileError&) {
+            return false;
+        }
+    };
+    if (!tryArgs(t.events[kernel], "the kernel's args"))
+        for (uint32_t op = t.opOf(kernel); op != kNoIndex; op = t.events[op].parent)
+            if (tryArgs(t.events[op], "the args of its launching op"))
+                break;
+    std::string recorded;
+    if (args)
+        if (const auto* name = args->find("Collective name"))
+            recorded = name->text;
+    if (recorded.empty()) { // ncclKernel_AllReduce_RING_LL_Sum_float(...) -> AllReduce
+        std::string_view rest = kernelName.substr(kernelName.find("Kernel_") + 7);
+        recorded = std::string(rest.substr(0, rest.find('_')));
+    }
+    c.name = normaliseCollective(recorded);
+    if (args)
+        if (const auto* g = args->find("Group size"))
+            c.groupSize = g->integer();
+    std::string groupFrom = "Group size";
+    if (!c.groupSize && t.meta.distributedInfo) {
+        try {
+            const io::JsonValue info = io::parseSmallJson(*t.meta.distributedInfo, "distributedInfo");
+            if (const auto* w = info.find("world_size"))
+                c.groupSize = w->integer();
+            groupFrom = "the trace's distributedInfo world_size";
+        } catch (const io::TraceFileError&) {
+        }
+    }
+    if (c.groupSize)
+        c.busFactor = busBandwidthFactor(c.name, *c.groupSize);
+    else
+        c.busFactor = busBandwidthFactor(c.name, 0);
+    if (!args) {
+        c.basis = "message size not recorded (no 'In msg nelems' on the kernel or on a record_param_comms op around its launch)";
+        return c;
+    }
+    double elements = 0;
+    for (const char* key : {"In msg nelems", "Out msg nelems"})
+        if (const auto* v = args->find(key))
+            elements = std::max(elements, v->number().value_or(0));
+    const auto* dtype = args->find("dtype");
+    const int size = dtype ? scalarTypeSize(dtype->text) : 0;
+    if (size == 0) {
+        c.basis = "message element type " + (dtype ? "'" + dtype->text + "'" : std::string("(no dtype arg)")) + " not known";
+        return c;
+    }
+    c.bytes = elements * size;
+    c.basis = "message = max(In, Out msg nelems) x " + dtype->text + " (" + std::to_string(size) + " B), from " + where
+        + (c.groupSize ? "; " + std::to_string(*c.groupSize) + " ranks from " + groupFrom : "");
+    return c;
 }
 
 std::string kernelHint(std::string_view name)

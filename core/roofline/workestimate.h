@@ -76,6 +76,24 @@ private:
 // The `bytes` arg of a memcpy/memset activity.
 std::optional<double> bytesArg(const trace::Trace& t, const trace::Event& e);
 
+// A NCCL collective kernel (ncclKernel_*, ncclDevKernel_*): its message from the args Kineto records on the
+// kernel or on the record_param_comms op that launched it ("In msg nelems", "Out msg nelems", "dtype",
+// "Group size", "Collective name"), and the factor from algorithm to bus bandwidth of NCCL's performance
+// notes: allreduce 2(n-1)/n; allgather, reducescatter, alltoall (n-1)/n; broadcast, reduce, sendrecv 1.
+struct Collective
+{
+    std::string name;                 // allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv, else as recorded
+    std::optional<double> bytes;      // per call: the larger of In/Out msg nelems x the dtype's size
+    std::optional<int64_t> groupSize; // ranks taking part
+    std::optional<double> busFactor;  // bus bandwidth = algorithm bandwidth x this
+    std::string basis;                // where the numbers came from, or why the message size is unknown
+};
+bool isCommunicationKernel(std::string_view name);
+// nullopt when `kernel` is not a NCCL kernel.
+std::optional<Collective> collectiveOf(const trace::Trace& t, uint32_t kernel);
+// NCCL's factor for `collective` (as Collective::name) over n ranks; nullopt when none is defined or n < 1.
+std::optional<double> busBandwidthFactor(std::string_view collective, int64_t n);
+
 // Kernel-name hints (roofline.md §6.2, §7.1): what the name suggests about the code, for corroboration
 // only; empty when the name says nothing.
 std::string kernelHint(std::string_view name);

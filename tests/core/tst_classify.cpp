@@ -3,9 +3,11 @@
 #include "testutil.h"
 
 #include "io/tracefileerror.h"
+#include "report/classifyreport.h"
 #include "roofline/classify.h"
 #include "trace/traceloader.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -24,6 +26,37 @@ QJsonObject meta(const char* workload)
 {
     const std::string text = testutil::readFile(testutil::dataPath(std::string("h200/") + workload + "/meta.json"));
     return QJsonDocument::fromJson(QByteArray(text.data(), qsizetype(text.size()))).object();
+}
+
+QJsonObject readJson(const std::string& path)
+{
+    const std::string text = testutil::readFile(path);
+    return QJsonDocument::fromJson(QByteArray(text.data(), qsizetype(text.size()))).object();
+}
+
+// A minimal H200 trace: a record_function region around one aten::mm on two n x n `dtype` matrices, whose one
+// kernel runs `kernelUs`.
+std::string mmRegionTrace(const QTemporaryDir& dir, const char* dtype, int64_t n, double kernelUs)
+{
+    auto x = [](const char* cat, const char* name, double ts, double dur, int pid, int tid, QJsonObject args) {
+        return QJsonObject{{"ph", "X"}, {"cat", cat}, {"name", name}, {"ts", ts}, {"dur", dur}, {"pid", pid}, {"tid", tid}, {"args", args}};
+    };
+    const QJsonArray dims{QJsonArray{qint64(n), qint64(n)}, QJsonArray{qint64(n), qint64(n)}};
+    QJsonArray events{
+        x("user_annotation", "gemm_region", 100, kernelUs + 200, 1, 1, {{"External id", 1}}),
+        x("cpu_op", "aten::mm", 110, 50, 1, 1, {{"External id", 2}, {"Input Dims", dims}, {"Input type", QJsonArray{dtype, dtype}}}),
+        x("cuda_runtime", "cudaLaunchKernel", 120, 5, 1, 1, {{"External id", 2}, {"correlation", 77}}),
+        x("gpu_user_annotation", "gemm_region", 129, kernelUs + 2, 0, 7, {{"External id", 1}, {"device", 0}, {"stream", 7}}),
+        x("kernel", "gemm_kernel_128x128", 130, kernelUs, 0, 7, {{"External id", 2}, {"correlation", 77}, {"device", 0}, {"stream", 7}}),
+    };
+    const QJsonObject root{{"deviceProperties", QJsonArray{QJsonObject{{"id", 0}, {"name", "NVIDIA H200"}, {"totalGlobalMem", 150109880320.0},
+                                                                       {"computeMajor", 9}, {"computeMinor", 0}, {"numSms", 132}}}},
+                           {"traceEvents", events}};
+    const std::string path = dir.path().toStdString() + "/mm_" + dtype + std::to_string(int64_t(kernelUs)) + ".json";
+    QFile f(QString::fromStdString(path));
+    f.open(QIODevice::WriteOnly);
+    f.write(QJsonDocument(root).toJson());
+    return path;
 }
 
 } // namespace
@@ -141,6 +174,141 @@ private slots:
         const auto* region = find(r.regions, trace.toStdString());
         QVERIFY(region);
         QCOMPARE(QString::fromStdString(region->cls), cls);
+    }
+
+    // A region's precision comes from its ops when its work comes from a region entry without a roof: the fp16 GEMM
+    // region uses the FP16 roof, fast (no "BF16 roof assumed") or slow (not graded against FP32).
+    void regionEntryTakesItsOpsPrecision_data()
+    {
+        QTest::addColumn<double>("kernelUs");
+        QTest::newRow("fast: above the FP32 peak") << 200.0;
+        QTest::newRow("slow: below the FP32 peak") << 20000.0;
+    }
+    void regionEntryTakesItsOpsPrecision()
+    {
+        QFETCH(double, kernelUs);
+        QTemporaryDir dir;
+        const int64_t n = 4096;
+        const auto t = trace::loadTrace(mmRegionTrace(dir, "c10::Half", n, kernelUs));
+        roofline::Annotation entry;
+        entry.region = "gemm_region";
+        entry.flops = 2.0 * n * n * n;
+        entry.bytes = 3.0 * n * n * 2;
+        roofline::ClassifyOptions options;
+        options.annotations = {entry};
+        const auto r = roofline::classify(*t, options);
+        QCOMPARE(find(r.kernels, "gemm_kernel")->roof, std::string("fp16")); // its row knows the dtype
+        const auto* region = find(r.regions, "gemm_region");
+        QVERIFY(region);
+        QCOMPARE(region->evidenceLevel, std::string("C"));
+        QCOMPARE(region->roof, std::string("fp16"));
+        QVERIFY(!mentions(*region, "assumed"));
+        QVERIFY(mentions(*region, "fp16 roof comes from the region's kernels"));
+        // Without the entry the work comes from the op, on the same roof.
+        QCOMPARE(find(roofline::classify(*t, {}).regions, "gemm_region")->roof, std::string("fp16"));
+    }
+
+    // NCCL kernels are communication, with NCCL's algorithm and bus bandwidths from the recorded message
+    // (tests/data/nccl, cut from HTA's samples). The expected numbers are computed here from the fixture's JSON.
+    void ncclKernelsAreCommunication()
+    {
+        const std::string path = testutil::dataPath("nccl/nccl_allreduce_broadcast.json");
+        const QJsonArray events = readJson(path).value("traceEvents").toArray();
+        auto argsWithMessage = [&](const QJsonObject& kernel) {
+            if (kernel.value("args").toObject().contains("In msg nelems"))
+                return kernel.value("args").toObject();
+            for (const auto& e : events) // the record_param_comms op with the kernel's External id
+                if (e.toObject().value("cat") == QLatin1String("cpu_op")
+                    && e.toObject().value("args").toObject().value("External id") == kernel.value("args").toObject().value("External id"))
+                    return e.toObject().value("args").toObject();
+            return QJsonObject();
+        };
+        const auto r = roofline::classify(*trace::loadTrace(path), {});
+        int checked = 0;
+        for (const auto& value : events) {
+            const QJsonObject kernel = value.toObject();
+            if (kernel.value("cat") != QLatin1String("kernel"))
+                continue;
+            const QJsonObject args = argsWithMessage(kernel);
+            QVERIFY(!args.isEmpty());
+            QCOMPARE(args.value("dtype").toString(), QStringLiteral("Float"));
+            const double bytes = std::max(args.value("In msg nelems").toDouble(), args.value("Out msg nelems").toDouble()) * 4;
+            const double n = args.value("Group size").toDouble();
+            const QString collective = args.value("Collective name").toString();
+            const double factor = collective == QLatin1String("allreduce") ? 2 * (n - 1) / n : 1.0; // allreduce, broadcast
+            const double seconds = kernel.value("dur").toDouble() / 1e6;
+            const auto* c = find(r.kernels, kernel.value("name").toString().toStdString());
+            QVERIFY(c);
+            QCOMPARE(c->cls, std::string("communication"));
+            QVERIFY(c->bytes);
+            QCOMPARE(*c->bytes, bytes);
+            QVERIFY(std::abs(c->achievedBytesPerS - bytes / seconds) < 1e-6 * bytes / seconds);
+            QVERIFY(c->busBytesPerS);
+            QVERIFY(std::abs(*c->busBytesPerS - factor * bytes / seconds) < 1e-6 * bytes / seconds);
+            QVERIFY(!mentions(*c, "FLOP"));
+            ++checked;
+        }
+        QCOMPARE(checked, 2); // the allreduce (args on the kernel) and the broadcast (args on its op only)
+        const auto* region = find(r.regions, "nccl:all_reduce");
+        QVERIFY(region);
+        QCOMPARE(region->cls, std::string("communication"));
+        QVERIFY(region->busBytesPerS);
+        const std::string json = report::classifyJson(r);
+        QVERIFY(json.find("\"bus_bytes_per_s\"") != std::string::npos);
+        QVERIFY(report::classifyText(r).find("communication") != std::string::npos);
+    }
+
+    void ncclBusBandwidthFollowsTheGroupSize()
+    {
+        // The same allreduce over 8 ranks: bus = algorithm bandwidth x 2(n-1)/n = 1.75.
+        QTemporaryDir dir;
+        QJsonObject root = readJson(testutil::dataPath("nccl/nccl_allreduce_broadcast.json"));
+        QJsonArray events = root.value("traceEvents").toArray();
+        for (auto&& value : events) {
+            QJsonObject e = value.toObject();
+            QJsonObject args = e.value("args").toObject();
+            if (args.contains("Group size"))
+                args.insert("Group size", 8);
+            e.insert("args", args);
+            value = e;
+        }
+        root.insert("traceEvents", events);
+        const QString path = dir.filePath(QStringLiteral("eight.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(root).toJson());
+        f.close();
+        const auto r = roofline::classify(*trace::loadTrace(path.toStdString()), {});
+        const auto* allreduce = find(r.kernels, "ncclKernel_AllReduce");
+        QVERIFY(allreduce && allreduce->busBytesPerS);
+        QVERIFY(std::abs(*allreduce->busBytesPerS / allreduce->achievedBytesPerS - 1.75) < 1e-9);
+        const auto* broadcast = find(r.kernels, "ncclKernel_Broadcast");
+        QVERIFY(std::abs(*broadcast->busBytesPerS / broadcast->achievedBytesPerS - 1.0) < 1e-9);
+    }
+
+    void ncclKernelWithoutMessageSize()
+    {
+        const auto r = roofline::classify(*trace::loadTrace(testutil::dataPath("nccl/nccl_sendrecv_no_size.json")), {});
+        QCOMPARE(r.kernels.size(), size_t(1));
+        const auto& c = r.kernels[0];
+        QCOMPARE(c.cls, std::string("communication"));
+        QCOMPARE(c.calls, uint64_t(2));
+        QVERIFY(!c.bytes);
+        QVERIFY(!c.busBytesPerS);
+        QVERIFY(mentions(c, "message size not recorded"));
+        QVERIFY(!mentions(c, "give FLOPs"));
+    }
+
+    // What a user reads (the CLI table, the evidence) cites no document sections and no evidence levels.
+    void humanTextCitesNoDocument()
+    {
+        const auto r = roofline::classify(*trace::loadTrace(testutil::workloadTrace("train_scheduled")), {});
+        const std::string text = report::classifyText(r);
+        QVERIFY(text.find("inconclusive") != std::string::npos); // the backward kernels have no estimate
+        QVERIFY(text.find("no FLOP/byte estimate") != std::string::npos);
+        QVERIFY(text.find("Annotations...") != std::string::npos);
+        for (const char* banned : {"\xc2\xa7", "roofline.md", "level D", "work level"})
+            QVERIFY2(text.find(banned) == std::string::npos, banned);
     }
 
     void annotationFiles()

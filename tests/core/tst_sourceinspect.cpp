@@ -321,6 +321,18 @@ private slots:
         QCOMPARE(tensor->roof, std::string("fp16"));
         QVERIFY(tensor->cls != "cuda-core-bound");
         QVERIFY(anyContains(tensor->evidence, "comes from the generated source"));
+        // The source attached to the kernel applies to the region that holds only that kernel: same roof, same findings.
+        const auto* region = find(report4.regions, "custom_kernel");
+        QVERIFY(region);
+        QCOMPARE(region->kernels.size(), size_t(1));
+        QCOMPARE(region->roof, std::string("fp16"));
+        QVERIFY(region->source);
+        QCOMPARE(region->source->summary.tensorCore, TensorCorePath::Wgmma);
+        QVERIFY(!anyContains(region->evidence, "assumed"));
+        QCOMPARE(find(report3.regions, "custom_kernel")->roof, std::string("fp32")); // no source: the FP32 roof
+        // A region holding other kernels too does not take it.
+        const auto* torchRef = find(report4.regions, "torch_ref");
+        QVERIFY(torchRef && !torchRef->source);
         // The user's declaration wins (§6.2), and the disagreement is flagged.
         options.annotations[0].roof = "fp32";
         const auto report5 = roofline::classify(*t, options);

@@ -311,7 +311,9 @@ private slots:
             for (const auto& c : *list) {
                 QVERIFY(!c.cls.empty());
                 QVERIFY(!c.strength.empty());
-                QVERIFY2(c.evidenceLevel == "D" || (c.flops && c.bytes), c.name.c_str());
+                // Communication moves messages: bytes, no FLOPs.
+                QVERIFY2(c.evidenceLevel == "D" || (c.bytes && (c.flops || c.cls == "communication")), c.name.c_str());
+                QCOMPARE(c.cls == "communication", roofline::isCommunicationKernel(c.name) || c.name.starts_with("nccl:"));
                 if (c.evidenceLevel != "D")
                     QVERIFY2(std::isfinite(c.achievedFlopsPerS) && std::isfinite(c.achievedBytesPerS), c.name.c_str());
             }

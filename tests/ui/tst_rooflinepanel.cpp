@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+// The Roofline panel as a user reads it: a verdict card in plain words with its own Annotations... button, an
+// empty plot that says why instead of drawing empty axes, a legend beside the points rather than on them, a
+// selection ring that is not clipped and that goes away when the selection is cleared.
+#include "testutil.h"
+
+#include "annotationeditor.h"
+#include "rooflinepanel.h"
+#include "tracedocument.h"
+
+#include <QApplication>
+#include <QPushButton>
+#include <QTimer>
+
+#undef QT_NO_FOREACH
+#include <qcustomplot.h>
+#include <QtTest>
+
+using namespace tilescope;
+
+namespace {
+
+std::shared_ptr<const TraceDocument> document(const std::string& path)
+{
+    return TraceDocument::build(QString::fromStdString(path), {}, {});
+}
+
+std::string fullName(const roofline::ClassifyReport& r, std::string_view prefix)
+{
+    for (const auto& k : r.kernels)
+        if (std::string_view(k.name).starts_with(prefix))
+            return k.name;
+    return {};
+}
+
+int selectionRings(QCustomPlot* plot, bool* clipped = nullptr)
+{
+    int rings = 0;
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (plot->item(i)->objectName() == QLatin1String("selection ring")) {
+            ++rings;
+            if (clipped)
+                *clipped = plot->item(i)->clipToAxisRect();
+        }
+    return rings;
+}
+
+} // namespace
+
+class TestRooflinePanel : public QObject
+{
+    Q_OBJECT
+private slots:
+    void cardSpeaksToUsers()
+    {
+        RooflinePanel panel;
+        panel.setDocument(document(testutil::workloadTrace("gemm_compare")));
+        // The Triton kernel has no op and no annotation: no estimate, and the card says what to do about it.
+        const std::string triton = fullName(panel.report(), "matmul_kernel");
+        QVERIFY(!triton.empty());
+        panel.showKernel(triton);
+        const QString card = panel.verdictText();
+        QVERIFY2(card.contains(QStringLiteral("no FLOP/byte estimate")), qPrintable(card));
+        QVERIFY2(card.contains(QStringLiteral("Annotations...")), qPrintable(card));
+        for (const char* banned : {"\u00a7", "roofline.md", "level D", "work level"})
+            QVERIFY2(!card.contains(QString::fromUtf8(banned)), banned);
+        QVERIFY(panel.cardAnnotationsButton()->isVisibleTo(&panel));
+        // The card's button opens the annotation editor, seeded with the selected kernel.
+        QString seeded;
+        QTimer::singleShot(0, [&] {
+            auto* editor = qobject_cast<AnnotationEditor*>(QApplication::activeModalWidget());
+            if (editor) {
+                seeded = editor->table()->rowCount() > 0 && editor->table()->item(0, 1) ? editor->table()->item(0, 1)->text() : QStringLiteral("?");
+                editor->reject();
+            }
+        });
+        panel.cardAnnotationsButton()->click();
+        QCOMPARE(seeded, QString::fromStdString(triton));
+        // A kernel with an estimate needs no such button.
+        panel.showKernel(fullName(panel.report(), "nvjet_sm90"));
+        QVERIFY(!panel.cardAnnotationsButton()->isVisibleTo(&panel));
+        QVERIFY(!panel.verdictText().contains(QStringLiteral("work level")));
+        QVERIFY(panel.verdictText().contains(QStringLiteral("work estimated from the trace")));
+    }
+
+    void emptyPlotSaysWhy_data()
+    {
+        QTest::addColumn<QString>("trace");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("CPU only") << "external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz" << "no GPU activity";
+        QTest::newRow("kernels without work") << "external/hta/triton_example_triton_example.json.gz" << "no GPU kernels with known work";
+        QTest::newRow("NCCL only") << "nccl/nccl_sendrecv_no_size.json" << "NCCL communication";
+    }
+    void emptyPlotSaysWhy()
+    {
+        QFETCH(QString, trace);
+        QFETCH(QString, message);
+        RooflinePanel panel;
+        panel.setDocument(document(testutil::dataPath(trace.toStdString())));
+        QCOMPARE(panel.pointCount(), 0);
+        QVERIFY2(panel.emptyMessage().contains(message), qPrintable(panel.emptyMessage()));
+        QVERIFY(!panel.plotVisible()); // the message instead of empty axes
+        panel.setDocument(document(testutil::workloadTrace("gemm_compare")));
+        QVERIFY(panel.pointCount() > 0);
+        QVERIFY(panel.emptyMessage().isEmpty());
+        QVERIFY(panel.plotVisible());
+    }
+
+    void legendBesideThePointsAndTheRing()
+    {
+        RooflinePanel panel;
+        panel.resize(700, 700);
+        panel.setDocument(document(testutil::workloadTrace("gemm_compare")));
+        QCustomPlot* plot = panel.plot();
+        plot->replot();
+        QVERIFY(plot->legend->visible());
+        QVERIFY(plot->legend->itemCount() > 0);
+        QVERIFY(!plot->legend->outerRect().intersects(plot->axisRect()->rect()));
+        // The selection ring is drawn whole even at the plot's edge, and it goes with the selection.
+        const std::string cublas = fullName(panel.report(), "nvjet_sm90");
+        panel.showKernel(cublas);
+        bool clipped = true;
+        QCOMPARE(selectionRings(plot, &clipped), 1);
+        QVERIFY(!clipped);
+        QVERIFY(panel.verdictText().contains(QStringLiteral("tensor-core-bound")));
+        QVERIFY(panel.attachSourceButton()->isEnabled());
+        panel.clearSelection();
+        QCOMPARE(selectionRings(plot), 0);
+        QVERIFY(!panel.verdictText().contains(QStringLiteral("tensor-core-bound")));
+        QVERIFY(!panel.attachSourceButton()->isEnabled());
+        panel.showKernel(cublas);
+        panel.showKernel({}); // an empty name clears too
+        QCOMPARE(selectionRings(plot), 0);
+    }
+
+    void communicationCard()
+    {
+        RooflinePanel panel;
+        panel.setDocument(document(testutil::dataPath("nccl/nccl_allreduce_broadcast.json")));
+        panel.showKernel(fullName(panel.report(), "ncclKernel_AllReduce"));
+        const QString card = panel.verdictText();
+        QVERIFY2(card.startsWith(QStringLiteral("communication")), qPrintable(card));
+        QVERIFY(card.contains(QStringLiteral("bus bandwidth")));
+        QVERIFY(!panel.cardAnnotationsButton()->isVisibleTo(&panel));
+    }
+};
+
+QTEST_MAIN(TestRooflinePanel)
+#include "tst_rooflinepanel.moc"
