@@ -4,10 +4,16 @@
 #include "stats/torchtable.h"
 #include "tracedocument.h"
 
+#include <QAbstractSpinBox>
+#include <QAction>
+#include <QApplication>
 #include <QHelpEvent>
 #include <QKeyEvent>
+#include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QPainter>
 #include <QScrollBar>
+#include <QTextEdit>
 #include <QToolTip>
 
 #include <algorithm>
@@ -24,6 +30,36 @@ QColor colourFor(std::string_view name)
 }
 
 QString timeText(int64_t ns) { return QString::fromStdString(stats::formatTorchTime(double(ns) / 1000.0)); }
+
+QString text(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
+
+// The header of a track's process: the device for GPU streams, the process name with its pid for host
+// threads, "process PID" when the trace names no process (legacy traces' "CPU functions").
+QString processHeader(const trace::Trace& t, const trace::Track& track)
+{
+    const trace::Process& p = t.processes[track.process];
+    const QString pid = text(t.strings.view(p.pidText));
+    const QString name = text(t.strings.view(p.name)).trimmed();
+    const QString pidSuffix = pid.isEmpty() ? QString() : QStringLiteral(" (pid %1)").arg(pid);
+    switch (track.type) {
+    case trace::Track::Type::GpuStream: return QStringLiteral("GPU %1").arg(track.device) + pidSuffix;
+    case trace::Track::Type::Overhead: return QStringLiteral("CUPTI overhead");
+    case trace::Track::Type::Spans: return QStringLiteral("profiler markers (%1)").arg(pid);
+    default: break;
+    }
+    if (!name.isEmpty())
+        return name + pidSuffix;
+    if (!pid.isEmpty())
+        return QStringLiteral("process %1").arg(pid);
+    return QStringLiteral("profiler markers"); // Kineto's unnamed instants (pid "")
+}
+
+bool textFieldHasFocus()
+{
+    const QWidget* focus = QApplication::focusWidget();
+    return qobject_cast<const QLineEdit*>(focus) || qobject_cast<const QAbstractSpinBox*>(focus) || qobject_cast<const QTextEdit*>(focus)
+        || qobject_cast<const QPlainTextEdit*>(focus);
+}
 
 // A "nice" tick step (1, 2, 5 × 10^k ns) for about `targetPx` pixels.
 int64_t tickStep(double nsPerPixel, double targetPx)
@@ -43,6 +79,144 @@ TimelineView::TimelineView(QWidget* parent) : QAbstractScrollArea(parent)
     setFocusPolicy(Qt::StrongFocus);
     viewport()->setMouseTracking(true);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_zoomWidth = canvasWidth();
+    installNavigationShortcuts();
+}
+
+QString TimelineView::legendHtml()
+{
+    return tr("<b>Overlap lanes</b> (top)<ul>"
+              "<li><b>GPU N busy</b>: kernels, memcpy and memset on any stream of the GPU.</li>"
+              "<li><b>CPU busy</b>: ops, CUDA runtime and driver calls on all threads (Python frames and "
+              "annotations are labels, not work); one lane per thread below it.</li>"
+              "<li>Busy lanes are shaded by per-pixel coverage: a pixel that is busy a quarter of its "
+              "time is faint, a fully busy one solid.</li>"
+              "<li><b>CPU / GPU</b>: <span style='color:#3caa50'>green</span> where both work, "
+              "<span style='color:#d23c3c'>red</span> where the CPU works and the GPU idles, "
+              "<span style='color:#286ec8'>blue</span> where only the GPU works, "
+              "<span style='color:#909090'>grey</span> where both idle (not shown for a trace without GPU "
+              "activity).</li></ul>"
+              "<b>Event lanes</b><ul>"
+              "<li>One lane per GPU stream, then per CPU thread, with nested events one row per depth.</li>"
+              "<li><span style='color:#8a8a96'>Hatched blocks</span> are slices narrower than 3 px folded "
+              "together; zoom in to see them.</li>"
+              "<li>A CPU lane (▸) shows its Python stack folded to %1 frames and at most %2 rows; click its "
+              "label to show all rows (▾).</li>"
+              "<li>Click a process header to fold its lanes.</li></ul>"
+              "<b>Keys</b>: W/S zoom, A/D pan, F fit all, Z zoom to selection, Esc clear.")
+        .arg(timeline::TimelineIndex::kPythonLevels)
+        .arg(kCollapsedRows);
+}
+
+QString TimelineView::laneToolTip(const Lane& lane) const
+{
+    switch (lane.kind) {
+    case Lane::Kind::DeviceBusy:
+        return tr("<b>GPU %1 busy</b>: kernels, memcpy and memset on any of its streams; each pixel shaded by how "
+                  "much of it is busy.")
+            .arg(lane.id);
+    case Lane::Kind::CpuBusy:
+        return tr("<b>CPU busy</b>: ops, CUDA runtime and driver calls on any thread (Python frames and annotations "
+                  "are not work); each pixel shaded by how much of it is busy.");
+    case Lane::Kind::ThreadBusy:
+        return tr("<b>%1</b> busy: its ops, CUDA runtime and driver calls; each pixel shaded by how much of it is busy.")
+            .arg(lane.label.trimmed().toHtmlEscaped());
+    case Lane::Kind::Overlap:
+        return tr("<b>CPU / GPU</b>: <span style='color:#3caa50'>green</span> both work, "
+                  "<span style='color:#d23c3c'>red</span> the CPU works while the GPU idles, "
+                  "<span style='color:#286ec8'>blue</span> only the GPU works, "
+                  "<span style='color:#909090'>grey</span> both idle.");
+    case Lane::Kind::Header: return tr("<b>%1</b>: click to fold or unfold its lanes.").arg(lane.label.mid(2).toHtmlEscaped());
+    case Lane::Kind::Track: {
+        QString tip = tr("<b>%1</b>: one row per nesting depth; hatched blocks are slices narrower than 3 px folded together.")
+                          .arg(lane.label.toHtmlEscaped());
+        const auto full = m_doc ? int(m_doc->index->depthCount(lane.id)) : 0;
+        if (m_expandedTracks.contains(lane.id))
+            tip += tr("<br>All %1 rows shown; click the label to fold Python frames and deep rows.").arg(full);
+        else if (rowsShown(lane.id) < full)
+            tip += tr("<br>Python stack folded to %1 frames, %2 of %3 rows shown; click the label to show all.")
+                       .arg(timeline::TimelineIndex::kPythonLevels)
+                       .arg(rowsShown(lane.id))
+                       .arg(full);
+        return tip;
+    }
+    }
+    return {};
+}
+
+QString TimelineView::elideLabel(const QString& label, const QFontMetrics& metrics, int width)
+{
+    if (metrics.horizontalAdvance(label) <= width)
+        return label;
+    // "thread 3553 (pt_main_thread)": keep the head with its id, elide the name's start.
+    const qsizetype open = label.indexOf(QStringLiteral(" ("));
+    if (open > 0 && label.endsWith(QLatin1Char(')'))) {
+        const QString head = label.left(open + 2);
+        const QString inner = label.mid(open + 2, label.size() - open - 3);
+        const int room = width - metrics.horizontalAdvance(head + QLatin1Char(')'));
+        if (room > metrics.horizontalAdvance(QStringLiteral("…xx")))
+            return head + metrics.elidedText(inner, Qt::ElideLeft, room) + QLatin1Char(')');
+    }
+    return metrics.elidedText(label, Qt::ElideRight, width);
+}
+
+void TimelineView::installNavigationShortcuts()
+{
+    // Window-wide, so they work while the table or the details have focus; a text field keeps its keys
+    // (it accepts ShortcutOverride for text, and the check below covers the rest).
+    auto add = [this](Qt::Key key, auto apply) {
+        auto* action = new QAction(this);
+        action->setShortcut(QKeySequence(key));
+        action->setShortcutContext(Qt::WindowShortcut);
+        connect(action, &QAction::triggered, this, [this, apply] {
+            if (m_doc && !textFieldHasFocus())
+                apply();
+        });
+        addAction(action);
+    };
+    add(Qt::Key_W, [this] { zoomBy(0.7, m_labelWidth + canvasWidth() / 2); });
+    add(Qt::Key_S, [this] { zoomBy(1 / 0.7, m_labelWidth + canvasWidth() / 2); });
+    add(Qt::Key_A, [this] { panByPixels(-canvasWidth() / 8.0); });
+    add(Qt::Key_D, [this] { panByPixels(canvasWidth() / 8.0); });
+    add(Qt::Key_F, [this] { fitAll(); });
+}
+
+void TimelineView::setShowIdleDevices(bool show)
+{
+    if (m_showIdleDevices == show)
+        return;
+    m_showIdleDevices = show;
+    rebuildLanes();
+    viewport()->update();
+}
+
+timeline::TimelineIndex::Layout TimelineView::layoutOf(uint32_t track) const
+{
+    return m_expandedTracks.contains(track) ? timeline::TimelineIndex::Layout::Full : timeline::TimelineIndex::Layout::Compact;
+}
+
+int TimelineView::rowsShown(uint32_t track) const
+{
+    if (m_expandedTracks.contains(track))
+        return int(m_doc->index->depthCount(track));
+    return std::min(kCollapsedRows, int(m_doc->index->depthCount(track, timeline::TimelineIndex::Layout::Compact)));
+}
+
+int TimelineView::rowOf(uint32_t event) const
+{
+    const trace::Event& e = m_doc->trace->events[event];
+    if (m_expandedTracks.contains(e.track))
+        return e.depth;
+    const uint16_t row = m_doc->index->compactDepth(event);
+    return row == timeline::TimelineIndex::kHidden || row >= kCollapsedRows ? -1 : row;
+}
+
+int TimelineView::rowAt(const Lane& lane, int y) const { return (y + verticalScrollBar()->value() - lane.y - 2) / m_rowHeight; }
+
+std::pair<int64_t, int64_t> TimelineView::extent() const
+{
+    const int64_t first = std::min(m_doc->trace->firstTime(), m_doc->contentStart);
+    return {first, std::max({m_doc->trace->lastTime(), m_doc->contentEnd, first + 1000})};
 }
 
 void TimelineView::setDocument(std::shared_ptr<const TraceDocument> document)
@@ -52,6 +226,7 @@ void TimelineView::setDocument(std::shared_ptr<const TraceDocument> document)
     m_highlight.reset();
     m_range.reset();
     m_foldedProcesses.clear();
+    m_expandedTracks.clear();
     rebuildLanes();
     fitAll();
 }
@@ -70,29 +245,26 @@ void TimelineView::rebuildLanes()
         y += lane.height;
         m_lanes.push_back(std::move(lane));
     };
-    for (const auto& d : m_doc->overlap.devices)
-        add({Lane::Kind::DeviceBusy, uint32_t(d.device), 0, m_rowHeight, QStringLiteral("GPU %1 busy").arg(d.device)});
+    const auto& overlap = m_doc->overlap;
+    for (const auto& d : overlap.devices)
+        if (m_showIdleDevices || d.busyNs > 0)
+            add({Lane::Kind::DeviceBusy, uint32_t(d.device), 0, m_rowHeight, QStringLiteral("GPU %1 busy").arg(d.device)});
     add({Lane::Kind::CpuBusy, 0, 0, m_rowHeight, QStringLiteral("CPU busy (all threads)")});
-    for (size_t i = 0; i < m_doc->overlap.threads.size(); ++i) {
-        const trace::Track& tr = t.tracks[m_doc->overlap.threads[i].track];
+    for (size_t i = 0; i < overlap.threads.size(); ++i) {
+        const trace::Track& tr = t.tracks[overlap.threads[i].track];
         const std::string_view name = tr.name ? t.strings.view(tr.name) : t.strings.view(tr.tidText);
-        add({Lane::Kind::ThreadBusy, uint32_t(i), 0, m_rowHeight, QStringLiteral("  CPU ") + QString::fromUtf8(name.data(), qsizetype(name.size())).trimmed()});
+        add({Lane::Kind::ThreadBusy, uint32_t(i), 0, m_rowHeight, QStringLiteral("  CPU ") + text(name).trimmed()});
     }
-    add({Lane::Kind::Overlap, 0, 0, m_rowHeight, QStringLiteral("CPU / GPU")});
+    // Without any GPU activity the lane would be solid red ("GPU idle while the CPU works"): not a finding.
+    if (overlap.gpuBusy.length() > 0)
+        add({Lane::Kind::Overlap, 0, 0, m_rowHeight, QStringLiteral("CPU / GPU")});
     uint32_t lastProcess = UINT32_MAX;
     for (const uint32_t track : m_doc->laneOrder) {
         const trace::Track& tr = t.tracks[track];
         if (tr.process != lastProcess) {
             lastProcess = tr.process;
-            const trace::Process& p = t.processes[tr.process];
-            QString label = tr.type == trace::Track::Type::GpuStream ? QStringLiteral("GPU %1").arg(tr.device)
-                                                                     : QString::fromUtf8(t.strings.view(p.name).data(), qsizetype(t.strings.view(p.name).size()));
-            if (tr.type == trace::Track::Type::Overhead)
-                label = QStringLiteral("CUPTI overhead");
-            else if (tr.type == trace::Track::Type::Spans || label.isEmpty())
-                label = QStringLiteral("profiler markers");
-            label += QStringLiteral(" (pid %1)").arg(QString::fromUtf8(t.strings.view(p.pidText).data(), qsizetype(t.strings.view(p.pidText).size())));
-            add({Lane::Kind::Header, tr.process, 0, m_rowHeight + 2, (m_foldedProcesses.contains(tr.process) ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + label});
+            add({Lane::Kind::Header, tr.process, 0, m_rowHeight + 2,
+                 (m_foldedProcesses.contains(tr.process) ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + processHeader(t, tr)});
         }
         if (m_foldedProcesses.contains(tr.process))
             continue;
@@ -100,10 +272,19 @@ void TimelineView::rebuildLanes()
         if (tr.type == trace::Track::Type::GpuStream && tr.stream)
             label = QStringLiteral("stream %1").arg(*tr.stream);
         else if (tr.name)
-            label = QString::fromUtf8(t.strings.view(tr.name).data(), qsizetype(t.strings.view(tr.name).size())).trimmed();
+            label = text(t.strings.view(tr.name)).trimmed();
+        else if (!tr.tidIsString)
+            label = QStringLiteral("thread ") + text(t.strings.view(tr.tidText));
+        else if (tr.tidText && !t.strings.view(tr.tidText).empty())
+            label = text(t.strings.view(tr.tidText)); // Kineto's span lanes: "PyTorch Profiler"
         else
-            label = QStringLiteral("thread ") + QString::fromUtf8(t.strings.view(tr.tidText).data(), qsizetype(t.strings.view(tr.tidText).size()));
-        add({Lane::Kind::Track, track, 0, m_rowHeight * int(m_doc->index->depthCount(track)) + 4, label});
+            label = QStringLiteral("instants");
+        const int rows = rowsShown(track);
+        if (m_expandedTracks.contains(track))
+            label = QStringLiteral("▾ ") + label;
+        else if (rows < int(m_doc->index->depthCount(track)))
+            label = QStringLiteral("▸ ") + label;
+        add({Lane::Kind::Track, track, 0, m_rowHeight * rows + 4, label});
     }
     verticalScrollBar()->setRange(0, std::max(0, y - viewport()->height() + 20));
     verticalScrollBar()->setPageStep(viewport()->height());
@@ -113,10 +294,7 @@ void TimelineView::fitAll()
 {
     if (!m_doc)
         return;
-    const int64_t first = m_doc->contentStart;
-    const int64_t last = std::max(m_doc->contentEnd, first + 1000);
-    const int64_t margin = (last - first) / 50;
-    zoomToRange(first - margin, last + margin);
+    zoomToRange(m_doc->contentStart, std::max(m_doc->contentEnd, m_doc->contentStart + 1000));
 }
 
 void TimelineView::zoomToRange(int64_t start, int64_t end)
@@ -125,6 +303,7 @@ void TimelineView::zoomToRange(int64_t start, int64_t end)
         return;
     m_viewStart = start;
     m_nsPerPixel = double(end - start) / canvasWidth();
+    m_zoomWidth = canvasWidth();
     clampView();
     changed();
 }
@@ -145,13 +324,15 @@ void TimelineView::panByPixels(double dx)
     changed();
 }
 
+// The view stays inside the trace: never zoomed out past all of it, never panned before its start.
 void TimelineView::clampView()
 {
     if (!m_doc)
         return;
-    const int64_t span = m_doc->trace->lastTime() - m_doc->trace->firstTime();
-    const int64_t visible = static_cast<int64_t>(m_nsPerPixel * canvasWidth());
-    m_viewStart = std::clamp(m_viewStart, m_doc->trace->firstTime() - visible / 2 - span, m_doc->trace->lastTime() + span);
+    const auto [first, last] = extent();
+    m_nsPerPixel = std::clamp(m_nsPerPixel, 0.01, double(last - first) / canvasWidth());
+    const auto visible = static_cast<int64_t>(m_nsPerPixel * canvasWidth());
+    m_viewStart = std::clamp(m_viewStart, first, std::max(first, last - visible));
 }
 
 void TimelineView::changed()
@@ -166,18 +347,29 @@ void TimelineView::selectEvent(uint32_t event, bool center)
     if (m_doc && event < m_doc->trace->events.size()) {
         const auto& e = m_doc->trace->events[event];
         if (center) {
-            const int64_t visible = viewEnd() - viewStart();
-            if (e.duration > visible)
-                zoomToRange(e.start - e.duration / 10, e.end() + e.duration / 10);
-            else
-                m_viewStart = e.start + e.duration / 2 - visible / 2;
-            // Unfold its process and scroll its lane into view.
+            // Keep the zoom when the event is drawn as itself at it (3 px or more) and fits; else zoom so it
+            // spans a twentieth of the view, or all of it with a margin when it is long.
+            int64_t visible = viewEnd() - viewStart();
+            if (double(e.duration) * 1.2 > double(visible))
+                visible = e.duration + e.duration / 5;
+            else if (double(e.duration) / m_nsPerPixel < 3)
+                visible = std::max<int64_t>(e.duration * 20, 2000);
+            m_nsPerPixel = double(visible) / canvasWidth();
+            m_zoomWidth = canvasWidth();
+            m_viewStart = e.start + e.duration / 2 - visible / 2;
+            clampView();
+            // Unfold its process and its lane's rows, and scroll its row into view.
             const uint32_t process = m_doc->trace->tracks[e.track].process;
-            if (m_foldedProcesses.remove(process))
+            bool relayout = m_foldedProcesses.remove(process);
+            if (rowOf(event) < 0) {
+                m_expandedTracks.insert(e.track);
+                relayout = true;
+            }
+            if (relayout)
                 rebuildLanes();
             for (const Lane& lane : m_lanes)
                 if (lane.kind == Lane::Kind::Track && lane.id == e.track)
-                    verticalScrollBar()->setValue(std::max(0, lane.y + e.depth * m_rowHeight - viewport()->height() / 2));
+                    verticalScrollBar()->setValue(std::max(0, lane.y + rowOf(event) * m_rowHeight - viewport()->height() / 2));
         }
     }
     changed();
@@ -187,6 +379,14 @@ void TimelineView::selectEvent(uint32_t event, bool center)
 void TimelineView::highlightName(std::optional<std::pair<uint32_t, bool>> nameAndCpu)
 {
     m_highlight = nameAndCpu;
+    viewport()->update();
+}
+
+void TimelineView::toggleLaneRows(uint32_t track)
+{
+    if (!m_expandedTracks.remove(track))
+        m_expandedTracks.insert(track);
+    rebuildLanes();
     viewport()->update();
 }
 
@@ -214,9 +414,10 @@ uint32_t TimelineView::eventAt(QPoint pos) const
     const Lane* lane = laneAt(pos.y());
     if (!lane || lane->kind != Lane::Kind::Track || pos.x() < m_labelWidth)
         return trace::kNoIndex;
-    const int depth = (pos.y() + verticalScrollBar()->value() - lane->y - 2) / m_rowHeight;
+    const int depth = rowAt(*lane, pos.y());
     const int64_t t = timeAt(pos.x());
-    const auto list = m_doc->index->query(lane->id, t - int64_t(m_nsPerPixel * 2), t + int64_t(m_nsPerPixel * 2) + 1, m_nsPerPixel);
+    const auto list = m_doc->index->query(lane->id, t - int64_t(m_nsPerPixel * 2), t + int64_t(m_nsPerPixel * 2) + 1, m_nsPerPixel, 3.0,
+                                          layoutOf(lane->id), size_t(rowsShown(lane->id)));
     uint32_t best = trace::kNoIndex;
     for (const auto& item : list.items)
         if (item.depth == depth && item.count == 1)
@@ -227,9 +428,12 @@ uint32_t TimelineView::eventAt(QPoint pos) const
 QPoint TimelineView::positionOfEvent(uint32_t event) const
 {
     const auto& e = m_doc->trace->events[event];
+    const int row = rowOf(event);
+    if (row < 0)
+        return {};
     for (const Lane& lane : m_lanes)
         if (lane.kind == Lane::Kind::Track && lane.id == e.track)
-            return QPoint(int(xOf(e.start + e.duration / 2)), lane.y - verticalScrollBar()->value() + 2 + e.depth * m_rowHeight + m_rowHeight / 2);
+            return QPoint(int(xOf(e.start + e.duration / 2)), lane.y - verticalScrollBar()->value() + 2 + row * m_rowHeight + m_rowHeight / 2);
     return {};
 }
 
@@ -259,7 +463,7 @@ void TimelineView::paintEvent(QPaintEvent*)
         }
         p.setPen(palette().text().color());
         p.drawText(QRect(8, top, m_labelWidth - 12, m_rowHeight), Qt::AlignVCenter | Qt::AlignLeft,
-                   fontMetrics().elidedText(lane.label, Qt::ElideMiddle, m_labelWidth - 12));
+                   elideLabel(lane.label, fontMetrics(), m_labelWidth - 12));
         p.setClipRect(QRect(m_labelWidth, m_axisHeight, canvasWidth(), viewport()->height() - m_axisHeight));
         if (lane.kind == Lane::Kind::Track)
             drawTrack(p, lane, top);
@@ -334,7 +538,7 @@ void TimelineView::drawAxis(QPainter& p)
 void TimelineView::drawTrack(QPainter& p, const Lane& lane, int top)
 {
     const trace::Trace& t = *m_doc->trace;
-    const auto list = m_doc->index->query(lane.id, viewStart(), viewEnd() + 1, m_nsPerPixel);
+    const auto list = m_doc->index->query(lane.id, viewStart(), viewEnd() + 1, m_nsPerPixel, 3.0, layoutOf(lane.id), size_t(rowsShown(lane.id)));
     const QColor folded(150, 150, 160);
     for (const auto& item : list.items) {
         const double x0 = std::max(double(m_labelWidth), xOf(item.start));
@@ -412,6 +616,13 @@ void TimelineView::drawBusy(QPainter& p, const Lane& lane, int top)
 void TimelineView::resizeEvent(QResizeEvent* event)
 {
     QAbstractScrollArea::resizeEvent(event);
+    // Keep the visible time range: a trace fitted before the window is laid out stays fitted.
+    if (m_zoomWidth > 0 && canvasWidth() != m_zoomWidth) {
+        m_nsPerPixel *= double(m_zoomWidth) / canvasWidth();
+        m_zoomWidth = canvasWidth();
+        clampView();
+        emit viewChanged(viewStart(), viewEnd());
+    }
     rebuildLanes();
 }
 
@@ -477,6 +688,10 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
         toggleProcess(lane->id);
         return;
     }
+    if (lane && lane->kind == Lane::Kind::Track && event->pos().x() < m_labelWidth) {
+        toggleLaneRows(lane->id);
+        return;
+    }
     if (m_range && !(event->modifiers() & Qt::ShiftModifier)) {
         m_range.reset();
         emit rangeSelected(m_range);
@@ -486,13 +701,8 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
 
 void TimelineView::keyPressEvent(QKeyEvent* event)
 {
-    const int center = m_labelWidth + canvasWidth() / 2;
+    // W/S/A/D/F are window shortcuts (installNavigationShortcuts).
     switch (event->key()) {
-    case Qt::Key_W: zoomBy(0.7, center); break;
-    case Qt::Key_S: zoomBy(1 / 0.7, center); break;
-    case Qt::Key_A: panByPixels(-canvasWidth() / 8.0); break;
-    case Qt::Key_D: panByPixels(canvasWidth() / 8.0); break;
-    case Qt::Key_F:
     case Qt::Key_Home: fitAll(); break;
     case Qt::Key_Z:
         if (m_range)
@@ -522,11 +732,18 @@ bool TimelineView::viewportEvent(QEvent* event)
             const std::string_view name = t.strings.view(e.name);
             QToolTip::showText(help->globalPos(), QStringLiteral("<b>%1</b><br>%2, %3").arg(QString::fromUtf8(name.data(), qsizetype(name.size())).toHtmlEscaped(), timeText(e.duration), QString::fromUtf8(t.strings.view(e.category).data(), qsizetype(t.strings.view(e.category).size()))), this);
         } else if (const Lane* lane = laneAt(help->pos().y()); lane && lane->kind == Lane::Kind::Track && help->pos().x() > m_labelWidth) {
-            const int depth = (help->pos().y() + verticalScrollBar()->value() - lane->y - 2) / m_rowHeight;
+            const int depth = rowAt(*lane, help->pos().y());
             const int64_t at = timeAt(help->pos().x());
-            for (const auto& item : m_doc->index->query(lane->id, at, at + 1, m_nsPerPixel).items)
-                if (item.depth == depth && item.count > 1)
+            bool shown = false;
+            for (const auto& item : m_doc->index->query(lane->id, at, at + 1, m_nsPerPixel, 3.0, layoutOf(lane->id), size_t(rowsShown(lane->id))).items)
+                if (item.depth == depth && item.count > 1) {
                     QToolTip::showText(help->globalPos(), tr("%1 events folded (%2); zoom in to see them").arg(item.count).arg(timeText(item.end - item.start)), this);
+                    shown = true;
+                }
+            if (!shown)
+                QToolTip::hideText();
+        } else if (lane) { // a label, a header or an overlap lane: what it draws
+            QToolTip::showText(help->globalPos(), laneToolTip(*lane), this);
         } else {
             QToolTip::hideText();
         }

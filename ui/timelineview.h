@@ -11,23 +11,50 @@
 
 struct TraceDocument;
 
-// The kernel timeline: CPU/GPU overlap lanes on top, then one lane per CPU thread and GPU stream,
-// grouped under foldable process headers. Draw lists come from core's TimelineIndex (folded below 3 px),
-// so a frame costs what the pixels cost, not what the events cost.
+class QFontMetrics;
+
+// The kernel timeline: CPU/GPU overlap lanes on top, then one lane per GPU stream and CPU thread (GPU
+// streams first, so kernels show without scrolling), grouped under foldable process headers. A CPU lane
+// starts collapsed: Python stacks folded to a few frames (TimelineIndex's compact layout) and at most
+// kCollapsedRows rows; clicking its label shows every row. Draw lists come from core's TimelineIndex
+// (folded below 3 px), so a frame costs what the pixels cost, not what the events cost.
+//
+// W/S zoom, A/D pan and F fit all are window-wide shortcuts (they work while the table has focus) that
+// do nothing while a text field has focus.
 class TimelineView : public QAbstractScrollArea
 {
     Q_OBJECT
 public:
+    struct Lane
+    {
+        enum class Kind { Header, DeviceBusy, CpuBusy, ThreadBusy, Overlap, Track } kind;
+        uint32_t id = 0; // track, process or device
+        int y = 0;       // in content coordinates (add the axis, subtract the scroll)
+        int height = 0;
+        QString label;
+    };
+    static constexpr int kCollapsedRows = 8;
+
     explicit TimelineView(QWidget* parent = nullptr);
 
+    // What the lanes draw, as HTML: the one text for tooltips and the View > Legend dialog.
+    static QString legendHtml();
+    // Elides a lane label to `width` px keeping its head: "thread 3553 (…main_thread)".
+    static QString elideLabel(const QString& label, const QFontMetrics& metrics, int width);
+
     void setDocument(std::shared_ptr<const TraceDocument> document);
-    void fitAll();
+    // GPUs with no activity in the trace get no busy lane unless this is on (off by default).
+    void setShowIdleDevices(bool show);
+    bool showIdleDevices() const { return m_showIdleDevices; }
+    void fitAll(); // the whole content of the trace (TraceDocument::contentStart..contentEnd)
     void zoomBy(double factor, int anchorX);
     void panByPixels(double dx);
     void zoomToRange(int64_t start, int64_t end);
     void selectEvent(uint32_t event, bool center);
     void highlightName(std::optional<std::pair<uint32_t, bool>> nameAndCpu); // key-averages row → occurrences
     void toggleProcess(uint32_t process);
+    void toggleLaneRows(uint32_t track); // a CPU lane's folded rows ↔ all rows
+    bool laneExpanded(uint32_t track) const { return m_expandedTracks.contains(track); }
 
     int64_t viewStart() const { return m_viewStart; }
     int64_t viewEnd() const { return m_viewStart + static_cast<int64_t>(m_nsPerPixel * canvasWidth()); }
@@ -39,6 +66,10 @@ public:
     uint32_t eventAt(QPoint position) const;
     QPoint positionOfEvent(uint32_t event) const; // centre of the event's box, for tests
     int laneCount() const { return int(m_lanes.size()); }
+    const std::vector<Lane>& lanes() const { return m_lanes; }
+    int axisHeight() const { return m_axisHeight; }
+    int labelWidth() const { return m_labelWidth; }
+    QString laneToolTip(const Lane& lane) const;
 
 signals:
     void eventSelected(uint32_t event);
@@ -57,15 +88,13 @@ protected:
     void scrollContentsBy(int dx, int dy) override;
 
 private:
-    struct Lane
-    {
-        enum class Kind { Header, DeviceBusy, CpuBusy, ThreadBusy, Overlap, Track } kind;
-        uint32_t id = 0; // track, process or device
-        int y = 0;
-        int height = 0;
-        QString label;
-    };
     void rebuildLanes();
+    void installNavigationShortcuts();
+    tilescope::timeline::TimelineIndex::Layout layoutOf(uint32_t track) const;
+    int rowsShown(uint32_t track) const;
+    int rowOf(uint32_t event) const; // the event's row in its lane as shown, -1 when folded away
+    int rowAt(const Lane& lane, int y) const;
+    std::pair<int64_t, int64_t> extent() const; // what the view may show: the trace's first to last time
     int canvasWidth() const;
     double xOf(int64_t t) const { return double(t - m_viewStart) / m_nsPerPixel + m_labelWidth; }
     int64_t timeAt(double x) const { return m_viewStart + static_cast<int64_t>((x - m_labelWidth) * m_nsPerPixel); }
@@ -79,6 +108,9 @@ private:
     std::shared_ptr<const TraceDocument> m_doc;
     std::vector<Lane> m_lanes;
     QSet<uint32_t> m_foldedProcesses;
+    QSet<uint32_t> m_expandedTracks;
+    bool m_showIdleDevices = false;
+    int m_zoomWidth = 0; // canvas width m_nsPerPixel was set for: a resize keeps the visible time range
     int64_t m_viewStart = 0;
     double m_nsPerPixel = 1;
     int m_labelWidth = 180;

@@ -34,11 +34,12 @@ std::shared_ptr<const TraceDocument> TraceDocument::build(const QString& path, c
     for (uint32_t i = 0; i < t.tracks.size(); ++i)
         if (!t.tracks[i].events.empty())
             doc->laneOrder.push_back(i);
-    // Host processes first, then GPU devices, each by the trace's own sort indexes (Kineto's order).
+    // GPU devices first (kernels are what a user opens a trace for, and a host thread's Python stack can
+    // be dozens of rows), then host processes, each by the trace's own sort indexes (Kineto's order).
     auto key = [&](uint32_t i) {
         const auto& track = t.tracks[i];
         const auto& p = t.processes[track.process];
-        const int group = track.type == trace::Track::Type::HostThread ? 0 : track.type == trace::Track::Type::GpuStream ? 1 : 2;
+        const int group = track.type == trace::Track::Type::GpuStream ? 0 : track.type == trace::Track::Type::HostThread ? 1 : 2;
         return std::make_tuple(group, p.sortIndex.value_or(p.pid.value_or(0)), track.sortIndex.value_or(track.tid.value_or(0)), i);
     };
     std::sort(doc->laneOrder.begin(), doc->laneOrder.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });

@@ -25,7 +25,7 @@ struct TraceDocument
     tilescope::stats::KeyAverages averagesByShape;
     tilescope::roofline::ClassifyOptions classifyOptions; // what `classification` was made with
     tilescope::roofline::ClassifyReport classification; // with TRACE.annotations.json when it exists
-    std::vector<uint32_t> laneOrder;              // tracks with events, in the trace's sort order
+    std::vector<uint32_t> laneOrder;              // tracks with events: GPU streams, host threads, others
     int64_t contentStart = 0, contentEnd = 0;     // extent of thread and stream events (not profiler spans)
 
     // Loads and analyses; throws tilescope::io::TraceFileError / LoadCancelled.

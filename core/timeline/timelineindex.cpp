@@ -26,29 +26,69 @@ size_t gallop(const std::vector<int64_t>& values, size_t from, size_t to, int64_
 
 } // namespace
 
-TimelineIndex::TimelineIndex(const trace::Trace& trace) : m_levels(trace.tracks.size())
+void TimelineIndex::Level::add(int64_t start, int64_t end, uint32_t event)
 {
+    starts.push_back(start);
+    ends.push_back(ends.empty() ? end : std::max(ends.back(), end));
+    events.push_back(event);
+}
+
+TimelineIndex::TimelineIndex(const trace::Trace& trace)
+    : m_levels(trace.tracks.size()), m_compactLevels(trace.tracks.size()), m_compactDepth(trace.events.size())
+{
+    // Python frames and other events above each event: those on the track's nesting stack, as the loader
+    // computed depth (a slice that overlaps the one above it without nesting has no parent but a depth).
+    std::vector<uint16_t> pythonAbove(trace.events.size(), 0), otherAbove(trace.events.size(), 0);
+    std::vector<uint32_t> stack;
     for (trace::TrackId t = 0; t < trace.tracks.size(); ++t) {
         auto& levels = m_levels[t];
         levels.resize(trace.tracks[t].events.empty() ? 0 : trace.tracks[t].maxDepth + 1u);
+        bool anyPython = false;
+        stack.clear();
         for (const uint32_t index : trace.tracks[t].events) {
             const trace::Event& e = trace.events[index];
-            Level& level = levels[e.depth];
-            level.starts.push_back(e.start);
-            level.ends.push_back(level.ends.empty() ? e.end() : std::max(level.ends.back(), e.end()));
-            level.events.push_back(index);
+            levels[e.depth].add(e.start, e.end(), index);
+            anyPython = anyPython || e.kind == trace::EventKind::PythonFunction;
+            while (!stack.empty() && e.start >= trace.events[stack.back()].end())
+                stack.pop_back();
+            if (!stack.empty()) {
+                const uint32_t above = stack.back();
+                const bool aboveIsPython = trace.events[above].kind == trace::EventKind::PythonFunction;
+                pythonAbove[index] = static_cast<uint16_t>(pythonAbove[above] + (aboveIsPython ? 1 : 0));
+                otherAbove[index] = static_cast<uint16_t>(otherAbove[above] + (aboveIsPython ? 0 : 1));
+            }
+            stack.push_back(index);
+            m_compactDepth[index] = e.depth;
+        }
+        if (!anyPython)
+            continue;
+        auto& compact = m_compactLevels[t];
+        for (const uint32_t index : trace.tracks[t].events) {
+            const trace::Event& e = trace.events[index];
+            const int python = pythonAbove[index];
+            if (e.kind == trace::EventKind::PythonFunction && python >= kPythonLevels) {
+                m_compactDepth[index] = kHidden;
+                continue;
+            }
+            const auto depth = static_cast<uint16_t>(std::min(python, kPythonLevels) + otherAbove[index]);
+            m_compactDepth[index] = depth;
+            if (compact.size() <= depth)
+                compact.resize(depth + 1u);
+            compact[depth].add(e.start, e.end(), index);
         }
     }
 }
 
-DrawList TimelineIndex::query(trace::TrackId track, int64_t t0, int64_t t1, double nsPerPixel, double minPixels) const
+DrawList TimelineIndex::query(trace::TrackId track, int64_t t0, int64_t t1, double nsPerPixel, double minPixels, Layout layout,
+                              size_t maxDepths) const
 {
     DrawList out;
     if (track >= m_levels.size() || t1 <= t0)
         return out;
     const auto minNs = static_cast<int64_t>(std::ceil(nsPerPixel * minPixels));
-    for (size_t depth = 0; depth < m_levels[track].size(); ++depth) {
-        const Level& level = m_levels[track][depth];
+    const std::vector<Level>& rows = levels(track, layout);
+    for (size_t depth = 0; depth < std::min(rows.size(), maxDepths); ++depth) {
+        const Level& level = rows[depth];
         // First event ending after t0 (an event that ends exactly at t0 is not visible).
         size_t i = static_cast<size_t>(std::upper_bound(level.ends.begin(), level.ends.end(), t0) - level.ends.begin());
         const size_t last = static_cast<size_t>(std::lower_bound(level.starts.begin(), level.starts.end(), t1) - level.starts.begin());

@@ -5,6 +5,7 @@
 #include "trace/trace.h"
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace tilescope::timeline {
@@ -35,13 +36,27 @@ struct DrawList
 // binary search on the ends: the cost is O(depths x (pixels / minPixels) x log n), not O(events).
 // Invariants: items of one depth are disjoint and ordered; the counts add up to eventsCovered; no event
 // of the window is dropped.
+//
+// Two row layouts per track. Full: an event's row is its nesting depth. Compact: a Python stack
+// (python_function events, often 25 frames deep above the ops) keeps only its outer kPythonLevels
+// frames; deeper frames are left out and every other event moves up by the frames left out above it.
+// Nesting order is kept (a descendant is always on a lower row than its ancestor), so rows stay
+// disjoint; with no Python frames on a track both layouts are the same.
 class TimelineIndex
 {
 public:
+    enum class Layout : uint8_t { Full, Compact };
+    static constexpr int kPythonLevels = 3;
+    static constexpr uint16_t kHidden = std::numeric_limits<uint16_t>::max();
+
     explicit TimelineIndex(const trace::Trace& trace);
 
-    DrawList query(trace::TrackId track, int64_t t0, int64_t t1, double nsPerPixel, double minPixels = 3.0) const;
-    size_t depthCount(trace::TrackId track) const { return m_levels[track].size(); }
+    // Rows at or below `maxDepths` are not queried (a lane capped to its first rows).
+    DrawList query(trace::TrackId track, int64_t t0, int64_t t1, double nsPerPixel, double minPixels = 3.0,
+                   Layout layout = Layout::Full, size_t maxDepths = std::numeric_limits<size_t>::max()) const;
+    size_t depthCount(trace::TrackId track, Layout layout = Layout::Full) const { return levels(track, layout).size(); }
+    // The event's row in the compact layout, kHidden for a Python frame it leaves out.
+    uint16_t compactDepth(uint32_t event) const { return m_compactDepth[event]; }
     // Merges a busy set into pixel-sized boxes: gaps under one pixel are closed.
     static std::vector<analysis::Interval> foldIntervals(const analysis::IntervalSet& set, int64_t t0, int64_t t1, double nsPerPixel);
     // Busy fraction of each pixel column [t0 + i*nsPerPixel, t0 + (i+1)*nsPerPixel) (Perfetto-style
@@ -54,8 +69,15 @@ private:
         std::vector<int64_t> starts;
         std::vector<int64_t> ends; // running maximum, so binary search stays valid with overlaps
         std::vector<uint32_t> events;
+        void add(int64_t start, int64_t end, uint32_t event);
     };
-    std::vector<std::vector<Level>> m_levels; // per track, per depth
+    const std::vector<Level>& levels(trace::TrackId track, Layout layout) const
+    {
+        return layout == Layout::Compact && !m_compactLevels[track].empty() ? m_compactLevels[track] : m_levels[track];
+    }
+    std::vector<std::vector<Level>> m_levels;        // per track, per depth
+    std::vector<std::vector<Level>> m_compactLevels; // per track, empty where it equals m_levels
+    std::vector<uint16_t> m_compactDepth;            // per event
 };
 
 } // namespace tilescope::timeline

@@ -82,6 +82,58 @@ private slots:
         }
     }
 
+    // The compact layout folds a deep Python stack to its outer frames: every op stays, only Python frames
+    // under kPythonLevels others go, rows stay disjoint and nesting keeps its order.
+    void compactLayoutFoldsPythonFrames()
+    {
+        using Layout = timeline::TimelineIndex::Layout;
+        const auto t = trace::loadTrace(testutil::workloadTrace("train_scheduled"));
+        const timeline::TimelineIndex index(*t);
+        bool foldedSome = false;
+        for (trace::TrackId track = 0; track < t->tracks.size(); ++track) {
+            const auto full = index.query(track, t->firstTime(), t->lastTime() + 1, 0.001);
+            const auto compact = index.query(track, t->firstTime(), t->lastTime() + 1, 0.001, 3.0, Layout::Compact);
+            // Python frames above each event on the loader's nesting stack (the slices its depth counts; a
+            // slice that only partly overlaps the one above it still sits below it).
+            std::vector<uint32_t> open;
+            uint64_t expected = 0;
+            for (const uint32_t e : t->tracks[track].events) {
+                const trace::Event& ev = t->events[e];
+                while (!open.empty() && t->events[open.back()].end() <= ev.start)
+                    open.pop_back();
+                QCOMPARE(size_t(ev.depth), open.size());
+                int pythonAbove = 0;
+                for (const uint32_t o : open)
+                    pythonAbove += t->events[o].kind == trace::EventKind::PythonFunction;
+                open.push_back(e);
+                const bool hidden = ev.kind == trace::EventKind::PythonFunction && pythonAbove >= timeline::TimelineIndex::kPythonLevels;
+                QCOMPARE(index.compactDepth(e) == timeline::TimelineIndex::kHidden, hidden);
+                expected += !hidden && ev.end() > t->firstTime(); // a zero-length slice at the window's start is not in it
+                if (!hidden && ev.parent != trace::kNoIndex && index.compactDepth(ev.parent) != timeline::TimelineIndex::kHidden)
+                    QVERIFY(index.compactDepth(e) > index.compactDepth(ev.parent));
+            }
+            QCOMPARE(compact.eventsCovered, expected);
+            std::map<uint16_t, int64_t> lastEnd;
+            for (const auto& item : compact.items) {
+                QCOMPARE(item.count, 1u);
+                QCOMPARE(item.depth, index.compactDepth(item.event));
+                if (lastEnd.count(item.depth))
+                    QVERIFY2(item.start >= lastEnd[item.depth] || (t->events[item.event].flags & trace::PartialOverlap), "rows overlap");
+                lastEnd[item.depth] = item.end;
+            }
+            if (compact.eventsCovered < full.eventsCovered) {
+                foldedSome = true;
+                QVERIFY(index.depthCount(track, Layout::Compact) < index.depthCount(track));
+            } else {
+                QCOMPARE(index.depthCount(track, Layout::Compact), index.depthCount(track));
+            }
+            // A capped query stops at the cap.
+            for (const auto& item : index.query(track, t->firstTime(), t->lastTime() + 1, 0.001, 3.0, Layout::Compact, 4).items)
+                QVERIFY(item.depth < 4);
+        }
+        QVERIFY(foldedSome); // the sample's main thread has a 25-frame Python stack
+    }
+
     void busyLanesFoldToPixels()
     {
         const auto t = trace::loadTrace(testutil::workloadTrace("launch_bound"));

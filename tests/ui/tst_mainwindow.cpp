@@ -48,6 +48,32 @@ uint32_t findEvent(const trace::Trace& t, std::string_view name, trace::EventKin
     return trace::kNoIndex;
 }
 
+// The header lane a track's lane is filed under.
+QString headerOf(const TimelineView& timeline, uint32_t track)
+{
+    QString header;
+    for (const auto& lane : timeline.lanes()) {
+        if (lane.kind == TimelineView::Lane::Kind::Header)
+            header = lane.label;
+        else if (lane.kind == TimelineView::Lane::Kind::Track && lane.id == track)
+            return header;
+    }
+    return {};
+}
+
+int countLanes(const TimelineView& timeline, TimelineView::Lane::Kind kind)
+{
+    return int(std::count_if(timeline.lanes().begin(), timeline.lanes().end(), [&](const auto& lane) { return lane.kind == kind; }));
+}
+
+void showActive(MainWindow& w)
+{
+    w.resize(1400, 900);
+    w.show();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+}
+
 } // namespace
 
 class TestMainWindow : public QObject
@@ -205,6 +231,183 @@ private slots:
         QVERIFY(model->rowCount() <= total);
         QTest::keyClick(timeline, Qt::Key_Escape);
         QVERIFY(!timeline->selectedRange());
+    }
+
+    // What a user sees on opening the sample: every kernel's lane without scrolling, the whole trace.
+    void sampleOpensOnKernelsAndWholeTrace()
+    {
+        MainWindow w;
+        showActive(w);
+        QSignalSpy changed(&w, &MainWindow::documentChanged);
+        w.openBundledSample();
+        QVERIFY(changed.wait(30000));
+        const TraceDocument* doc = w.document();
+        TimelineView* timeline = w.timeline();
+        QCOMPARE(timeline->verticalScrollBar()->value(), 0);
+        bool kernelLaneVisible = false;
+        for (const auto& lane : timeline->lanes()) {
+            if (lane.kind != TimelineView::Lane::Kind::Track || doc->trace->tracks[lane.id].type != trace::Track::Type::GpuStream)
+                continue;
+            const auto& events = doc->trace->tracks[lane.id].events;
+            const bool hasKernel = std::any_of(events.begin(), events.end(), [&](uint32_t e) { return doc->trace->events[e].kind == trace::EventKind::Kernel; });
+            kernelLaneVisible = kernelLaneVisible || (hasKernel && lane.y + lane.height <= timeline->viewport()->height());
+        }
+        QVERIFY2(kernelLaneVisible, "no GPU kernel lane within the viewport");
+        // The initial view is the whole content, after the window's layout settled.
+        QCOMPARE(timeline->viewStart(), doc->contentStart);
+        QVERIFY(std::abs(timeline->viewEnd() - doc->contentEnd) <= int64_t(timeline->nsPerPixel()) + 1);
+        QVERIFY(w.figuresText().contains(QStringLiteral("GPU 0 utilization")));
+
+        // The main thread's 25-frame Python stack is folded; a click on its label shows every row.
+        const uint32_t mainThread = doc->trace->events[findEvent(*doc->trace, "ProfilerStep#2", trace::EventKind::UserAnnotation)].track;
+        const auto laneOf = [&](uint32_t track) {
+            for (const auto& lane : timeline->lanes())
+                if (lane.kind == TimelineView::Lane::Kind::Track && lane.id == track)
+                    return lane;
+            return TimelineView::Lane{};
+        };
+        const int folded = laneOf(mainThread).height;
+        QVERIFY(folded <= TimelineView::kCollapsedRows * 16 + 4);
+        QVERIFY(laneOf(mainThread).label.startsWith(QStringLiteral("▸")));
+        QTest::mouseClick(timeline->viewport(), Qt::LeftButton, {}, QPoint(20, laneOf(mainThread).y + 4 - timeline->verticalScrollBar()->value()));
+        QVERIFY(timeline->laneExpanded(mainThread));
+        QCOMPARE(laneOf(mainThread).height, int(doc->index->depthCount(mainThread)) * 16 + 4);
+        timeline->toggleLaneRows(mainThread);
+        QCOMPARE(laneOf(mainThread).height, folded);
+
+        // A search hit (selectEvent(e, true)) is centred and drawn: early, late, and deep in a folded stack.
+        std::vector<uint32_t> kernels;
+        uint32_t deepest = trace::kNoIndex;
+        for (uint32_t i = 0; i < doc->trace->events.size(); ++i) {
+            const auto& e = doc->trace->events[i];
+            if (e.kind == trace::EventKind::Kernel)
+                kernels.push_back(i);
+            if (e.track == mainThread && e.duration > 0 && (deepest == trace::kNoIndex || e.depth > doc->trace->events[deepest].depth))
+                deepest = i;
+        }
+        std::sort(kernels.begin(), kernels.end(), [&](uint32_t a, uint32_t b) { return doc->trace->events[a].start < doc->trace->events[b].start; });
+        QVERIFY(doc->index->compactDepth(deepest) == timeline::TimelineIndex::kHidden || doc->index->compactDepth(deepest) >= TimelineView::kCollapsedRows);
+        for (const uint32_t e : {kernels.front(), kernels.back(), deepest}) {
+            const auto& event = doc->trace->events[e];
+            timeline->selectEvent(e, true);
+            QVERIFY(timeline->viewStart() >= doc->trace->firstTime());
+            QVERIFY(timeline->viewEnd() <= doc->trace->lastTime() + int64_t(timeline->nsPerPixel()) + 1);
+            QVERIFY(timeline->viewStart() <= event.start && event.end() <= timeline->viewEnd());
+            QVERIFY(double(event.duration) / timeline->nsPerPixel() >= 3); // drawn as itself, not folded
+            const QPoint at = timeline->positionOfEvent(e);
+            QVERIFY(at.y() > timeline->axisHeight() && at.y() < timeline->viewport()->height());
+            QCOMPARE(timeline->eventAt(at), e);
+        }
+
+        // F/W/A/S/D work while the table has focus, not while a text field has.
+        w.table()->setFocus();
+        QTest::keyClick(w.table(), Qt::Key_F);
+        QCOMPARE(timeline->viewStart(), doc->contentStart);
+        const double fitted = timeline->nsPerPixel();
+        QTest::keyClick(w.table(), Qt::Key_W);
+        QVERIFY(timeline->nsPerPixel() < fitted);
+        const int64_t zoomedStart = timeline->viewStart();
+        QTest::keyClick(w.table(), Qt::Key_D);
+        QVERIFY(timeline->viewStart() > zoomedStart);
+        QTest::keyClick(w.table(), Qt::Key_A);
+        QCOMPARE(timeline->viewStart(), zoomedStart);
+        QTest::keyClick(w.table(), Qt::Key_S);
+        QVERIFY(std::abs(timeline->nsPerPixel() - fitted) < fitted * 1e-6);
+        w.tableFilter()->setFocus();
+        QTest::keyClick(w.tableFilter(), Qt::Key_W);
+        QVERIFY(std::abs(timeline->nsPerPixel() - fitted) < fitted * 1e-6);
+        QCOMPARE(w.tableFilter()->text(), QStringLiteral("w"));
+        w.tableFilter()->clear();
+
+        // Highlighting a name dims the rest; clearing it (and the selection) restores the picture.
+        timeline->selectEvent(trace::kNoIndex, false);
+        timeline->verticalScrollBar()->setValue(0);
+        const QImage plain = timeline->viewport()->grab().toImage();
+        timeline->highlightName(std::make_pair(doc->trace->events[kernels.front()].name, false));
+        QVERIFY(timeline->viewport()->grab().toImage() != plain);
+        timeline->highlightName(std::nullopt);
+        QCOMPARE(timeline->viewport()->grab().toImage(), plain);
+        timeline->selectEvent(findEvent(*doc->trace, "ProfilerStep#2", trace::EventKind::UserAnnotation), false);
+        QVERIFY(timeline->viewport()->grab().toImage() != plain);
+        timeline->selectEvent(trace::kNoIndex, false);
+        QCOMPARE(timeline->viewport()->grab().toImage(), plain);
+    }
+
+    // Two threads with long names stay apart when their labels are elided.
+    void elidedLabelsKeepThreadIds()
+    {
+        TimelineView timeline;
+        const QFontMetrics metrics(timeline.font());
+        const QString a = TimelineView::elideLabel(QStringLiteral("thread 3553 (pt_main_thread_with_a_long_name)"), metrics, 160);
+        const QString b = TimelineView::elideLabel(QStringLiteral("thread 3554 (pt_main_thread_with_a_long_name)"), metrics, 160);
+        QVERIFY(a != b);
+        QVERIFY(a.startsWith(QStringLiteral("thread 3553 (")));
+        QVERIFY2(a.endsWith(QStringLiteral("name)")), qPrintable(a));
+        QVERIFY(metrics.horizontalAdvance(a) <= 160);
+        QCOMPARE(TimelineView::elideLabel(QStringLiteral("stream 7"), metrics, 120), QStringLiteral("stream 7"));
+        QVERIFY(!TimelineView::legendHtml().isEmpty());
+    }
+
+    // A CPU-only trace: no overlap lane that is all "GPU idle", threads filed under their process.
+    void cpuOnlyTraces()
+    {
+        MainWindow w;
+        showActive(w);
+        loadAndWait(w, QString::fromStdString(testutil::dataPath("external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")));
+        TimelineView* timeline = w.timeline();
+        QCOMPARE(countLanes(*timeline, TimelineView::Lane::Kind::Overlap), 0);
+        QCOMPARE(countLanes(*timeline, TimelineView::Lane::Kind::DeviceBusy), 0);
+        // Its two pt_main_thread threads keep their ids in the labels as drawn.
+        QStringList drawn;
+        for (const auto& lane : timeline->lanes())
+            if (lane.kind == TimelineView::Lane::Kind::Track)
+                drawn << TimelineView::elideLabel(lane.label, timeline->fontMetrics(), timeline->labelWidth() - 12);
+        QVERIFY(drawn.contains(QStringLiteral("thread 3553 (pt_main_thread)")) || drawn.filter(QStringLiteral("thread 3553 (")).size() == 1);
+        QCOMPARE(drawn.filter(QStringLiteral("thread 3554 (")).size(), 1);
+        for (const auto& lane : timeline->lanes()) {
+            QVERIFY2(!lane.label.contains(QStringLiteral("()")), qPrintable(lane.label));
+            QVERIFY(!timeline->laneToolTip(lane).isEmpty());
+        }
+        const trace::Trace& t = *w.document()->trace;
+        for (uint32_t track = 0; track < t.tracks.size(); ++track)
+            if (t.tracks[track].type == trace::Track::Type::HostThread)
+                QVERIFY(headerOf(*timeline, track).contains(QStringLiteral("pyper:trainer:8:2 (pid 1074)")));
+
+        // torch 1.13's legacy profiler: one process "CPU functions" with no name.
+        loadAndWait(w, QString::fromStdString(testutil::dataPath("legacy/cpu_newapi/trace.json")));
+        QCOMPARE(countLanes(*timeline, TimelineView::Lane::Kind::Overlap), 0);
+        const trace::Trace& legacy = *w.document()->trace;
+        int threads = 0;
+        for (uint32_t track = 0; track < legacy.tracks.size(); ++track)
+            if (legacy.tracks[track].type == trace::Track::Type::HostThread) {
+                ++threads;
+                QCOMPARE(headerOf(*timeline, track), QStringLiteral("▾ process CPU functions"));
+            }
+        QVERIFY(threads >= 1);
+    }
+
+    // GPUs without activity get no busy lane unless asked for.
+    void idleDevicesHidden()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("two_gpus.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"deviceProperties": [{"id": 0, "name": "H200"}, {"id": 1, "name": "H200"}], "traceEvents": [
+            {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 10, "ts": 0, "dur": 50},
+            {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 20, "dur": 40, "args": {"device": 0, "stream": 7}}]})");
+        f.close();
+        MainWindow w;
+        showActive(w);
+        loadAndWait(w, path);
+        TimelineView* timeline = w.timeline();
+        QCOMPARE(w.document()->overlap.devices.size(), size_t(2));
+        QCOMPARE(countLanes(*timeline, TimelineView::Lane::Kind::DeviceBusy), 1);
+        QCOMPARE(countLanes(*timeline, TimelineView::Lane::Kind::Overlap), 1);
+        timeline->setShowIdleDevices(true);
+        QCOMPARE(countLanes(*timeline, TimelineView::Lane::Kind::DeviceBusy), 2);
+        timeline->setShowIdleDevices(false);
+        QCOMPARE(countLanes(*timeline, TimelineView::Lane::Kind::DeviceBusy), 1);
     }
 
     void badFileKeepsCurrentTrace()
