@@ -8,6 +8,7 @@
 #include "io/tracefileerror.h"
 #include "session/sessionmanifest.h"
 #include "rooflinepanel.h"
+#include "report/overlapreport.h"
 #include "stats/torchtable.h"
 #include "version.h"
 #include "timelineview.h"
@@ -134,6 +135,16 @@ MainWindow::MainWindow(QWidget* parent)
     view->addAction(tableDock->toggleViewAction());
     view->addAction(detailsDock->toggleViewAction());
     view->addAction(rooflineDock->toggleViewAction());
+    view->addSeparator();
+    QAction* idleGpus = view->addAction(tr("Show &Idle GPUs"));
+    idleGpus->setCheckable(true);
+    idleGpus->setToolTip(tr("Show busy lanes for GPUs with no kernels, copies or memsets in the trace"));
+    connect(idleGpus, &QAction::toggled, m_timeline, &TimelineView::setShowIdleDevices);
+    view->addAction(tr("&Legend"), this, [this] {
+        QMessageBox box(QMessageBox::NoIcon, tr("Timeline legend"), TimelineView::legendHtml(), QMessageBox::Close, this);
+        box.setTextFormat(Qt::RichText);
+        box.exec();
+    });
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard Shortcuts"), QKeySequence::HelpContents, this, [this] {
         QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsHtml());
@@ -195,7 +206,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_keyAverages, &KeyAveragesPanel::keySelected, this, &MainWindow::onKeySelected);
     connect(m_keyAverages, &KeyAveragesPanel::selectionCleared, this, [this] {
         m_timeline->highlightName(std::nullopt);
-        m_roofline->showKernel({});
+        m_roofline->clearSelection();
     });
     m_figuresTimer->setSingleShot(true);
     m_figuresTimer->setInterval(80);
@@ -333,14 +344,27 @@ void MainWindow::updateFigures()
                                             : analysis::Interval{m_timeline->viewStart(), m_timeline->viewEnd()};
     const auto r = m_doc->overlapIndex->figures(window);
     QString text = range ? tr("Range %1: ").arg(fmt(window.end - window.start)) : tr("View %1: ").arg(fmt(window.end - window.start));
-    for (const auto& d : r.devices)
-        text += tr("GPU %1 utilization %2%, idle %3, %4 kernels; ").arg(d.device).arg(100 * d.utilization, 0, 'f', 1).arg(fmt(d.idleNs)).arg(d.kernels);
-    text += tr("CPU busy %1, CPU+GPU overlap %2, GPU idle while CPU works %3; launches %4 (CPU %5 vs kernels %6)")
-                .arg(fmt(r.cpuBusyNs), fmt(r.overlapNs), fmt(r.gpuIdleWhileCpuBusyNs))
-                .arg(r.launches.count)
-                .arg(fmt(r.launches.cpuNs), fmt(r.launches.kernelNs));
-    if (r.launches.launchBound())
-        text += tr(" - <b style='color:#c00'>launch-bound: launches cost about as much CPU time as their kernels run</b>");
+    auto count = [](uint64_t n) { return QString::fromStdString(stats::formatCount(n)); };
+    if (r.activeDevices() == 0) {
+        // A CPU-only trace: GPU idle figures would only restate that there is no GPU.
+        text += tr("no GPU activity in this trace; CPU busy %1").arg(fmt(r.cpuBusyNs));
+        m_figures->setText(text);
+        return;
+    }
+    for (const auto& d : r.devices) {
+        if (!d.hasActivity)
+            continue;
+        text += tr("GPU %1 utilization %2%, idle %3, %4 kernels").arg(d.device).arg(100 * d.utilization, 0, 'f', 1).arg(fmt(d.idleNs), count(d.kernels));
+        if (d.memcpys)
+            text += tr(", %1 memcpys").arg(count(d.memcpys));
+        if (d.memsets)
+            text += tr(", %1 memsets").arg(count(d.memsets));
+        text += QStringLiteral("; ");
+    }
+    text += tr("CPU busy %1, CPU+GPU overlap %2, GPU idle while CPU works %3; ")
+                .arg(fmt(r.cpuBusyNs), fmt(r.overlapNs), fmt(r.gpuIdleWhileCpuBusyNs));
+    const QString launches = QString::fromStdString(report::launchCostText(r.launches)).toHtmlEscaped();
+    text += r.launches.launchBound() ? QStringLiteral("<b style='color:#c00'>%1</b>").arg(launches) : launches;
     m_figures->setText(text);
 }
 
@@ -351,7 +375,7 @@ void MainWindow::onEventSelected(uint32_t event)
     m_timeline->highlightName(std::nullopt);
     if (!m_doc || event >= m_doc->trace->events.size()) {
         m_keyAverages->clearSelection();
-        m_roofline->showKernel({});
+        m_roofline->clearSelection();
         return;
     }
     const auto& e = m_doc->trace->events[event];

@@ -6,6 +6,7 @@
 #include "keyaveragespanel.h"
 #include "mainwindow.h"
 #include "namedelegate.h"
+#include "stats/torchtable.h"
 #include "version.h"
 #include "rooflinepanel.h"
 
@@ -357,6 +358,9 @@ private slots:
         TimelineView* timeline = w.timeline();
         QCOMPARE(countLanes(*timeline, TimelineView::Lane::Kind::Overlap), 0);
         QCOMPARE(countLanes(*timeline, TimelineView::Lane::Kind::DeviceBusy), 0);
+        // The figures line does not report GPU idle time for a trace without a GPU.
+        QVERIFY2(w.figuresText().contains(QStringLiteral("no GPU activity")), qPrintable(w.figuresText()));
+        QVERIFY(!w.figuresText().contains(QStringLiteral("GPU idle while CPU works")));
         // Its two pt_main_thread threads keep their ids in the labels as drawn.
         QStringList drawn;
         for (const auto& lane : timeline->lanes())
@@ -591,8 +595,26 @@ private slots:
         QVERIFY(device >= table->fontMetrics().horizontalAdvance(QStringLiteral("CPU (annotation)")));
     }
 
+    void launchBoundFlagAgreesWithItsNumbers()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
+        w.timeline()->fitAll();
+        QTRY_VERIFY(w.figuresText().contains(QStringLiteral("launches cost at least 80% of their kernel")));
+        const auto r = w.document()->overlapIndex->figures({w.timeline()->viewStart(), w.timeline()->viewEnd()});
+        QVERIFY(r.launches.launchBound());
+        // "N of M launches": the flag states the count it rests on.
+        const QString expected = QStringLiteral("%1 of %2 launches").arg(QString::fromStdString(stats::formatCount(r.launches.costlyLaunches)),
+                                                                         QString::fromStdString(stats::formatCount(r.launches.count)));
+        QVERIFY2(w.figuresText().contains(expected), qPrintable(w.figuresText()));
+        QVERIFY(w.figuresText().contains(QStringLiteral("launch-bound")));
+    }
+
     void helpMenuShortcutsAndAbout()
     {
+        QVERIFY(TimelineView::legendHtml().contains(QStringLiteral("red")));
         MainWindow w;
         QStringList menus;
         for (QAction* a : w.menuBar()->actions())
