@@ -3,6 +3,7 @@
 
 #include "io/tracefileerror.h"
 #include "session/harnessexport.h"
+#include "session/pythonlocator.h"
 #include "sessionjob.h"
 
 #include <QCheckBox>
@@ -504,14 +505,18 @@ void ProfileDialog::startSession()
     }
     if (!confirmOutputFolder())
         return;
-    const SessionConfig chosen = config();
+    const SessionConfig form = config();
+    SessionConfig chosen = form;
     m_log->clear();
+    const std::string note = tilescope::session::resolveDefaultPython(chosen); // "python3" without torch: find one
     m_openPartial->setVisible(false);
     m_openPartial->setEnabled(false);
     m_partialTrace.clear();
     m_status->setText(tr("starting…"));
+    if (!note.empty())
+        appendLog(q(note), false);
     m_progressBar->setRange(0, 0);
-    rememberSession(chosen);
+    rememberSession(form); // as the user filled it in: the interpreter is looked for again next time
     reloadRecent();
     setRunning(true);
     m_job->start(chosen, m_tools);

@@ -279,15 +279,11 @@ int runCaptureCommand(int argc, char** argv)
             std::cerr << "tilescope-cli: capture: " << p << "\n";
         return kExitUsage;
     }
-    const SessionMode mode = a.config.mode;
-    const bool runsPython = mode == SessionMode::Script || mode == SessionMode::Kernel
-        || (mode == SessionMode::Command && a.config.command.find("{python}") != std::string::npos);
-    if (runsPython && !a.pythonGiven && a.config.python == PythonCandidates().onPath) {
+    if (!a.pythonGiven) {
         // Without --python, prefer an interpreter that has torch; when none has, the harness reports it.
-        const TorchPython found = findTorchPython();
-        a.config.python = found.python;
-        if (!found.note.empty())
-            std::cerr << "tilescope-cli: " << found.note << "\n";
+        const std::string note = resolveDefaultPython(a.config);
+        if (!note.empty())
+            std::cerr << "tilescope-cli: " << note << "\n";
     }
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);

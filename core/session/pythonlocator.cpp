@@ -2,6 +2,7 @@
 #include "session/pythonlocator.h"
 
 #include "session/childprocess.h"
+#include "session/sessionconfig.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -59,6 +60,17 @@ TorchPython findTorchPython(const PythonCandidates& candidates)
         tried += (tried.empty() ? "" : ", ") + python;
     found.note = "no python with torch found (tried " + tried + "); name an interpreter that has torch";
     return found;
+}
+
+std::string resolveDefaultPython(SessionConfig& config)
+{
+    const bool runsPython = config.mode == SessionMode::Script || config.mode == SessionMode::Kernel
+        || (config.mode == SessionMode::Command && config.command.find("{python}") != std::string::npos);
+    if (!runsPython || config.python != PythonCandidates().onPath)
+        return {};
+    const TorchPython found = findTorchPython();
+    config.python = found.python;
+    return found.note;
 }
 
 } // namespace tilescope::session

@@ -32,4 +32,11 @@ struct TorchPython
 // --python, the Profile dialog's default).
 TorchPython findTorchPython(const PythonCandidates& candidates = pythonCandidatesFromEnvironment());
 
+struct SessionConfig;
+
+// When `config` runs Python (script and kernel modes, a command with {python}) with the default
+// interpreter, replaces it with findTorchPython()'s choice. Returns the note for the user, empty when
+// nothing changed. The CLI's capture without --python and the Profile dialog's default both call it.
+std::string resolveDefaultPython(SessionConfig& config);
+
 } // namespace tilescope::session
