@@ -10,6 +10,7 @@
 #include "rooflinepanel.h"
 #include "report/overlapreport.h"
 #include "stats/torchtable.h"
+#include "trace/eventsearch.h"
 #include "version.h"
 #include "timelineview.h"
 #include "traceloadjob.h"
@@ -90,12 +91,9 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_roofline, &RooflinePanel::kernelClicked, this, [this](const QString& name) {
         if (!m_doc)
             return;
-        const trace::StringId id = m_doc->trace->strings.find(name.toStdString());
-        for (uint32_t i = 0; i < m_doc->trace->events.size(); ++i)
-            if (m_doc->trace->events[i].name == id && trace::isGpuSide(m_doc->trace->events[i].kind)) {
-                m_timeline->selectEvent(i, true);
-                return;
-            }
+        const uint32_t first = trace::firstEventNamed(*m_doc->trace, name.toStdString(), [](const trace::Event& e) { return trace::isGpuSide(e.kind); });
+        if (first != trace::kNoIndex)
+            m_timeline->selectEvent(first, true);
     });
     m_details->showTraceEvent(trace::kNoIndex);
 
@@ -403,28 +401,13 @@ void MainWindow::search(bool forward)
 {
     if (!m_doc || m_search->text().isEmpty())
         return;
-    const trace::Trace& t = *m_doc->trace;
-    const std::string needle = m_search->text().toLower().toStdString();
-    const uint32_t current = m_timeline->selectedEvent();
-    const int64_t from = current < t.events.size() ? t.events[current].start : (forward ? INT64_MIN : INT64_MAX);
-    uint32_t best = trace::kNoIndex;
-    for (uint32_t i = 0; i < t.events.size(); ++i) {
-        const auto& e = t.events[i];
-        if (i == current || (forward ? e.start < from : e.start > from) || (forward && e.start == from && i < current)
-            || (!forward && e.start == from && i > current))
-            continue;
-        if (best != trace::kNoIndex && (forward ? e.start >= t.events[best].start : e.start <= t.events[best].start))
-            continue;
-        std::string name(t.strings.view(e.name));
-        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-        if (name.find(needle) != std::string::npos)
-            best = i;
-    }
-    if (best == trace::kNoIndex) {
+    const trace::EventSearch matches(*m_doc->trace, m_search->text().toStdString());
+    const uint32_t hit = matches.next(m_timeline->selectedEvent(), forward);
+    if (hit == trace::kNoIndex) {
         statusBar()->showMessage(tr("No more events matching '%1'").arg(m_search->text()), 4000);
         return;
     }
-    m_timeline->selectEvent(best, true);
+    m_timeline->selectEvent(hit, true);
 }
 
 void MainWindow::rememberRecent(const QString& path)

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+#include "trace/eventsearch.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace tilescope::trace {
+
+namespace {
+
+bool containsIgnoringCase(std::string_view haystack, std::string_view needle)
+{
+    const auto equal = [](char a, char b) {
+        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+    };
+    return std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(), equal) != haystack.end();
+}
+
+// Time order of the search: start, then index (events of one start are visited in file order).
+bool before(const Event& a, uint32_t ia, const Event& b, uint32_t ib)
+{
+    return a.start < b.start || (a.start == b.start && ia < ib);
+}
+
+} // namespace
+
+EventSearch::EventSearch(const Trace& trace, std::string_view text)
+    : m_trace(trace)
+    , m_matching(trace.strings.size(), false)
+{
+    if (text.empty())
+        return;
+    for (StringId id = 0; id < trace.strings.size(); ++id)
+        if (containsIgnoringCase(trace.strings.view(id), text)) {
+            m_matching[id] = true;
+            ++m_matchCount;
+        }
+}
+
+uint32_t EventSearch::next(uint32_t current, bool forward) const
+{
+    if (empty())
+        return kNoIndex;
+    const auto& events = m_trace.events;
+    const bool hasCurrent = current < events.size();
+    uint32_t best = kNoIndex;
+    for (uint32_t i = 0; i < events.size(); ++i) {
+        const Event& e = events[i];
+        if (!matches(e) || i == current)
+            continue;
+        if (hasCurrent && (forward ? !before(events[current], current, e, i) : !before(e, i, events[current], current)))
+            continue;
+        if (best == kNoIndex || (forward ? before(e, i, events[best], best) : before(events[best], best, e, i)))
+            best = i;
+    }
+    return best;
+}
+
+uint32_t firstEventNamed(const Trace& trace, std::string_view name, const std::function<bool(const Event&)>& accept)
+{
+    const StringId id = trace.strings.find(name);
+    if (id == kNoIndex)
+        return kNoIndex;
+    uint32_t best = kNoIndex;
+    for (uint32_t i = 0; i < trace.events.size(); ++i) {
+        const Event& e = trace.events[i];
+        if (e.name == id && (!accept || accept(e)) && (best == kNoIndex || e.start < trace.events[best].start))
+            best = i;
+    }
+    return best;
+}
+
+} // namespace tilescope::trace

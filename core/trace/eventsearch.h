@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "trace/trace.h"
+
+#include <functional>
+#include <string_view>
+#include <vector>
+
+namespace tilescope::trace {
+
+// Event search by name, shared by the app's search field and its "select this kernel" links. Names are
+// matched once per distinct string (the pool is far smaller than the event list), then events are
+// compared by id, so a search over millions of events costs one pass of integer compares.
+class EventSearch
+{
+public:
+    // Case-insensitive substring match of `text` (ASCII case folding, as kernel and op names are ASCII).
+    EventSearch(const Trace& trace, std::string_view text);
+    bool empty() const { return m_matchCount == 0; }
+    bool matches(const Event& e) const { return e.name < m_matching.size() && m_matching[e.name]; }
+
+    // The next match after `current` in time order (start, then index), wrapping never; kNoIndex when
+    // there is none. `current` kNoIndex: the first (forward) or the last (backward) match.
+    uint32_t next(uint32_t current, bool forward) const;
+
+private:
+    const Trace& m_trace;
+    std::vector<bool> m_matching; // by StringId
+    size_t m_matchCount = 0;
+};
+
+// The first event (lowest start, then index) named exactly `name` for which `accept` holds; kNoIndex
+// when there is none.
+uint32_t firstEventNamed(const Trace& trace, std::string_view name, const std::function<bool(const Event&)>& accept = {});
+
+} // namespace tilescope::trace
