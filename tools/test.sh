@@ -20,7 +20,18 @@ trap 'rm -rf "$work"' EXIT
     -print_final_stats=1 "$work" tests/fuzz/corpus 2>&1 | grep -E "^(stat::number_of_executed_units|Done|==|SUMMARY)" || true
 [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzzer found a failure"; exit 1; }
 
-# 2. The build and the test suite.
+# 2. What a worker thread shares with the GUI, under ASan+UBSan: range aggregations started back to back
+#    while the table repaints (a use-after-free there once crashed the app).
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTILESCOPE_SANITIZE=ON -DTILESCOPE_BUILD_BENCHMARKS=OFF \
+    -DTILESCOPE_BUILD_TORCH=OFF -DTILESCOPE_WERROR=$werror > /dev/null
+cmake --build build-asan -j "$jobs" --target tst_rangestress tst_keyaveragesmodel
+for t in tst_rangestress tst_keyaveragesmodel; do
+    QT_QPA_PLATFORM=offscreen ASAN_OPTIONS=detect_leaks=0 "./build-asan/tests/$t" > "$work/$t.log" 2>&1 \
+        || { cat "$work/$t.log"; echo "$t failed under ASan"; exit 1; }
+    grep -E "^Totals" "$work/$t.log" | sed "s/^/$t (ASan): /"
+done
+
+# 3. The build and the test suite.
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTILESCOPE_WERROR=$werror > /dev/null
 cmake --build build -j "$jobs"
 cd build
