@@ -79,7 +79,7 @@ TimelineView::TimelineView(QWidget* parent) : QAbstractScrollArea(parent)
     setFocusPolicy(Qt::StrongFocus);
     viewport()->setMouseTracking(true);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    m_zoomWidth = canvasWidth();
+    m_axis.setCanvas(m_labelWidth, canvasWidth());
     installNavigationShortcuts();
 }
 
@@ -228,6 +228,10 @@ void TimelineView::setDocument(std::shared_ptr<const TraceDocument> document)
     m_foldedProcesses.clear();
     m_expandedTracks.clear();
     rebuildLanes();
+    if (m_doc) {
+        const auto [first, last] = extent();
+        m_axis.setExtent(first, last);
+    }
     fitAll();
 }
 
@@ -301,38 +305,20 @@ void TimelineView::zoomToRange(int64_t start, int64_t end)
 {
     if (end <= start)
         return;
-    m_viewStart = start;
-    m_nsPerPixel = double(end - start) / canvasWidth();
-    m_zoomWidth = canvasWidth();
-    clampView();
+    m_axis.zoomToRange(start, end);
     changed();
 }
 
 void TimelineView::zoomBy(double factor, int anchorX)
 {
-    const int64_t anchor = timeAt(anchorX);
-    m_nsPerPixel = std::clamp(m_nsPerPixel * factor, 0.01, 1e12);
-    m_viewStart = anchor - static_cast<int64_t>((anchorX - m_labelWidth) * m_nsPerPixel);
-    clampView();
+    m_axis.zoomBy(factor, anchorX);
     changed();
 }
 
 void TimelineView::panByPixels(double dx)
 {
-    m_viewStart += static_cast<int64_t>(dx * m_nsPerPixel);
-    clampView();
+    m_axis.panByPixels(dx);
     changed();
-}
-
-// The view stays inside the trace: never zoomed out past all of it, never panned before its start.
-void TimelineView::clampView()
-{
-    if (!m_doc)
-        return;
-    const auto [first, last] = extent();
-    m_nsPerPixel = std::clamp(m_nsPerPixel, 0.01, double(last - first) / canvasWidth());
-    const auto visible = static_cast<int64_t>(m_nsPerPixel * canvasWidth());
-    m_viewStart = std::clamp(m_viewStart, first, std::max(first, last - visible));
 }
 
 void TimelineView::changed()
@@ -352,12 +338,10 @@ void TimelineView::selectEvent(uint32_t event, bool center)
             int64_t visible = viewEnd() - viewStart();
             if (double(e.duration) * 1.2 > double(visible))
                 visible = e.duration + e.duration / 5;
-            else if (double(e.duration) / m_nsPerPixel < 3)
+            else if (m_axis.pixelsOf(e.duration) < 3)
                 visible = std::max<int64_t>(e.duration * 20, 2000);
-            m_nsPerPixel = double(visible) / canvasWidth();
-            m_zoomWidth = canvasWidth();
-            m_viewStart = e.start + e.duration / 2 - visible / 2;
-            clampView();
+            const int64_t centre = e.start + e.duration / 2;
+            m_axis.zoomToRange(centre - visible / 2, centre - visible / 2 + visible);
             // Unfold its process and its lane's rows, and scroll its row into view.
             const uint32_t process = m_doc->trace->tracks[e.track].process;
             bool relayout = m_foldedProcesses.remove(process);
@@ -416,7 +400,7 @@ uint32_t TimelineView::eventAt(QPoint pos) const
         return trace::kNoIndex;
     const int depth = rowAt(*lane, pos.y());
     const int64_t t = timeAt(pos.x());
-    const auto list = m_doc->index->query(lane->id, t - int64_t(m_nsPerPixel * 2), t + int64_t(m_nsPerPixel * 2) + 1, m_nsPerPixel, 3.0,
+    const auto list = m_doc->index->query(lane->id, t - int64_t(m_axis.nsPerPixel() * 2), t + int64_t(m_axis.nsPerPixel() * 2) + 1, m_axis.nsPerPixel(), 3.0,
                                           layoutOf(lane->id), size_t(rowsShown(lane->id)));
     uint32_t best = trace::kNoIndex;
     for (const auto& item : list.items)
@@ -522,9 +506,9 @@ void TimelineView::drawAxis(QPainter& p)
 {
     p.fillRect(0, 0, viewport()->width(), m_axisHeight, palette().window());
     p.setPen(palette().text().color());
-    const int64_t step = tickStep(m_nsPerPixel, 110);
+    const int64_t step = tickStep(m_axis.nsPerPixel(), 110);
     const int64_t origin = m_doc->trace->originTime();
-    const int64_t first = m_viewStart - ((m_viewStart - origin) % step + step) % step;
+    const int64_t first = viewStart() - ((viewStart() - origin) % step + step) % step;
     for (int64_t t = first; xOf(t) < viewport()->width(); t += step) {
         const double x = xOf(t);
         if (x < m_labelWidth)
@@ -538,7 +522,7 @@ void TimelineView::drawAxis(QPainter& p)
 void TimelineView::drawTrack(QPainter& p, const Lane& lane, int top)
 {
     const trace::Trace& t = *m_doc->trace;
-    const auto list = m_doc->index->query(lane.id, viewStart(), viewEnd() + 1, m_nsPerPixel, 3.0, layoutOf(lane.id), size_t(rowsShown(lane.id)));
+    const auto list = m_doc->index->query(lane.id, viewStart(), viewEnd() + 1, m_axis.nsPerPixel(), 3.0, layoutOf(lane.id), size_t(rowsShown(lane.id)));
     const QColor folded(150, 150, 160);
     for (const auto& item : list.items) {
         const double x0 = std::max(double(m_labelWidth), xOf(item.start));
@@ -573,7 +557,7 @@ void TimelineView::drawBusy(QPainter& p, const Lane& lane, int top)
     // Each pixel column is shaded by how busy it is, so a 3% busy GPU does not look solid when zoomed out.
     auto fill = [&](const analysis::IntervalSet& set, const QColor& colour) {
         const int width = canvasWidth();
-        const auto fractions = timeline::TimelineIndex::coverage(set, viewStart(), m_nsPerPixel, width);
+        const auto fractions = timeline::TimelineIndex::coverage(set, viewStart(), m_axis.nsPerPixel(), width);
         int run = 0;
         for (int x = 0; x <= width; ++x) {
             const int level = x < width ? int(std::ceil(fractions[size_t(x)] * 4)) : -1; // 0..4
@@ -617,10 +601,8 @@ void TimelineView::resizeEvent(QResizeEvent* event)
 {
     QAbstractScrollArea::resizeEvent(event);
     // Keep the visible time range: a trace fitted before the window is laid out stays fitted.
-    if (m_zoomWidth > 0 && canvasWidth() != m_zoomWidth) {
-        m_nsPerPixel *= double(m_zoomWidth) / canvasWidth();
-        m_zoomWidth = canvasWidth();
-        clampView();
+    if (canvasWidth() != m_axis.width() || m_labelWidth != m_axis.left()) {
+        m_axis.setCanvas(m_labelWidth, canvasWidth());
         emit viewChanged(viewStart(), viewEnd());
     }
     rebuildLanes();
@@ -641,7 +623,7 @@ void TimelineView::wheelEvent(QWheelEvent* event)
 void TimelineView::mousePressEvent(QMouseEvent* event)
 {
     m_pressPos = m_dragNow = event->pos();
-    m_pressViewStart = m_viewStart;
+    m_pressViewStart = m_axis.viewStart();
     m_pressButton = event->button();
     m_pressModifiers = event->modifiers();
     m_dragging = false;
@@ -654,9 +636,8 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
         if ((event->pos() - m_pressPos).manhattanLength() > 3)
             m_dragging = true;
         if (m_dragging && !(m_pressModifiers & (Qt::ShiftModifier | Qt::ControlModifier))) {
-            m_viewStart = m_pressViewStart - static_cast<int64_t>((event->pos().x() - m_pressPos.x()) * m_nsPerPixel);
+            m_axis.panTo(m_pressViewStart - static_cast<int64_t>((event->pos().x() - m_pressPos.x()) * m_axis.nsPerPixel()));
             verticalScrollBar()->setValue(verticalScrollBar()->value() - (event->pos().y() - m_dragNow.y()));
-            clampView();
             changed();
         } else {
             viewport()->update();
@@ -735,7 +716,7 @@ bool TimelineView::viewportEvent(QEvent* event)
             const int depth = rowAt(*lane, help->pos().y());
             const int64_t at = timeAt(help->pos().x());
             bool shown = false;
-            for (const auto& item : m_doc->index->query(lane->id, at, at + 1, m_nsPerPixel, 3.0, layoutOf(lane->id), size_t(rowsShown(lane->id))).items)
+            for (const auto& item : m_doc->index->query(lane->id, at, at + 1, m_axis.nsPerPixel(), 3.0, layoutOf(lane->id), size_t(rowsShown(lane->id))).items)
                 if (item.depth == depth && item.count > 1) {
                     QToolTip::showText(help->globalPos(), tr("%1 events folded (%2); zoom in to see them").arg(item.count).arg(timeText(item.end - item.start)), this);
                     shown = true;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "timeline/timeaxis.h"
 #include "timeline/timelineindex.h"
 
 #include <QAbstractScrollArea>
@@ -56,9 +57,9 @@ public:
     void toggleLaneRows(uint32_t track); // a CPU lane's folded rows ↔ all rows
     bool laneExpanded(uint32_t track) const { return m_expandedTracks.contains(track); }
 
-    int64_t viewStart() const { return m_viewStart; }
-    int64_t viewEnd() const { return m_viewStart + static_cast<int64_t>(m_nsPerPixel * canvasWidth()); }
-    double nsPerPixel() const { return m_nsPerPixel; }
+    int64_t viewStart() const { return m_axis.viewStart(); }
+    int64_t viewEnd() const { return m_axis.viewEnd(); }
+    double nsPerPixel() const { return m_axis.nsPerPixel(); }
     uint32_t selectedEvent() const { return m_selected; }
     bool hasHighlight() const { return m_highlight.has_value(); }
     std::optional<std::pair<int64_t, int64_t>> selectedRange() const { return m_range; }
@@ -96,9 +97,8 @@ private:
     int rowAt(const Lane& lane, int y) const;
     std::pair<int64_t, int64_t> extent() const; // what the view may show: the trace's first to last time
     int canvasWidth() const;
-    double xOf(int64_t t) const { return double(t - m_viewStart) / m_nsPerPixel + m_labelWidth; }
-    int64_t timeAt(double x) const { return m_viewStart + static_cast<int64_t>((x - m_labelWidth) * m_nsPerPixel); }
-    void clampView();
+    double xOf(int64_t t) const { return m_axis.xOf(t); }
+    int64_t timeAt(double x) const { return m_axis.timeAt(x); }
     void changed();
     const Lane* laneAt(int y) const;
     void drawAxis(QPainter& p);
@@ -110,9 +110,7 @@ private:
     QSet<uint32_t> m_foldedProcesses;
     QSet<uint32_t> m_expandedTracks;
     bool m_showIdleDevices = false;
-    int m_zoomWidth = 0; // canvas width m_nsPerPixel was set for: a resize keeps the visible time range
-    int64_t m_viewStart = 0;
-    double m_nsPerPixel = 1;
+    tilescope::timeline::TimeAxis m_axis; // time <-> pixels of the canvas right of the labels
     int m_labelWidth = 180;
     int m_rowHeight = 16;
     int m_axisHeight = 22;
