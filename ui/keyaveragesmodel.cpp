@@ -65,7 +65,9 @@ QVariant KeyAveragesModel::data(const QModelIndex& index, int role) const
     auto memory = [&](int64_t b) -> QVariant { return sort ? QVariant(qint64(b)) : QVariant(QString::fromStdString(stats::formatTorchMemory(b))); };
     switch (index.column()) {
     case NameColumn: return QString::fromStdString(r->key);
-    case DeviceColumn: return QString::fromLatin1(r->deviceType == stats::DeviceType::CPU ? "CPU" : "CUDA") + (r->isUserAnnotation ? QStringLiteral(" (annotation)") : QString());
+    case DeviceColumn:
+        return QString(QString::fromLatin1(r->deviceType == stats::DeviceType::CPU ? "CPU" : "CUDA")
+                       + (r->isUserAnnotation ? QStringLiteral(" (annotation)") : QString()));
     case SelfCpuColumn: return time(r->selfCpuTimeTotal);
     case CpuTotalColumn: return time(r->cpuTimeTotal);
     case CpuAvgColumn: return time(r->cpuTimeAverage());
