@@ -222,7 +222,7 @@ std::pair<int64_t, int64_t> TimelineView::extent() const
 void TimelineView::setDocument(std::shared_ptr<const TraceDocument> document)
 {
     m_doc = std::move(document);
-    m_selected = UINT32_MAX;
+    m_selected = tilescope::trace::kNoIndex;
     m_highlight.reset();
     m_range.reset();
     m_foldedProcesses.clear();
@@ -262,7 +262,7 @@ void TimelineView::rebuildLanes()
     // Without any GPU activity the lane would be solid red ("GPU idle while the CPU works"): not a finding.
     if (overlap.gpuBusy.length() > 0)
         add({Lane::Kind::Overlap, 0, 0, m_rowHeight, QStringLiteral("CPU / GPU")});
-    uint32_t lastProcess = UINT32_MAX;
+    uint32_t lastProcess = trace::kNoIndex;
     for (const uint32_t track : m_doc->laneOrder) {
         const trace::Track& tr = t.tracks[track];
         if (tr.process != lastProcess) {

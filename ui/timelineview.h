@@ -114,7 +114,7 @@ private:
     int m_labelWidth = 180;
     int m_rowHeight = 16;
     int m_axisHeight = 22;
-    uint32_t m_selected = UINT32_MAX;
+    uint32_t m_selected = tilescope::trace::kNoIndex;
     std::optional<std::pair<uint32_t, bool>> m_highlight;
     std::optional<std::pair<int64_t, int64_t>> m_range;
     // mouse
