@@ -5,6 +5,7 @@
 #include "io/tracefileerror.h"
 #include "report/jsonwriter.h"
 #include "session/childprocess.h"
+#include "session/commandline.h"
 
 #include <cstdlib>
 #include <deque>

@@ -88,7 +88,8 @@ private slots:
         QCOMPARE(toJson(d.config()), toJson(c));
         SessionConfig script;
         script.script = "/x/train.py";
-        script.args = {"--epochs", "2", "a b"};
+        // The argument field shows the arguments shell-quoted; what it splits back must be what was set.
+        script.args = {"--epochs", "2", "a b", "it's", "", "$HOME", "back\\slash", "say \"hi\""};
         script.schedule = ProfileSchedule{1, 2, 3, 0};
         script.outputDirectory = "/tmp/o";
         d.setConfig(script);
