@@ -3,6 +3,10 @@
 // kernel-vs-reference modes, the exported harness, failures, timeout, cancel, and tilescope-cli capture.
 #include "roofline/classify.h"
 #include "session/harnessexport.h"
+#include "session/manifestwriter.h"
+#include "session/sessionfiles.h"
+#include "session/sessionmanifest.h"
+#include "session/sessionevent.h"
 #include "session/pythonlocator.h"
 #include "session/sessionconfig.h"
 #include "session/sessionrunner.h"
@@ -192,6 +196,57 @@ private slots:
         QVERIFY(parseSessionLine("@tilescope {\"event\": ", false).kind == SessionEvent::Kind::Log);
         QVERIFY(parseSessionLine("@tilescope {\"event\": \"error\", \"message\": \"x\"}", true).kind == SessionEvent::Kind::Log);
         QVERIFY(parseSessionLine("epoch 1 loss 0.3", false).kind == SessionEvent::Kind::Log);
+    }
+
+    void writtenProgressLinesReadBack()
+    {
+        // tilescope-torch prints what these write; the reader must get every field back unchanged.
+        auto e = parseSessionLine(phaseLine("warmup", "warm-up \"3\"/10", 3, 10), false);
+        QVERIFY(e.kind == SessionEvent::Kind::Phase);
+        QCOMPARE(e.phase, std::string("warmup"));
+        QCOMPARE(e.step, 3);
+        QCOMPARE(e.of, 10);
+        QCOMPARE(e.message, std::string("warm-up \"3\"/10"));
+        e = parseSessionLine(phaseLine("setup", "starting"), false);
+        QCOMPARE(e.step, -1);
+        QCOMPARE(e.of, -1);
+        e = parseSessionLine(artifactLine("trace", "/a b/trace.pt.trace.json"), false);
+        QVERIFY(e.kind == SessionEvent::Kind::Artifact);
+        QCOMPARE(e.artifactKind, std::string("trace"));
+        QCOMPARE(e.path, std::string("/a b/trace.pt.trace.json"));
+        e = parseSessionLine(resultLine("/o/tilescope-session.json", "/o/calibration.json"), false);
+        QVERIFY(e.kind == SessionEvent::Kind::Result);
+        QCOMPARE(e.path, std::string("/o/tilescope-session.json"));
+        QVERIFY(resultLine("").find("manifest") == std::string::npos);
+        e = parseSessionLine(errorLine("torch is not installed\nfor python3"), false);
+        QVERIFY(e.kind == SessionEvent::Kind::Error);
+        QCOMPARE(e.message, std::string("torch is not installed\nfor python3"));
+    }
+
+    void writtenManifestReadsBack()
+    {
+        const std::string dir = out("manifest-written");
+        fs::create_directories(dir);
+        ManifestRecord m;
+        m.mode = "torchscript";
+        m.ok = true;
+        m.torch = "2.11.0";
+        m.profiler = "kineto";
+        m.deviceJson = "{\"name\": \"H200\"}";
+        m.trace = kTraceFile;
+        m.notes = {"one", "two"};
+        const std::string path = writeSessionManifest(dir, m);
+        QCOMPARE(path, (fs::path(dir) / kManifestFile).string());
+        QCOMPARE(manifestInFolder(dir).value_or(""), path);
+        QVERIFY(!fs::exists(path + ".tmp"));
+        const SessionManifest read = readSessionManifest(path);
+        QCOMPARE(read.mode, m.mode);
+        QCOMPARE(read.status, std::string("ok"));
+        QCOMPARE(read.torch, m.torch);
+        QCOMPARE(read.profiler, m.profiler);
+        QCOMPARE(read.deviceName, std::string("H200"));
+        QCOMPARE(read.trace, (fs::path(dir) / kTraceFile).string());
+        QCOMPARE(read.notes, m.notes);
     }
 
     void scriptSessionFollowsTheScheduleAndMatchesTorch()
