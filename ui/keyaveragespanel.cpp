@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "keyaveragespanel.h"
 
+#include "io/textfile.h"
+#include "io/tracefileerror.h"
 #include "keyaveragesmodel.h"
 #include "namedelegate.h"
 #include "tracedocument.h"
@@ -16,7 +18,6 @@
 #include <QMessageBox>
 #include <QPointer>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QTableView>
@@ -226,9 +227,10 @@ void KeyAveragesPanel::copyRows() const
 
 bool KeyAveragesPanel::exportCsv(const QString& path)
 {
-    QSaveFile out(path);
-    if (!out.open(QIODevice::WriteOnly) || out.write(m_model->toCsv(visibleSourceRows()).toUtf8()) < 0 || !out.commit()) {
-        QMessageBox::critical(this, tr("Export failed"), tr("Cannot write %1: %2").arg(path, out.errorString()));
+    try {
+        io::writeTextFileAtomically(path.toStdString(), m_model->toCsv(visibleSourceRows()).toStdString(), "the key averages");
+    } catch (const io::TraceFileError& e) {
+        QMessageBox::critical(this, tr("Export failed"), QString::fromStdString(e.what()));
         return false;
     }
     return true;
