@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "detailspanel.h"
 
-#include "stats/torchtable.h"
+#include "stats/timetext.h"
 #include "tracedocument.h"
 
 using namespace tilescope;
 
 namespace {
 QString text(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())).toHtmlEscaped(); }
-QString us(int64_t ns) { return QString::fromStdString(stats::formatFixed(double(ns) / 1000.0, 3)) + QStringLiteral(" µs"); }
+QString us(int64_t ns) { return QString::fromStdString(stats::formatMicroseconds(ns)) + QStringLiteral(" µs"); }
 } // namespace
 
 DetailsPanel::DetailsPanel(QWidget* parent) : QTextBrowser(parent)
@@ -45,7 +45,7 @@ void DetailsPanel::showTraceEvent(uint32_t index)
     QString html = QStringLiteral("<h3>%1</h3><table cellspacing=4>").arg(text(t.strings.view(e.name)));
     html += QStringLiteral("<tr><td>category</td><td>%1</td></tr>").arg(text(t.strings.view(e.category)));
     html += QStringLiteral("<tr><td>start</td><td>%1 after the trace start (ts %2)</td></tr>")
-                .arg(us(e.start - t.originTime()), QString::fromStdString(stats::formatFixed(double(e.start) / 1000.0, 3)));
+                .arg(us(e.start - t.originTime()), QString::fromStdString(stats::formatMicroseconds(e.start)));
     html += QStringLiteral("<tr><td>duration</td><td>%1</td></tr>").arg(us(e.duration));
     html += QStringLiteral("<tr><td>track</td><td>pid %1, tid %2 %3</td></tr>")
                 .arg(text(t.strings.view(t.processes[track.process].pidText)), text(t.strings.view(track.tidText)), text(t.strings.view(track.name)));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "keyaveragesmodel.h"
 
+#include "report/summaryreport.h"
 #include "stats/torchtable.h"
 
 using namespace tilescope;
@@ -87,18 +88,12 @@ QVariant KeyAveragesModel::data(const QModelIndex& index, int role) const
 
 QString KeyAveragesModel::toCsv(const QList<int>& rows) const
 {
-    QString out;
-    for (int c = 0; c < NUM_COLUMNS; ++c)
-        out += (c ? QStringLiteral(",") : QString()) + headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
-    out += QLatin1Char('\n');
-    for (const int r : rows) {
-        for (int c = 0; c < NUM_COLUMNS; ++c) {
-            QString v = data(index(r, c), c == NameColumn || c == DeviceColumn || c == ShapesColumn ? int(Qt::DisplayRole) : int(SortRole)).toString();
-            if (v.contains(QLatin1Char(',')) || v.contains(QLatin1Char('"')))
-                v = QLatin1Char('"') + v.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"');
-            out += (c ? QStringLiteral(",") : QString()) + v;
-        }
-        out += QLatin1Char('\n');
-    }
-    return out;
+    if (!m_averages)
+        return QString::fromStdString(report::keyAveragesCsv(stats::KeyAverages{}, {}));
+    std::vector<size_t> indexes;
+    indexes.reserve(size_t(rows.size()));
+    for (const int r : rows)
+        if (r >= 0 && r < int(m_averages->rows.size()))
+            indexes.push_back(size_t(r));
+    return QString::fromStdString(report::keyAveragesCsv(*m_averages, indexes));
 }

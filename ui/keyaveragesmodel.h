@@ -45,7 +45,8 @@ public:
     QVariant data(const QModelIndex& index, int role) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
-    // CSV of the given rows (all columns, raw numbers), for copy and export.
+    // CSV of the given rows, in that order, for copy and export: report::keyAveragesCsv, the same file as
+    // `tilescope-cli summary --format csv` for the same rows.
     QString toCsv(const QList<int>& rows) const;
 
 private:

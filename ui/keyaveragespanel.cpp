@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "keyaveragespanel.h"
 
+#include "io/textfile.h"
+#include "io/tracefileerror.h"
 #include "keyaveragesmodel.h"
 #include "namedelegate.h"
 #include "tracedocument.h"
@@ -14,13 +16,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
-#include <QPointer>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QTableView>
-#include <QThread>
 #include <QVBoxLayout>
 
 using namespace tilescope;
@@ -99,8 +98,7 @@ void KeyAveragesPanel::setDocument(std::shared_ptr<const TraceDocument> document
 {
     m_doc = std::move(document);
     m_range.reset();
-    ++m_generation;
-    m_pendingGeneration = 0;
+    m_aggregation.drop();
     {
         const QSignalBlocker block(m_filter); // show() below resets the view once
         m_filter->clear();
@@ -121,8 +119,7 @@ void KeyAveragesPanel::setRange(std::optional<std::pair<int64_t, int64_t>> range
         aggregate();
         return;
     }
-    ++m_generation;
-    m_pendingGeneration = 0;
+    m_aggregation.drop();
     show(std::shared_ptr<const stats::KeyAverages>(m_doc, m_byShape->isChecked() ? &m_doc->averagesByShape : &m_doc->averages), false);
 }
 
@@ -132,23 +129,16 @@ void KeyAveragesPanel::aggregate()
     // shown stay owned by the model until the result replaces them.
     stats::KeyAveragesOptions options = stats::KeyAveragesOptions::byInputShape(m_byShape->isChecked());
     options.window = m_range;
-    const quint64 generation = ++m_generation;
-    m_pendingGeneration = generation;
     m_title->setText(tr("aggregating the range…"));
-    QPointer<KeyAveragesPanel> self(this);
-    std::shared_ptr<const TraceDocument> doc = m_doc;
-    QThread* worker = QThread::create([self, doc, options, generation] {
+    m_aggregation.start([this, doc = m_doc, options](const WorkerJob::Run& run) {
         auto result = std::make_shared<const stats::KeyAverages>(stats::computeKeyAverages(*doc->trace, options));
-        QMetaObject::invokeMethod(qApp, [self, doc, result, generation] {
-            if (!self || self->m_generation != generation || self->m_doc != doc)
+        run.finish([this, doc, result] {
+            if (m_doc != doc)
                 return;
-            self->m_pendingGeneration = 0;
-            self->show(result, true);
-            emit self->rangeAggregated();
-        }, Qt::QueuedConnection);
+            show(result, true);
+            emit rangeAggregated();
+        });
     });
-    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
-    worker->start();
 }
 
 void KeyAveragesPanel::show(std::shared_ptr<const stats::KeyAverages> averages, bool range)
@@ -226,9 +216,10 @@ void KeyAveragesPanel::copyRows() const
 
 bool KeyAveragesPanel::exportCsv(const QString& path)
 {
-    QSaveFile out(path);
-    if (!out.open(QIODevice::WriteOnly) || out.write(m_model->toCsv(visibleSourceRows()).toUtf8()) < 0 || !out.commit()) {
-        QMessageBox::critical(this, tr("Export failed"), tr("Cannot write %1: %2").arg(path, out.errorString()));
+    try {
+        io::writeTextFileAtomically(path.toStdString(), m_model->toCsv(visibleSourceRows()).toStdString(), "the key averages");
+    } catch (const io::TraceFileError& e) {
+        QMessageBox::critical(this, tr("Export failed"), QString::fromStdString(e.what()));
         return false;
     }
     return true;

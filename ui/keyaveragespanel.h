@@ -2,6 +2,7 @@
 #pragma once
 
 #include "stats/keyaverages.h"
+#include "workerjob.h"
 
 #include <QWidget>
 
@@ -35,7 +36,7 @@ public:
     // Selects the row of `key` on `device` without emitting keySelected (the timeline's selection).
     void selectKey(std::string_view key, tilescope::stats::DeviceType device);
     void clearSelection();
-    bool isAggregating() const { return m_pendingGeneration != 0; }
+    bool isAggregating() const { return m_aggregation.isRunning(); }
 
     QTableView* table() const { return m_table; }
     QLineEdit* filter() const { return m_filter; }
@@ -59,8 +60,7 @@ private:
 
     std::shared_ptr<const TraceDocument> m_doc;
     std::optional<std::pair<int64_t, int64_t>> m_range;
-    quint64 m_generation = 0;        // bumped by every request; a worker's result for an older one is dropped
-    quint64 m_pendingGeneration = 0; // the aggregation in flight, 0 when none
+    WorkerJob m_aggregation; // newest request wins: a new range, trace or whole-trace view drops the one in flight
     KeyAveragesModel* m_model;
     QSortFilterProxyModel* m_proxy;
     QTableView* m_table;

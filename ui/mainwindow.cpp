@@ -9,6 +9,7 @@
 #include "session/sessionmanifest.h"
 #include "rooflinepanel.h"
 #include "report/overlapreport.h"
+#include "stats/timetext.h"
 #include "stats/torchtable.h"
 #include "trace/eventsearch.h"
 #include "version.h"
@@ -48,7 +49,7 @@ using namespace tilescope;
 
 namespace {
 const char* kSample = ":/samples/train_scheduled.pt.trace.json.gz";
-QString fmt(int64_t ns) { return QString::fromStdString(stats::formatTorchTime(double(ns) / 1000.0)); }
+QString fmt(int64_t ns) { return QString::fromStdString(stats::formatDuration(ns)); }
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)

@@ -2,6 +2,7 @@
 #include "profiledialog.h"
 
 #include "io/tracefileerror.h"
+#include "session/commandline.h"
 #include "session/harnessexport.h"
 #include "session/pythonlocator.h"
 #include "sessionjob.h"
@@ -37,47 +38,6 @@ const char* const kRecentKey = "sessions/recent";
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 std::string s(const QString& q) { return q.toStdString(); }
-
-// Splits "a 'b c' d" the way a shell would (single and double quotes, no expansion).
-std::vector<std::string> splitArguments(const QString& text)
-{
-    std::vector<std::string> out;
-    QString current;
-    bool inWord = false;
-    QChar quote;
-    for (const QChar c : text) {
-        if (!quote.isNull()) {
-            if (c == quote)
-                quote = QChar();
-            else
-                current += c;
-        } else if (c == u'\'' || c == u'"') {
-            quote = c;
-            inWord = true;
-        } else if (c.isSpace()) {
-            if (inWord)
-                out.push_back(s(current));
-            current.clear();
-            inWord = false;
-        } else {
-            current += c;
-            inWord = true;
-        }
-    }
-    if (inWord)
-        out.push_back(s(current));
-    return out;
-}
-
-QString joinArguments(const std::vector<std::string>& args)
-{
-    QStringList parts;
-    for (const std::string& a : args) {
-        const QString arg = q(a);
-        parts << (arg.isEmpty() || arg.contains(u' ') || arg.contains(u'"') ? u'\'' + arg + u'\'' : arg);
-    }
-    return parts.join(u' ');
-}
 
 std::optional<double> optionalNumber(const QLineEdit* edit)
 {
@@ -394,7 +354,7 @@ SessionConfig ProfileDialog::config() const
     SessionConfig c;
     c.mode = SessionMode(m_mode->currentData().toInt());
     c.script = s(m_script->text().trimmed());
-    c.args = splitArguments(m_args->text());
+    c.args = splitCommandLine(s(m_args->text()));
     if (m_useSchedule->isChecked())
         c.schedule = ProfileSchedule{m_wait->value(), m_warmupSteps->value(), m_active->value(), m_repeat->value()};
     c.kernel = s(m_kernel->text().trimmed());
@@ -433,7 +393,7 @@ void ProfileDialog::setConfig(const SessionConfig& c)
 {
     m_mode->setCurrentIndex(std::max(0, m_mode->findData(int(c.mode))));
     m_script->setText(q(c.script));
-    m_args->setText(joinArguments(c.args));
+    m_args->setText(q(shellQuoted(c.args)));
     m_useSchedule->setChecked(c.schedule.has_value());
     const ProfileSchedule schedule = c.schedule.value_or(ProfileSchedule{});
     m_wait->setValue(schedule.wait);

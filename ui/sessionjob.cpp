@@ -2,8 +2,6 @@
 #include "sessionjob.h"
 
 #include <QCoreApplication>
-#include <QPointer>
-#include <QThread>
 
 using namespace tilescope::session;
 
@@ -12,14 +10,7 @@ SessionJob::SessionJob(QObject* parent)
 {
 }
 
-SessionJob::~SessionJob()
-{
-    if (m_thread) {
-        m_cancel->store(true);
-        m_thread->wait();
-        delete m_thread;
-    }
-}
+SessionJob::~SessionJob() = default; // m_worker cancels the session and waits for its thread
 
 SessionTools SessionJob::applicationTools()
 {
@@ -28,52 +19,28 @@ SessionTools SessionJob::applicationTools()
 
 void SessionJob::start(const SessionConfig& config, const SessionTools& tools)
 {
-    if (m_thread)
+    if (m_worker.isRunning())
         return;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
-    const auto cancelFlag = m_cancel;
-    QPointer<SessionJob> self(this);
-    m_thread = QThread::create([self, config, tools, cancelFlag] {
-        const auto onEvent = [self](const SessionEvent& e) {
-            if (!self)
-                return;
+    m_worker.start([this, config, tools](const WorkerJob::Run& run) {
+        const auto onEvent = [this, run](const SessionEvent& e) {
             const QString message = QString::fromStdString(e.message);
             switch (e.kind) {
             case SessionEvent::Kind::Phase:
-                QMetaObject::invokeMethod(self, [self, e, message] {
-                    if (self)
-                        emit self->phase(QString::fromStdString(e.phase), e.step, e.of, message);
-                }, Qt::QueuedConnection);
+                run.post([this, e, message] { emit phase(QString::fromStdString(e.phase), e.step, e.of, message); });
                 break;
             case SessionEvent::Kind::Log:
             case SessionEvent::Kind::Error:
             case SessionEvent::Kind::Artifact:
             case SessionEvent::Kind::Result: {
                 const bool isError = e.fromStderr || e.kind == SessionEvent::Kind::Error;
-                QMetaObject::invokeMethod(self, [self, message, isError] {
-                    if (self)
-                        emit self->logLine(message, isError);
-                }, Qt::QueuedConnection);
+                run.post([this, message, isError] { emit logLine(message, isError); });
                 break;
             }
             }
         };
-        auto result = std::make_shared<const SessionResult>(runSession(config, tools, onEvent, cancelFlag.get()));
-        if (self)
-            QMetaObject::invokeMethod(self, [self, result] {
-                if (!self)
-                    return;
-                self->m_thread->wait();
-                delete self->m_thread;
-                self->m_thread = nullptr;
-                emit self->finished(result);
-            }, Qt::QueuedConnection);
+        auto result = std::make_shared<const SessionResult>(runSession(config, tools, onEvent, run.cancelFlag()));
+        run.finish([this, result] { emit finished(result); });
     });
-    m_thread->start();
 }
 
-void SessionJob::cancel()
-{
-    if (m_cancel)
-        m_cancel->store(true);
-}
+void SessionJob::cancel() { m_worker.requestCancel(); }

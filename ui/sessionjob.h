@@ -2,14 +2,12 @@
 #pragma once
 
 #include "session/sessionrunner.h"
+#include "workerjob.h"
 
 #include <QObject>
 #include <QString>
 
-#include <atomic>
 #include <memory>
-
-class QThread;
 
 // Runs one profiling session (core's runSession, a child process group) on a worker thread; its
 // progress and its end arrive as queued signals. Cancel ends the session's whole process group.
@@ -22,7 +20,7 @@ public:
 
     void start(const tilescope::session::SessionConfig& config, const tilescope::session::SessionTools& tools);
     void cancel();
-    bool isRunning() const { return m_thread != nullptr; }
+    bool isRunning() const { return m_worker.isRunning(); }
 
     // The tools next to this application (harness, tilescope-torch).
     static tilescope::session::SessionTools applicationTools();
@@ -33,6 +31,5 @@ signals:
     void finished(std::shared_ptr<const tilescope::session::SessionResult> result);
 
 private:
-    QThread* m_thread = nullptr;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
+    WorkerJob m_worker{WorkerJob::OnDestroy::Wait};
 };

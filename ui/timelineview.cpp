@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "timelineview.h"
 
-#include "stats/torchtable.h"
+#include "stats/timetext.h"
 #include "tracedocument.h"
 
 #include <QAbstractSpinBox>
@@ -29,7 +29,7 @@ QColor colourFor(std::string_view name)
     return QColor::fromHsv(int(h % 360), 90 + int((h >> 9) % 60), 200 + int((h >> 17) % 40));
 }
 
-QString timeText(int64_t ns) { return QString::fromStdString(stats::formatTorchTime(double(ns) / 1000.0)); }
+QString timeText(int64_t ns) { return QString::fromStdString(stats::formatDuration(ns)); }
 
 QString text(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 

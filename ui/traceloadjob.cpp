@@ -5,75 +5,41 @@
 #include "trace/traceloader.h"
 #include "tracedocument.h"
 
-#include <QPointer>
-#include <QThread>
-
 TraceLoadJob::TraceLoadJob(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<std::shared_ptr<const TraceDocument>>();
 }
 
-TraceLoadJob::~TraceLoadJob()
-{
-    if (m_cancel)
-        *m_cancel = true;
-}
+TraceLoadJob::~TraceLoadJob() = default; // m_worker cancels the load and drops its results
 
 void TraceLoadJob::start(const QString& path, const QByteArray& bytes, bool partial)
 {
     cancel();
-    const quint64 generation = ++m_generation;
-    auto flag = std::make_shared<std::atomic<bool>>(false);
-    m_cancel = flag;
-    m_running = true;
-    QPointer<TraceLoadJob> self(this);
-    auto deliver = [self, generation](auto fn) {
-        if (!self)
-            return;
-        QMetaObject::invokeMethod(self, [self, generation, fn] {
-            if (self && self->m_generation == generation) {
-                self->m_running = false;
-                fn(self.data());
-            }
-        }, Qt::QueuedConnection);
-    };
-    QThread* thread = QThread::create([=] {
+    m_worker.start([this, path, bytes, partial](const WorkerJob::Run& run) {
         tilescope::trace::LoadOptions options;
         options.partial = partial;
-        options.cancel = flag.get();
-        options.progress = [self, generation](const tilescope::trace::LoadProgress& p) {
-            if (!self)
-                return;
-            QMetaObject::invokeMethod(self, [self, generation, p] {
-                if (self && self->m_generation == generation)
-                    emit self->progress(qint64(p.inputBytesRead), qint64(p.inputBytesTotal), qint64(p.events));
-            }, Qt::QueuedConnection);
+        options.cancel = run.cancelFlag();
+        options.progress = [this, run](const tilescope::trace::LoadProgress& p) {
+            run.post([this, p] { emit progress(qint64(p.inputBytesRead), qint64(p.inputBytesTotal), qint64(p.events)); });
         };
         try {
             auto document = TraceDocument::build(path, bytes, options);
-            deliver([document](TraceLoadJob* job) { emit job->finished(document); });
+            run.finish([this, document] { emit finished(document); });
         } catch (const tilescope::io::LoadCancelled&) {
-            deliver([](TraceLoadJob* job) { emit job->cancelled(); });
+            run.finish([this] { emit cancelled(); });
         } catch (const tilescope::io::TraceFileError& e) {
             const QString message = QString::fromUtf8(e.what());
             const qint64 complete = qint64(e.completeEventsBefore());
-            deliver([path, message, complete](TraceLoadJob* job) { emit job->failed(path, message, complete); });
+            run.finish([this, path, message, complete] { emit failed(path, message, complete); });
         } catch (const std::exception& e) {
             const QString message = QString::fromUtf8(e.what());
-            deliver([path, message](TraceLoadJob* job) { emit job->failed(path, message, 0); });
+            run.finish([this, path, message] { emit failed(path, message, 0); });
         }
     });
-    connect(thread, &QThread::finished, thread, &QObject::deleteLater);
-    thread->start();
 }
 
 void TraceLoadJob::cancel()
 {
-    if (m_cancel)
-        *m_cancel = true;
-    if (m_running) {
-        m_running = false;
-        ++m_generation;
+    if (m_worker.drop())
         emit cancelled();
-    }
 }

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "workerjob.h"
+
 #include <QObject>
 #include <QString>
 
-#include <atomic>
 #include <memory>
 
 struct TraceDocument;
 
 // Loads a trace on a worker thread with progress and cancel; results arrive as queued signals.
-// A generation counter drops results of loads that were superseded or cancelled.
+// Results of loads that were superseded or cancelled are dropped (WorkerJob).
 class TraceLoadJob : public QObject
 {
     Q_OBJECT
@@ -22,7 +23,7 @@ public:
     // complete events before a truncation or syntax error (a crashed run's trace), with a warning.
     void start(const QString& path, const QByteArray& bytes = {}, bool partial = false);
     void cancel();
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_worker.isRunning(); }
 
 signals:
     void progress(qint64 bytesRead, qint64 bytesTotal, qint64 events);
@@ -32,7 +33,5 @@ signals:
     void cancelled();
 
 private:
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    quint64 m_generation = 0;
-    bool m_running = false;
+    WorkerJob m_worker;
 };

@@ -8,6 +8,7 @@
 #include "progress.h"
 #include "report/jsonwriter.h"
 #include "sessionerror.h"
+#include "session/sessionfiles.h"
 #include "torchdevice.h"
 
 #include <torch/torch.h>
@@ -188,7 +189,7 @@ int runCalibration(const CalibrationOptions& o, Progress& progress)
     fs::path dir, file;
     try {
         dir = prepareOutputDir(folder ? o.out : fs::absolute(o.out).parent_path().string());
-        file = folder ? dir / "calibration.json" : fs::absolute(o.out);
+        file = folder ? dir / session::kCalibrationFile : fs::absolute(o.out);
     } catch (const SessionError& e) {
         return reportFailure(progress, e.what(), e.exitCode());
     }

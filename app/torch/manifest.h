@@ -1,33 +1,17 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "session/manifestwriter.h"
+
 #include <filesystem>
-#include <string>
-#include <vector>
 
 namespace tilescope::torchtool {
 
-// DIR/tilescope-session.json (docs/sessions.md, "Manifest"). Written last: its presence means the
-// session ended, `status` says how.
-struct Manifest
-{
-    std::string mode;   // "torchscript" or "calibrate"
-    bool ok = false;
-    std::string torch;  // TORCH_VERSION of the LibTorch built against
-    std::string profiler;     // "kineto" or "legacy"; empty when nothing was profiled
-    std::string deviceJson;   // a JSON object; empty when not known yet
-    std::string trace;        // paths relative to DIR, empty when not produced
-    std::string calibration;
-    std::string captureJson;  // a JSON object describing what ran (model, inputs, counts, options)
-    std::string error;        // the failure, when !ok
-    std::vector<std::string> notes;
+// DIR/tilescope-session.json (docs/sessions.md, "Manifest"), written by core's session::writeSessionManifest.
+// Written last: its presence means the session ended, `status` says how.
+using Manifest = session::ManifestRecord;
 
-    std::string toJson() const;
-};
-
-inline constexpr const char* kManifestName = "tilescope-session.json";
-
-// Writes DIR/tilescope-session.json atomically and returns its path.
+// Writes the manifest atomically and returns its path; throws SessionError when it cannot.
 std::filesystem::path writeManifest(const std::filesystem::path& dir, const Manifest& manifest);
 
 } // namespace tilescope::torchtool

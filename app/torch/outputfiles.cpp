@@ -3,6 +3,9 @@
 
 #include "sessionerror.h"
 
+#include "io/textfile.h"
+#include "io/tracefileerror.h"
+
 #include <cstring>
 #include <fstream>
 #include <system_error>
@@ -36,16 +39,11 @@ fs::path prepareOutputDir(const std::string& dir)
 
 void writeFileAtomically(const fs::path& file, const std::string& text)
 {
-    const fs::path temporary = fs::path(file.string() + ".tmp");
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())) || !out.flush())
-            throw SessionError("cannot write " + file.string() + ": " + std::strerror(errno));
+    try {
+        io::writeTextFileAtomically(file.string(), text, file.filename().string());
+    } catch (const io::TraceFileError& e) {
+        throw SessionError(e.what());
     }
-    std::error_code ec;
-    fs::rename(temporary, file, ec);
-    if (ec)
-        throw SessionError("cannot write " + file.string() + ": " + ec.message());
 }
 
 } // namespace tilescope::torchtool

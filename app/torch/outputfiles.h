@@ -10,7 +10,7 @@ namespace tilescope::torchtool {
 // Returns DIR made absolute (progress lines carry absolute paths).
 std::filesystem::path prepareOutputDir(const std::string& dir);
 
-// Writes FILE through FILE.tmp and a rename, so a reader never sees half a file.
+// io::writeTextFileAtomically, failing with a SessionError (the error event's one line).
 void writeFileAtomically(const std::filesystem::path& file, const std::string& text);
 
 } // namespace tilescope::torchtool

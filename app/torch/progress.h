@@ -7,8 +7,8 @@
 
 namespace tilescope::torchtool {
 
-// Writes the `@tilescope {json}` progress lines of docs/sessions.md to stdout, one per call, flushed at
-// once so the parent sees each phase as it starts.
+// Prints the `@tilescope {json}` progress lines of docs/sessions.md (core's session::phaseLine and
+// friends) to stdout, one per call, flushed at once so the parent sees each phase as it starts.
 class Progress
 {
 public:
@@ -18,7 +18,7 @@ public:
     void error(std::string_view message);
 
 private:
-    static void emit(const std::string& json);
+    static void emit(const std::string& line);
 };
 
 } // namespace tilescope::torchtool

@@ -9,6 +9,7 @@
 #include "progress.h"
 #include "report/jsonwriter.h"
 #include "sessionerror.h"
+#include "session/sessionfiles.h"
 #include "torchdevice.h"
 #include "torchinputs.h"
 
@@ -23,7 +24,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr uint64_t kInputSeed = 0;
-constexpr const char* kTraceName = "trace.pt.trace.json";
 
 std::string captureJson(const CaptureOptions& o, const std::vector<TensorSpec>& specs)
 {
@@ -101,10 +101,10 @@ void runSession(const CaptureOptions& o, const fs::path& dir, Progress& progress
     // Inside the profiled window, so the last kernels are complete when the trace is collected.
     synchronize(choice);
 
-    progress.phase("export", "writing " + std::string(kTraceName) + " (" + recorder->name() + ")");
-    const fs::path trace = dir / kTraceName;
+    progress.phase("export", "writing " + std::string(session::kTraceFile) + " (" + recorder->name() + ")");
+    const fs::path trace = dir / session::kTraceFile;
     recorder->stopAndSave(trace);
-    manifest.trace = kTraceName;
+    manifest.trace = session::kTraceFile;
     progress.artifact("trace", trace.string());
 }
 

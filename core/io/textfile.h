@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace tilescope::io {
@@ -9,5 +10,11 @@ namespace tilescope::io {
 // Both throw TraceFileError naming the file; `what` says what it is ("the session config").
 std::string readTextFile(const std::string& path, const std::string& what);
 void writeTextFile(const std::string& path, const std::string& text, const std::string& what);
+
+// Writes PATH through PATH.tmp and a rename, so a reader never sees half a file (manifests, calibration,
+// sidecars, exports). `check`, when given, sees the temporary file before anything is replaced and may throw
+// to keep the old file; the temporary is removed then. Throws TraceFileError naming PATH.
+void writeTextFileAtomically(const std::string& path, const std::string& text, const std::string& what,
+                             const std::function<void(const std::string& temporaryPath)>& check = {});
 
 } // namespace tilescope::io

@@ -3,6 +3,7 @@
 
 #include "io/decimal.h"
 #include "report/jsonwriter.h"
+#include "stats/timetext.h"
 #include "stats/torchtable.h"
 #include "trace/trace.h"
 
@@ -11,7 +12,6 @@ namespace tilescope::report {
 namespace {
 
 double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
-std::string time(int64_t ns) { return stats::formatTorchTime(us(ns)); }
 std::string share(int64_t part, int64_t whole) { return whole > 0 ? stats::formatFixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + "%" : "-"; }
 
 bool listed(const analysis::DeviceBusy& d, const OverlapReportOptions& options) { return d.hasActivity || options.allDevices; }
@@ -85,7 +85,7 @@ std::string overlapJson(const trace::Trace& t, const analysis::OverlapReport& r,
 std::string overlapText(const trace::Trace& t, const analysis::OverlapReport& r, const OverlapReportOptions& options)
 {
     const int64_t window = r.window.end - r.window.start;
-    std::string out = "window: " + time(window) + " ("
+    std::string out = "window: " + stats::formatDuration(window) + " ("
         + (options.windowGiven ? "given: ts " + io::formatNanosecondsAsMicroseconds(r.window.start) + " .. "
                    + io::formatNanosecondsAsMicroseconds(r.window.end) + " us"
                                : std::string("first to last CPU work or GPU activity"))
@@ -99,26 +99,26 @@ std::string overlapText(const trace::Trace& t, const analysis::OverlapReport& r,
             ++hidden;
             continue;
         }
-        out += "GPU " + std::to_string(d.device) + ": busy " + time(d.busyNs) + " (" + share(d.busyNs, window) + "), idle "
-            + time(d.idleNs) + "; started in the window: " + plural(d.kernels, "kernel", "kernels") + ", "
+        out += "GPU " + std::to_string(d.device) + ": busy " + stats::formatDuration(d.busyNs) + " (" + share(d.busyNs, window) + "), idle "
+            + stats::formatDuration(d.idleNs) + "; started in the window: " + plural(d.kernels, "kernel", "kernels") + ", "
             + plural(d.memcpys, "memcpy", "memcpys") + ", " + plural(d.memsets, "memset", "memsets") + "\n";
     }
     if (hidden > 0 && gpu)
         out += "(" + plural(hidden, "device", "devices") + " with no GPU activity left out; --all-devices lists them)\n";
-    out += "CPU busy (ops, CUDA API calls and annotations with no op inside, all threads): " + time(r.cpuBusyNs) + " ("
+    out += "CPU busy (ops, CUDA API calls and annotations with no op inside, all threads): " + stats::formatDuration(r.cpuBusyNs) + " ("
         + share(r.cpuBusyNs, window) + ")\n";
     for (const auto& th : r.threads)
-        out += "  " + threadLabel(t, th) + ": " + time(th.busyNs) + "\n";
+        out += "  " + threadLabel(t, th) + ": " + stats::formatDuration(th.busyNs) + "\n";
     if (gpu) {
-        out += "CPU and GPU both busy: " + time(r.overlapNs) + " (" + share(r.overlapNs, window) + ")\n";
-        out += "GPU idle while CPU works: " + time(r.gpuIdleWhileCpuBusyNs) + " (" + share(r.gpuIdleWhileCpuBusyNs, window) + ")\n";
-        out += "both idle: " + time(r.bothIdleNs) + " (" + share(r.bothIdleNs, window) + ")\n";
+        out += "CPU and GPU both busy: " + stats::formatDuration(r.overlapNs) + " (" + share(r.overlapNs, window) + ")\n";
+        out += "GPU idle while CPU works: " + stats::formatDuration(r.gpuIdleWhileCpuBusyNs) + " (" + share(r.gpuIdleWhileCpuBusyNs, window) + ")\n";
+        out += "both idle: " + stats::formatDuration(r.bothIdleNs) + " (" + share(r.bothIdleNs, window) + ")\n";
     } else {
-        out += "CPU idle: " + time(r.bothIdleNs) + " (" + share(r.bothIdleNs, window) + ")\n";
+        out += "CPU idle: " + stats::formatDuration(r.bothIdleNs) + " (" + share(r.bothIdleNs, window) + ")\n";
     }
     out += "launches: " + launchCostText(r.launches);
     if (r.launches.count > 0)
-        out += " (in all: CPU " + time(r.launches.cpuNs) + " in launch calls, " + time(r.launches.kernelNs) + " of kernels)";
+        out += " (in all: CPU " + stats::formatDuration(r.launches.cpuNs) + " in launch calls, " + stats::formatDuration(r.launches.kernelNs) + " of kernels)";
     out += "\n";
     return out;
 }

@@ -73,11 +73,16 @@ std::string summaryJson(const std::string& tracePath, const stats::KeyAverages& 
 
 std::string summaryCsv(const stats::KeyAverages& averages, const SummarySelection& selection)
 {
+    return keyAveragesCsv(averages, selectedRows(averages, selection));
+}
+
+std::string keyAveragesCsv(const stats::KeyAverages& averages, const std::vector<size_t>& rows)
+{
     std::string out = "key,input_shapes,device_type,is_user_annotation,count,self_cpu_time_total_us,cpu_time_total_us,"
                       "self_device_time_total_us,device_time_total_us,cpu_memory_usage,self_cpu_memory_usage,"
                       "device_memory_usage,self_device_memory_usage,flops\n";
-    for (const size_t index : selectedRows(averages, selection)) {
-        const stats::KeyAverage& r = averages.rows[index];
+    for (const size_t index : rows) {
+        const stats::KeyAverage& r = averages.rows.at(index);
         out += csvField(r.key) + ',' + csvField(r.inputShapes) + ',' + (r.deviceType == stats::DeviceType::CPU ? "CPU" : "CUDA") + ','
             + (r.isUserAnnotation ? "true" : "false") + ',' + std::to_string(r.count) + ',' + JsonWriter::number(r.selfCpuTimeTotal)
             + ',' + JsonWriter::number(r.cpuTimeTotal) + ',' + JsonWriter::number(r.selfDeviceTimeTotal) + ','

@@ -4,6 +4,7 @@
 #include "io/jsonvalue.h"
 #include "io/tracefileerror.h"
 #include "report/jsonwriter.h"
+#include "stats/timetext.h"
 #include "stats/torchtable.h"
 #include "trace/trace.h"
 
@@ -175,9 +176,8 @@ std::string traceInfoText(const std::string& path, const trace::Trace& t)
     out += "options:    " + (options.empty() ? std::string("(none recorded)") : options) + "\n";
     if (m.baseTimeNs)
         out += "baseTimeNanoseconds: " + std::to_string(*m.baseTimeNs) + "\n";
-    const double spanUs = static_cast<double>(t.lastTime() - t.firstTime()) / 1000.0;
-    out += "time span:  " + stats::formatTorchTime(spanUs) + " (ts " + stats::formatFixed(static_cast<double>(t.firstTime()) / 1000.0, 3)
-        + " .. " + stats::formatFixed(static_cast<double>(t.lastTime()) / 1000.0, 3) + " us)\n";
+    out += "time span:  " + stats::formatDuration(t.lastTime() - t.firstTime()) + " (ts " + stats::formatMicroseconds(t.firstTime())
+        + " .. " + stats::formatMicroseconds(t.lastTime()) + " us)\n";
     if (m.annotationWideningStart || m.annotationWideningEnd)
         out += "gpu_user_annotation widening undone: start +" + std::to_string(m.annotationWideningStart) + " ns, end -"
             + std::to_string(m.annotationWideningEnd) + " ns\n";

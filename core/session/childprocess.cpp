@@ -76,26 +76,6 @@ void signalGroup(pid_t pgid, int sig)
 
 } // namespace
 
-std::string shellQuoted(const std::vector<std::string>& argv)
-{
-    std::string out;
-    for (const std::string& a : argv) {
-        if (!out.empty())
-            out += ' ';
-        const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                             "0123456789_-+=/.,:@%") == std::string::npos;
-        if (plain) {
-            out += a;
-            continue;
-        }
-        out += '\'';
-        for (char c : a)
-            out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-        out += '\'';
-    }
-    return out;
-}
-
 ChildOutcome runChild(const ChildSpec& spec, const std::function<void(const std::string&, bool)>& onLine,
                       const std::atomic<bool>* cancel, double timeoutSeconds, double graceSeconds)
 {

@@ -37,7 +37,4 @@ ChildOutcome runChild(const ChildSpec& spec,
                       const std::atomic<bool>* cancel = nullptr, double timeoutSeconds = 0,
                       double graceSeconds = 3);
 
-// "cmd 'a b'": the command line as a user would type it, for logs and error messages.
-std::string shellQuoted(const std::vector<std::string>& argv);
-
 } // namespace tilescope::session

@@ -3,11 +3,13 @@
 
 #include "io/jsonvalue.h"
 #include "io/tracefileerror.h"
+#include "report/jsonwriter.h"
+#include "session/sessionfiles.h"
 
 namespace tilescope::session {
 
 namespace {
-constexpr std::string_view kPrefix = "@tilescope ";
+constexpr std::string_view kPrefix = kProgressPrefix;
 
 std::string text(const io::JsonValue& o, const char* key)
 {
@@ -62,6 +64,44 @@ SessionEvent parseSessionLine(const std::string& line, bool fromStderr)
         e.message = text(o, "message");
     }
     return e;
+}
+
+std::string phaseLine(std::string_view phase, std::string_view message, std::optional<int> step, std::optional<int> of)
+{
+    report::JsonWriter w;
+    w.beginObject().key("event").value("phase").key("phase").value(phase);
+    if (step)
+        w.key("step").value(*step);
+    if (of)
+        w.key("of").value(*of);
+    w.key("message").value(message).endObject();
+    return kProgressPrefix + w.text();
+}
+
+std::string artifactLine(std::string_view artifactKind, std::string_view absolutePath)
+{
+    report::JsonWriter w;
+    w.beginObject().key("event").value("artifact").key("kind").value(artifactKind).key("path").value(absolutePath).endObject();
+    return kProgressPrefix + w.text();
+}
+
+std::string resultLine(std::string_view manifestPath, std::string_view calibrationPath)
+{
+    report::JsonWriter w;
+    w.beginObject().key("event").value("result");
+    if (!manifestPath.empty())
+        w.key("manifest").value(manifestPath);
+    if (!calibrationPath.empty())
+        w.key("calibration").value(calibrationPath);
+    w.endObject();
+    return kProgressPrefix + w.text();
+}
+
+std::string errorLine(std::string_view message)
+{
+    report::JsonWriter w;
+    w.beginObject().key("event").value("error").key("message").value(message).endObject();
+    return kProgressPrefix + w.text();
 }
 
 } // namespace tilescope::session

@@ -3,6 +3,7 @@
 
 #include "io/jsonvalue.h"
 #include "io/tracefileerror.h"
+#include "session/sessionfiles.h"
 
 #include <filesystem>
 
@@ -69,7 +70,7 @@ SessionManifest readSessionManifest(const std::string& path)
 std::optional<std::string> manifestInFolder(const std::string& folder)
 {
     std::error_code ec;
-    const fs::path p = fs::path(folder) / "tilescope-session.json";
+    const fs::path p = fs::path(folder) / kManifestFile;
     if (fs::is_directory(folder, ec) && fs::is_regular_file(p, ec))
         return p.string();
     return std::nullopt;

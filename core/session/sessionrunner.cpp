@@ -5,6 +5,9 @@
 #include "io/tracefileerror.h"
 #include "report/jsonwriter.h"
 #include "session/childprocess.h"
+#include "session/commandline.h"
+#include "session/manifestwriter.h"
+#include "session/sessionfiles.h"
 
 #include <cstdlib>
 #include <deque>
@@ -24,8 +27,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr size_t kStderrTailLines = 30;
-constexpr const char* kManifestName = "tilescope-session.json";
-constexpr const char* kConfigName = "tilescope-session-config.json";
 
 std::string firstExisting(const std::vector<fs::path>& candidates)
 {
@@ -59,8 +60,8 @@ std::string newestTrace(const fs::path& dir, fs::file_time_type startedAt)
     for (const auto& entry : fs::recursive_directory_iterator(dir, ec)) {
         const std::string name = entry.path().filename().string();
         const bool json = name.size() > 5 && (name.ends_with(".json") || name.ends_with(".json.gz"));
-        if (!entry.is_regular_file(ec) || !json || name.starts_with("tilescope-session") ||
-            name.ends_with(".annotations.json") || name == "key_averages.json" || name == "calibration.json")
+        if (!entry.is_regular_file(ec) || !json || name.starts_with(kSessionFilePrefix) ||
+            name.ends_with(".annotations.json") || name == kKeyAveragesFile || name == kCalibrationFile)
             continue;
         const auto t = entry.last_write_time(ec);
         if (t >= startedAt && (best.empty() || t > bestTime)) {
@@ -75,16 +76,15 @@ std::string newestTrace(const fs::path& dir, fs::file_time_type startedAt)
 void writeOwnManifest(const fs::path& dir, const SessionConfig& c, const std::string& trace,
                       const std::string& calibration, bool ok)
 {
-    report::JsonWriter w;
-    w.beginObject();
-    w.key("version").value(1).key("mode").value(modeName(c.mode)).key("status").value(ok ? "ok" : "failed");
+    ManifestRecord m;
+    m.mode = modeName(c.mode);
+    m.ok = ok;
     if (!trace.empty())
-        w.key("trace").value(fs::relative(trace, dir).string());
+        m.trace = fs::relative(trace, dir).string();
     if (!calibration.empty())
-        w.key("calibration").value(fs::relative(calibration, dir).string());
-    w.key("notes").beginArray().value("manifest written by TileScope: the command wrote none").endArray();
-    w.endObject();
-    io::writeTextFile((dir / kManifestName).string(), w.text() + "\n", "the session manifest");
+        m.calibration = fs::relative(calibration, dir).string();
+    m.notes = {"manifest written by TileScope: the command wrote none"};
+    writeSessionManifest(dir.string(), m);
 }
 
 } // namespace
@@ -141,7 +141,7 @@ std::vector<std::string> sessionCommand(const SessionConfig& c, const SessionToo
         return argv;
     }
     case SessionMode::Calibrate: {
-        std::vector<std::string> argv = {tools.torchTool, "calibrate", "--out", (fs::path(out) / "calibration.json").string()};
+        std::vector<std::string> argv = {tools.torchTool, "calibrate", "--out", (fs::path(out) / kCalibrationFile).string()};
         if (!c.device.empty())
             argv.insert(argv.end(), {"--device", c.device});
         if (c.quick)
@@ -191,9 +191,9 @@ SessionResult runSession(const SessionConfig& input, const SessionTools& tools,
     if (!c.torchscript.empty())
         c.torchscript = fs::absolute(c.torchscript).string();
     result.outputDirectory = dir.string();
-    result.configPath = (dir / kConfigName).string();
+    result.configPath = (dir / kConfigFile).string();
     // An earlier session's manifest in the same folder must not pass for this one's.
-    fs::remove(dir / kManifestName, ec);
+    fs::remove(dir / kManifestFile, ec);
     const auto startedAt = fs::file_time_type::clock::now() - std::chrono::seconds(1);
     try {
         io::writeTextFile(result.configPath, toJson(c), "the session config");
@@ -231,11 +231,11 @@ SessionResult runSession(const SessionConfig& input, const SessionTools& tools,
     result.stderrTail.assign(tail.begin(), tail.end());
 
     // What the child produced, from its manifest or from the folder.
-    const fs::path manifest = dir / kManifestName;
+    const fs::path manifest = dir / kManifestFile;
     const bool exitedOk = outcome.started && outcome.exited && outcome.exitCode == 0;
     if ((c.mode == SessionMode::Command || c.mode == SessionMode::Calibrate) && !fs::exists(manifest)) {
         const std::string trace = c.mode == SessionMode::Command ? newestTrace(dir, startedAt) : std::string();
-        const std::string calibration = (dir / "calibration.json").string();
+        const std::string calibration = (dir / kCalibrationFile).string();
         try {
             writeOwnManifest(dir, c, trace, freshFile(calibration, startedAt) ? calibration : std::string(),
                              exitedOk && (c.mode == SessionMode::Calibrate || !trace.empty()));
@@ -278,13 +278,13 @@ SessionResult runSession(const SessionConfig& input, const SessionTools& tools,
     } else if (outcome.exitCode != 0) {
         result.error = program + " exited with code " + std::to_string(outcome.exitCode);
     } else if (result.manifestPath.empty()) {
-        result.error = program + " finished without writing " + std::string(kManifestName);
+        result.error = program + " finished without writing " + std::string(kManifestFile);
     } else if (m.status != "ok") {
         result.error = "the session reports status '" + m.status + "'";
     } else if (result.tracePath.empty() && c.mode != SessionMode::Calibrate) {
         result.error = "the session finished but wrote no trace";
     } else if (c.mode == SessionMode::Calibrate && result.calibrationPath.empty()) {
-        result.error = "the calibration finished but wrote no calibration.json";
+        result.error = std::string("the calibration finished but wrote no ") + kCalibrationFile;
     } else {
         result.status = SessionResult::Status::Ok;
     }

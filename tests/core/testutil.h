@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "trace/trace.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 #include <filesystem>
@@ -25,6 +30,36 @@ inline std::string workloadTrace(const std::string& workload)
 {
     const std::string plain = dataPath("h200/" + workload + "/trace.json");
     return std::filesystem::exists(plain) ? plain : plain + ".gz";
+}
+
+// The session fixtures (tests/data/sessions): scripts, kernels.
+inline std::string sessionData(const std::string& name) { return dataPath("sessions/" + name); }
+
+// A small JSON file's top-level object; empty when it is missing or not an object.
+inline QJsonObject readJsonObject(const std::string& path)
+{
+    QFile f(QString::fromStdString(path));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+// The index of the nth event (from 0) named `name` of `kind`, else kNoIndex.
+inline uint32_t findEvent(const tilescope::trace::Trace& t, std::string_view name, tilescope::trace::EventKind kind, int nth = 0)
+{
+    for (uint32_t i = 0; i < t.events.size(); ++i)
+        if (t.events[i].kind == kind && t.name(t.events[i]) == name && nth-- == 0)
+            return i;
+    return tilescope::trace::kNoIndex;
+}
+
+// Events named `name`, of any kind.
+inline int countNamed(const tilescope::trace::Trace& t, std::string_view name)
+{
+    int n = 0;
+    for (const tilescope::trace::Event& e : t.events)
+        n += t.name(e) == name;
+    return n;
 }
 
 // A program run to its end: exit status (-1 when it crashed or timed out) and both streams.

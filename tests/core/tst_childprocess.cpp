@@ -135,11 +135,6 @@ private slots:
         QCOMPARE(c.out.size(), size_t(1));
         QVERIFY2(processGone(static_cast<pid_t>(std::stol(c.out[0]))), "an orphan outlived the session");
     }
-
-    void quotesCommandLinesForTheLog()
-    {
-        QCOMPARE(shellQuoted({"python3", "-u", "a b.py", "it's"}), std::string("python3 -u 'a b.py' 'it'\\''s'"));
-    }
 };
 
 QTEST_APPLESS_MAIN(TestChildProcess)

@@ -28,12 +28,6 @@ QJsonObject meta(const char* workload)
     return QJsonDocument::fromJson(QByteArray(text.data(), qsizetype(text.size()))).object();
 }
 
-QJsonObject readJson(const std::string& path)
-{
-    const std::string text = testutil::readFile(path);
-    return QJsonDocument::fromJson(QByteArray(text.data(), qsizetype(text.size()))).object();
-}
-
 // A minimal H200 trace: a record_function region around one aten::mm on two n x n `dtype` matrices, whose one
 // kernel runs `kernelUs`.
 std::string mmRegionTrace(const QTemporaryDir& dir, const char* dtype, int64_t n, double kernelUs)
@@ -213,7 +207,7 @@ private slots:
     void ncclKernelsAreCommunication()
     {
         const std::string path = testutil::dataPath("nccl/nccl_allreduce_broadcast.json");
-        const QJsonArray events = readJson(path).value("traceEvents").toArray();
+        const QJsonArray events = testutil::readJsonObject(path).value("traceEvents").toArray();
         auto argsWithMessage = [&](const QJsonObject& kernel) {
             if (kernel.value("args").toObject().contains("In msg nelems"))
                 return kernel.value("args").toObject();
@@ -262,7 +256,7 @@ private slots:
     {
         // The same allreduce over 8 ranks: bus = algorithm bandwidth x 2(n-1)/n = 1.75.
         QTemporaryDir dir;
-        QJsonObject root = readJson(testutil::dataPath("nccl/nccl_allreduce_broadcast.json"));
+        QJsonObject root = testutil::readJsonObject(testutil::dataPath("nccl/nccl_allreduce_broadcast.json"));
         QJsonArray events = root.value("traceEvents").toArray();
         for (auto&& value : events) {
             QJsonObject e = value.toObject();

@@ -3,6 +3,10 @@
 // kernel-vs-reference modes, the exported harness, failures, timeout, cancel, and tilescope-cli capture.
 #include "roofline/classify.h"
 #include "session/harnessexport.h"
+#include "session/manifestwriter.h"
+#include "session/sessionfiles.h"
+#include "session/sessionmanifest.h"
+#include "session/sessionevent.h"
 #include "session/pythonlocator.h"
 #include "session/sessionconfig.h"
 #include "session/sessionrunner.h"
@@ -29,8 +33,6 @@ namespace {
 // Debian's interpreter: it is the one python3-torch installs into (python3 on PATH may be another).
 const char* kPython = "/usr/bin/python3";
 
-std::string sessionData(const std::string& name) { return testutil::dataPath("sessions/" + name); }
-
 SessionTools tools()
 {
     SessionTools t;
@@ -39,14 +41,6 @@ SessionTools tools()
     t.torchTool = TILESCOPE_TORCH_TOOL;
 #endif
     return t;
-}
-
-int countNamed(const trace::Trace& t, std::string_view name)
-{
-    int n = 0;
-    for (const trace::Event& e : t.events)
-        n += t.name(e) == name;
-    return n;
 }
 
 int countPrefixed(const trace::Trace& t, std::string_view prefix)
@@ -194,10 +188,61 @@ private slots:
         QVERIFY(parseSessionLine("epoch 1 loss 0.3", false).kind == SessionEvent::Kind::Log);
     }
 
+    void writtenProgressLinesReadBack()
+    {
+        // tilescope-torch prints what these write; the reader must get every field back unchanged.
+        auto e = parseSessionLine(phaseLine("warmup", "warm-up \"3\"/10", 3, 10), false);
+        QVERIFY(e.kind == SessionEvent::Kind::Phase);
+        QCOMPARE(e.phase, std::string("warmup"));
+        QCOMPARE(e.step, 3);
+        QCOMPARE(e.of, 10);
+        QCOMPARE(e.message, std::string("warm-up \"3\"/10"));
+        e = parseSessionLine(phaseLine("setup", "starting"), false);
+        QCOMPARE(e.step, -1);
+        QCOMPARE(e.of, -1);
+        e = parseSessionLine(artifactLine("trace", "/a b/trace.pt.trace.json"), false);
+        QVERIFY(e.kind == SessionEvent::Kind::Artifact);
+        QCOMPARE(e.artifactKind, std::string("trace"));
+        QCOMPARE(e.path, std::string("/a b/trace.pt.trace.json"));
+        e = parseSessionLine(resultLine("/o/tilescope-session.json", "/o/calibration.json"), false);
+        QVERIFY(e.kind == SessionEvent::Kind::Result);
+        QCOMPARE(e.path, std::string("/o/tilescope-session.json"));
+        QVERIFY(resultLine("").find("manifest") == std::string::npos);
+        e = parseSessionLine(errorLine("torch is not installed\nfor python3"), false);
+        QVERIFY(e.kind == SessionEvent::Kind::Error);
+        QCOMPARE(e.message, std::string("torch is not installed\nfor python3"));
+    }
+
+    void writtenManifestReadsBack()
+    {
+        const std::string dir = out("manifest-written");
+        fs::create_directories(dir);
+        ManifestRecord m;
+        m.mode = "torchscript";
+        m.ok = true;
+        m.torch = "2.11.0";
+        m.profiler = "kineto";
+        m.deviceJson = "{\"name\": \"H200\"}";
+        m.trace = kTraceFile;
+        m.notes = {"one", "two"};
+        const std::string path = writeSessionManifest(dir, m);
+        QCOMPARE(path, (fs::path(dir) / kManifestFile).string());
+        QCOMPARE(manifestInFolder(dir).value_or(""), path);
+        QVERIFY(!fs::exists(path + ".tmp"));
+        const SessionManifest read = readSessionManifest(path);
+        QCOMPARE(read.mode, m.mode);
+        QCOMPARE(read.status, std::string("ok"));
+        QCOMPARE(read.torch, m.torch);
+        QCOMPARE(read.profiler, m.profiler);
+        QCOMPARE(read.deviceName, std::string("H200"));
+        QCOMPARE(read.trace, (fs::path(dir) / kTraceFile).string());
+        QCOMPARE(read.notes, m.notes);
+    }
+
     void scriptSessionFollowsTheScheduleAndMatchesTorch()
     {
         SessionConfig c = base(SessionMode::Script, "script");
-        c.script = sessionData("train_loop.py");
+        c.script = testutil::sessionData("train_loop.py");
         c.args = {"8"};
         c.schedule = ProfileSchedule{1, 1, 3, 1};
         std::vector<SessionEvent> events;
@@ -215,7 +260,7 @@ private slots:
 
         const auto t = trace::loadTrace(r.tracePath);
         QCOMPARE(countPrefixed(*t, "ProfilerStep#"), 3);      // the active window only
-        QCOMPARE(countNamed(*t, "train_step"), 3);
+        QCOMPARE(testutil::countNamed(*t, "train_step"), 3);
         // torch's own key_averages (written by the harness) equals TileScope's, key by key.
         const io::JsonValue ref = io::readSmallJsonFile(r.keyAveragesPath);
         std::map<std::string, int64_t> torchCounts, ours;
@@ -241,19 +286,19 @@ private slots:
     void scriptStepsOnTilescopeStep()
     {
         SessionConfig c = base(SessionMode::Script, "manual");
-        c.script = sessionData("manual_steps.py");
+        c.script = testutil::sessionData("manual_steps.py");
         c.schedule = ProfileSchedule{0, 1, 2, 1};
         const SessionResult r = runSession(c, tools(), nullptr);
         QVERIFY2(r.status == SessionResult::Status::Ok, r.error.c_str());
         const auto t = trace::loadTrace(r.tracePath);
-        QCOMPARE(countNamed(*t, "manual_region"), 2);
+        QCOMPARE(testutil::countNamed(*t, "manual_region"), 2);
         QCOMPARE(countPrefixed(*t, "ProfilerStep#"), 2);
     }
 
     void scheduleThatNeverCompletesFailsClearly()
     {
         SessionConfig c = base(SessionMode::Script, "neverstep");
-        c.script = sessionData("train_loop.py");
+        c.script = testutil::sessionData("train_loop.py");
         c.args = {"1"};
         c.schedule = ProfileSchedule{2, 1, 3, 1};
         const SessionResult r = runSession(c, tools(), nullptr);
@@ -266,9 +311,9 @@ private slots:
     void kernelSessionLabelsBothAndChecksThem()
     {
         SessionConfig c = base(SessionMode::Kernel, "kernel");
-        c.kernel = sessionData("kernels.py") + ":build_fake_kernel";
+        c.kernel = testutil::sessionData("kernels.py") + ":build_fake_kernel";
         c.kernelFactory = true;
-        c.reference = sessionData("kernels.py") + ":reference_mm";
+        c.reference = testutil::sessionData("kernels.py") + ":reference_mm";
         c.inputs = "float32:64x32,f32:32x48";
         c.warmupIterations = 3;
         c.measuredIterations = 4;
@@ -284,9 +329,9 @@ private slots:
         QVERIFY(r.manifest.checks[0].passed);
         QVERIFY(*r.manifest.checks[0].maxAbsError < 1e-3);
         const auto t = trace::loadTrace(r.tracePath);
-        QCOMPARE(countNamed(*t, "tilelang_kernel"), 4);
-        QCOMPARE(countNamed(*t, "torch_ref"), 4);
-        QCOMPARE(countNamed(*t, "aten::mm"), 4);              // only the reference calls torch.mm
+        QCOMPARE(testutil::countNamed(*t, "tilelang_kernel"), 4);
+        QCOMPARE(testutil::countNamed(*t, "torch_ref"), 4);
+        QCOMPARE(testutil::countNamed(*t, "aten::mm"), 4);              // only the reference calls torch.mm
         // The generated source is saved, named after its kernel, and the sidecar loads.
         QCOMPARE(r.manifest.sources.size(), size_t(1));
         QCOMPARE(r.manifest.sources[0].kernel, std::string("main_kernel"));
@@ -303,8 +348,8 @@ private slots:
     void wrongKernelFailsItsCheckButKeepsTheTrace()
     {
         SessionConfig c = base(SessionMode::Kernel, "wrong");
-        c.kernel = sessionData("kernels.py") + ":wrong_mm";
-        c.reference = sessionData("kernels.py") + ":reference_mm";
+        c.kernel = testutil::sessionData("kernels.py") + ":wrong_mm";
+        c.reference = testutil::sessionData("kernels.py") + ":reference_mm";
         c.inputs = "f32:16x16,f32:16x16";
         c.warmupIterations = 1;
         c.measuredIterations = 1;
@@ -320,7 +365,7 @@ private slots:
         QTest::addColumn<QString>("kernel");
         QTest::addColumn<QString>("inputs");
         QTest::addColumn<QString>("expected");
-        const QString k = QString::fromStdString(sessionData("kernels.py"));
+        const QString k = QString::fromStdString(testutil::sessionData("kernels.py"));
         QTest::newRow("no attribute") << k + QStringLiteral(":nope") << QStringLiteral("f32:4x4,f32:4x4") << QStringLiteral("has no attribute 'nope'");
         QTest::newRow("no file") << QStringLiteral("/nonexistent/k.py:fn") << QStringLiteral("f32:4x4") << QStringLiteral("does not exist");
         QTest::newRow("bad dtype") << k + QStringLiteral(":broadcast_mm") << QStringLiteral("float31:4x4") << QStringLiteral("unknown dtype 'float31'");
@@ -335,7 +380,7 @@ private slots:
         QFETCH(QString, expected);
         SessionConfig c = base(SessionMode::Kernel, "badkernel");
         c.kernel = kernel.toStdString();
-        c.reference = sessionData("kernels.py") + ":reference_mm";
+        c.reference = testutil::sessionData("kernels.py") + ":reference_mm";
         c.inputs = inputs.toStdString();
         const SessionResult r = runSession(c, tools(), nullptr);
         QVERIFY(r.status == SessionResult::Status::Failed);
@@ -346,7 +391,7 @@ private slots:
     void crashingScriptFailsClearlyAndKeepsThePartialTrace()
     {
         SessionConfig c = base(SessionMode::Script, "crash");
-        c.script = sessionData("crash.py");
+        c.script = testutil::sessionData("crash.py");
         const SessionResult r = runSession(c, tools(), nullptr);
         QVERIFY(r.status == SessionResult::Status::Failed);
         QVERIFY2(r.error.find("exited with code 1") != std::string::npos, r.error.c_str());
@@ -357,14 +402,14 @@ private slots:
         QVERIFY(traceback);
         QVERIFY(!r.tracePath.empty());
         const auto t = trace::loadTrace(r.tracePath);
-        QCOMPARE(countNamed(*t, "aten::mm"), 1);
+        QCOMPARE(testutil::countNamed(*t, "aten::mm"), 1);
     }
 
     void missingTorchIsSaidPlainly()
     {
         SessionConfig c = base(SessionMode::Script, "notorch");
-        c.script = sessionData("train_loop.py");
-        c.environment = {{"PYTHONPATH", sessionData("no_torch")}};
+        c.script = testutil::sessionData("train_loop.py");
+        c.environment = {{"PYTHONPATH", testutil::sessionData("no_torch")}};
         const SessionResult r = runSession(c, tools(), nullptr);
         QVERIFY(r.status == SessionResult::Status::Failed);
         QVERIFY2(r.error.find("torch is not installed for /usr/bin/python3") != std::string::npos, r.error.c_str());
@@ -409,7 +454,7 @@ private slots:
     void missingInterpreterIsAStartError()
     {
         SessionConfig c = base(SessionMode::Script, "nopython");
-        c.script = sessionData("train_loop.py");
+        c.script = testutil::sessionData("train_loop.py");
         c.python = "/nonexistent/venv/bin/python";
         const SessionResult r = runSession(c, tools(), nullptr);
         QVERIFY(r.status == SessionResult::Status::Failed);
@@ -419,20 +464,20 @@ private slots:
     void hangingScriptTimesOutWithNoOrphans()
     {
         SessionConfig c = base(SessionMode::Script, "hang");
-        c.script = sessionData("hang.py");
+        c.script = testutil::sessionData("hang.py");
         c.timeoutSeconds = 6;
         const SessionResult r = runSession(c, tools(), nullptr);
         QVERIFY(r.status == SessionResult::Status::TimedOut);
         QVERIFY2(r.error.find("timed out after 6 s") != std::string::npos, r.error.c_str());
         QVERIFY(r.seconds < 30);
         QCOMPARE(processesWith("tilescope-hang-child"), 0);
-        QCOMPARE(processesWith(sessionData("hang.py")), 0);
+        QCOMPARE(processesWith(testutil::sessionData("hang.py")), 0);
     }
 
     void cancelEndsTheSession()
     {
         SessionConfig c = base(SessionMode::Script, "cancel");
-        c.script = sessionData("hang.py");
+        c.script = testutil::sessionData("hang.py");
         std::atomic<bool> cancel{false};
         const SessionResult r = runSession(c, tools(), [&](const SessionEvent& e) {
             if (e.message.starts_with("child "))
@@ -446,8 +491,8 @@ private slots:
     void exportedHarnessRunsOnItsOwn()
     {
         SessionConfig c = base(SessionMode::Kernel, "unused");
-        c.kernel = sessionData("kernels.py") + ":broadcast_mm";
-        c.reference = sessionData("kernels.py") + ":reference_mm";
+        c.kernel = testutil::sessionData("kernels.py") + ":broadcast_mm";
+        c.reference = testutil::sessionData("kernels.py") + ":reference_mm";
         c.inputs = "f32:8x8,f32:8x8";
         c.warmupIterations = 1;
         c.measuredIterations = 2;
@@ -461,7 +506,7 @@ private slots:
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
         const SessionManifest m = readSessionManifest(remote + "/tilescope-session.json");
         QCOMPARE(m.status, std::string("ok"));
-        QCOMPARE(countNamed(*trace::loadTrace(m.trace), "torch_ref"), 2);
+        QCOMPARE(testutil::countNamed(*trace::loadTrace(m.trace), "torch_ref"), 2);
         QVERIFY(!fs::exists(c.outputDirectory)); // --out replaced the embedded folder
     }
 
@@ -478,7 +523,7 @@ private slots:
     void torchscriptWithoutTheToolSaysWhy()
     {
         SessionConfig c = base(SessionMode::TorchScript, "notool");
-        c.torchscript = sessionData("train_loop.py"); // any existing file: the tool check comes first
+        c.torchscript = testutil::sessionData("train_loop.py"); // any existing file: the tool check comes first
         SessionTools none = tools();
         none.torchTool.clear();
         const SessionResult r = runSession(c, none, nullptr);
@@ -502,8 +547,8 @@ private slots:
         QCOMPARE(profileSteps, 3);
         QCOMPARE(r.manifest.mode, std::string("torchscript"));
         const auto t = trace::loadTrace(r.tracePath);
-        QCOMPARE(countNamed(*t, "torchscript_forward"), 3);
-        QCOMPARE(countNamed(*t, "aten::addmm"), 9); // three Linear layers a call
+        QCOMPARE(testutil::countNamed(*t, "torchscript_forward"), 3);
+        QCOMPARE(testutil::countNamed(*t, "aten::addmm"), 9); // three Linear layers a call
     }
 
     void calibrateSessionWritesCeilings()
@@ -529,25 +574,25 @@ private slots:
     void cliCapturePrintsTheTracePath()
     {
         const QString dir = QString::fromStdString(out("cli"));
-        const CliResult r = runCli({QStringLiteral("capture"), QStringLiteral("--script"), QString::fromStdString(sessionData("train_loop.py")),
+        const CliResult r = runCli({QStringLiteral("capture"), QStringLiteral("--script"), QString::fromStdString(testutil::sessionData("train_loop.py")),
                                     QStringLiteral("--python"), QString::fromLatin1(kPython), QStringLiteral("--out"), dir,
                                     QStringLiteral("--quiet"), QStringLiteral("--"), QStringLiteral("3")});
         QVERIFY2(r.exitCode == 0, r.err.c_str());
         QCOMPARE(r.out, dir.toStdString() + "/trace.pt.trace.json\n");
         QVERIFY(r.err.find("[export]") != std::string::npos);
-        QVERIFY(countNamed(*trace::loadTrace(dir.toStdString() + "/trace.pt.trace.json"), "train_step") == 3);
+        QVERIFY(testutil::countNamed(*trace::loadTrace(dir.toStdString() + "/trace.pt.trace.json"), "train_step") == 3);
     }
 
     void cliCaptureExitCodes()
     {
-        const QString k = QString::fromStdString(sessionData("kernels.py"));
+        const QString k = QString::fromStdString(testutil::sessionData("kernels.py"));
         CliResult r = runCli({QStringLiteral("capture"), QStringLiteral("--kernel"), k + QStringLiteral(":wrong_mm"), QStringLiteral("--ref"),
                               k + QStringLiteral(":reference_mm"), QStringLiteral("--inputs"), QStringLiteral("f32:8x8,f32:8x8"),
                               QStringLiteral("--python"), QString::fromLatin1(kPython), QStringLiteral("--warmup"), QStringLiteral("1"),
                               QStringLiteral("--out"), QString::fromStdString(out("cliwrong"))});
         QCOMPARE(r.exitCode, 3);
         QVERIFY2(r.err.find("check allclose: FAILED") != std::string::npos, r.err.c_str());
-        r = runCli({QStringLiteral("capture"), QStringLiteral("--script"), QString::fromStdString(sessionData("crash.py")),
+        r = runCli({QStringLiteral("capture"), QStringLiteral("--script"), QString::fromStdString(testutil::sessionData("crash.py")),
                     QStringLiteral("--python"), QString::fromLatin1(kPython), QStringLiteral("--out"), QString::fromStdString(out("clicrash"))});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.find("capture failed") != std::string::npos && r.err.find("tilescope test crash") != std::string::npos, r.err.c_str());

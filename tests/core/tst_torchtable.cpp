@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "stats/timetext.h"
 #include "stats/torchtable.h"
 
 #include <QtTest>
@@ -22,6 +23,18 @@ private slots:
         QCOMPARE(formatTorchTime(-2.5), std::string("-2.500us"));
         QCOMPARE(formatTorchTime(1500, std::string("us")), std::string("1500.000us"));
         QCOMPARE(formatTorchTime(1500, std::string("s")), std::string("0.002s"));
+    }
+    void nanosecondTimeTexts()
+    {
+        QCOMPARE(formatDuration(812000), std::string("812.000us"));
+        QCOMPARE(formatDuration(1250000), std::string("1.250ms"));
+        QCOMPARE(formatDuration(2000000000), std::string("2.000s"));
+        QCOMPARE(formatMicroseconds(0), std::string("0.000"));
+        QCOMPARE(formatMicroseconds(1500), std::string("1.500"));
+        QCOMPARE(formatMicroseconds(-7), std::string("-0.007"));
+        QCOMPARE(formatMicroseconds(5349368629953311), std::string("5349368629953.311"));
+        // Past 2^53 ns a double cannot hold every ns: formatFixed(ns / 1000.0, 3) gave "...740.992" here.
+        QCOMPARE(formatMicroseconds(9007199254740993), std::string("9007199254740.993"));
     }
     void roundHalfEven()
     {

@@ -30,14 +30,6 @@ std::map<EventKind, int> kindCounts(const trace::Trace& t)
     return counts;
 }
 
-uint32_t findEvent(const trace::Trace& t, std::string_view name, EventKind kind, int nth = 0)
-{
-    for (uint32_t i = 0; i < t.events.size(); ++i)
-        if (t.events[i].kind == kind && t.name(t.events[i]) == name && nth-- == 0)
-            return i;
-    return kNoIndex;
-}
-
 } // namespace
 
 class TestTraceLoader : public QObject
@@ -78,7 +70,7 @@ private slots:
     void exactNanosecondTimes()
     {
         const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
-        const uint32_t first = findEvent(*t, "custom_kernel", EventKind::UserAnnotation);
+        const uint32_t first = testutil::findEvent(*t, "custom_kernel", EventKind::UserAnnotation);
         QVERIFY(first != kNoIndex);
         QCOMPARE(t->events[first].start, int64_t(5349368629953311));
         QCOMPARE(t->events[first].duration, int64_t(3678986));
@@ -91,7 +83,7 @@ private slots:
         QCOMPARE(t->meta.annotationWideningEnd, int64_t(1));
         // Each custom_kernel GPU span now coincides with its single matmul_kernel.
         for (int k = 0; k < 20; ++k) {
-            const auto& span = t->events[findEvent(*t, "custom_kernel", EventKind::GpuUserAnnotation, k)];
+            const auto& span = t->events[testutil::findEvent(*t, "custom_kernel", EventKind::GpuUserAnnotation, k)];
             bool matched = false;
             for (const auto& e : t->events)
                 matched = matched || (e.kind == EventKind::Kernel && e.start == span.start && e.end() == span.end());
@@ -102,14 +94,14 @@ private slots:
     void tracksAndNesting()
     {
         const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
-        const auto& mm = t->events[findEvent(*t, "aten::mm", EventKind::CpuOp)];
+        const auto& mm = t->events[testutil::findEvent(*t, "aten::mm", EventKind::CpuOp)];
         QVERIFY(mm.parent != kNoIndex);
         QCOMPARE(t->name(t->events[mm.parent]), std::string_view("torch_ref"));
         QCOMPARE(mm.depth, uint16_t(1));
         const auto& host = t->tracks[mm.track];
         QCOMPARE(host.type, trace::Track::Type::HostThread);
         QCOMPARE(t->strings.view(host.name), std::string_view("thread 449 (python3)"));
-        const auto& kernel = t->events[findEvent(*t, "matmul_kernel", EventKind::Kernel)];
+        const auto& kernel = t->events[testutil::findEvent(*t, "matmul_kernel", EventKind::Kernel)];
         const auto& stream = t->tracks[kernel.track];
         QCOMPARE(stream.type, trace::Track::Type::GpuStream);
         QCOMPARE(stream.device, 0);
@@ -128,7 +120,7 @@ private slots:
     {
         const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
         // cuBLAS: kernel -> cuLaunchKernelEx (correlation) -> aten::mm (External id).
-        const uint32_t nvjet = findEvent(*t, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", EventKind::Kernel);
+        const uint32_t nvjet = testutil::findEvent(*t, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", EventKind::Kernel);
         QVERIFY(nvjet != kNoIndex);
         const uint32_t launch = t->launchOf(nvjet);
         QVERIFY(launch != kNoIndex);
@@ -137,12 +129,12 @@ private slots:
         QCOMPARE(t->name(t->events[t->opOf(nvjet)]), std::string_view("aten::mm"));
         QCOMPARE(t->opOf(launch), t->opOf(nvjet));
         // Triton launches through the driver API outside every ATen op: a launch, but no op.
-        const uint32_t triton = findEvent(*t, "matmul_kernel", EventKind::Kernel);
+        const uint32_t triton = testutil::findEvent(*t, "matmul_kernel", EventKind::Kernel);
         QVERIFY(t->launchOf(triton) != kNoIndex);
         QCOMPARE(t->name(t->events[t->launchOf(triton)]), std::string_view("cuLaunchKernelEx"));
         QCOMPARE(t->opOf(triton), kNoIndex);
         // GPU span -> its CPU annotation.
-        const uint32_t span = findEvent(*t, "custom_kernel", EventKind::GpuUserAnnotation);
+        const uint32_t span = testutil::findEvent(*t, "custom_kernel", EventKind::GpuUserAnnotation);
         QCOMPARE(t->name(t->events[t->annotationOf(span)]), std::string_view("custom_kernel"));
         QCOMPARE(t->events[t->annotationOf(span)].kind, EventKind::UserAnnotation);
     }
@@ -163,7 +155,7 @@ private slots:
     void rawArgsKeptOnRequest()
     {
         const auto withArgs = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
-        const auto& mm = withArgs->events[findEvent(*withArgs, "aten::mm", EventKind::CpuOp)];
+        const auto& mm = withArgs->events[testutil::findEvent(*withArgs, "aten::mm", EventKind::CpuOp)];
         QVERIFY(withArgs->rawArgs(mm).find(R"("Input Dims": [[4096, 4096], [4096, 4096]])") != std::string_view::npos);
         QCOMPARE(withArgs->strings.view(withArgs->ops[mm.op].inputShapes), std::string_view("[[4096, 4096], [4096, 4096]]"));
         QCOMPARE(withArgs->ops[mm.op].flops, uint64_t(137438953472));
@@ -203,14 +195,14 @@ private slots:
             {"ph": "P", "name": "sample", "pid": 1, "tid": 2, "ts": 1}
         ])JSON");
         QCOMPARE(t->meta.format, trace::TraceFormat::ChromeArray);
-        const uint32_t outer = findEvent(*t, "outer", EventKind::Other);
-        const uint32_t inner = findEvent(*t, "inner", EventKind::Other);
+        const uint32_t outer = testutil::findEvent(*t, "outer", EventKind::Other);
+        const uint32_t inner = testutil::findEvent(*t, "inner", EventKind::Other);
         QCOMPARE(t->events[outer].duration, int64_t(10000));
         QCOMPARE(t->events[inner].duration, int64_t(3000));
         QCOMPARE(t->events[inner].parent, outer);
-        QCOMPARE(t->events[findEvent(*t, "marker", EventKind::Instant)].parent, inner);
+        QCOMPARE(t->events[testutil::findEvent(*t, "marker", EventKind::Instant)].parent, inner);
         // Overlapping kernels on one stream are all kept, the later one drawn a level deeper.
-        const auto& pdl = t->events[findEvent(*t, "gpu b (PDL)", EventKind::Kernel)];
+        const auto& pdl = t->events[testutil::findEvent(*t, "gpu b (PDL)", EventKind::Kernel)];
         QVERIFY(pdl.flags & trace::PartialOverlap);
         QCOMPARE(pdl.depth, uint16_t(1));
         QCOMPARE(t->counters.size(), size_t(2));

@@ -46,14 +46,6 @@ Run torchTool(const QStringList& arguments)
 
 QString fixture() { return QStringLiteral(TILESCOPE_TEST_DATA "/torchscript/mlp.pt"); }
 
-QJsonObject readJson(const QString& path)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    return QJsonDocument::fromJson(f.readAll()).object();
-}
-
 // The phases of docs/sessions.md in their order; a session may skip any.
 int phaseRank(const QString& phase)
 {
@@ -125,7 +117,7 @@ private slots:
         QCOMPARE(r.events.last().value("manifest").toString(), manifestPath);
         QCOMPARE(r.events[r.events.size() - 2].value("phase").toString(), QStringLiteral("done"));
 
-        const QJsonObject manifest = readJson(manifestPath);
+        const QJsonObject manifest = testutil::readJsonObject(manifestPath.toStdString());
         QCOMPARE(manifest.value("version").toInt(), 1);
         QCOMPARE(manifest.value("mode").toString(), QStringLiteral("torchscript"));
         QCOMPARE(manifest.value("status").toString(), QStringLiteral("ok"));
@@ -204,7 +196,7 @@ private slots:
         const QList<QByteArray> lines = r.err.trimmed().split('\n');
         QVERIFY2(lines.first().startsWith("tilescope-torch: "), r.err.constData());
         QVERIFY2(QString::fromUtf8(lines.first()).contains(message), r.err.constData());
-        const QJsonObject written = readJson(QDir(out).filePath("tilescope-session.json"));
+        const QJsonObject written = testutil::readJsonObject(QDir(out).filePath("tilescope-session.json").toStdString());
         QCOMPARE(!written.isEmpty(), manifest);
         if (manifest) {
             QCOMPARE(written.value("status").toString(), QStringLiteral("failed"));
@@ -242,7 +234,7 @@ private slots:
         QVERIFY(m.memoryBytesPerS && *m.memoryBytesPerS > 1e8 && *m.memoryBytesPerS < 1e13);
         QVERIFY(m.fp32 && *m.fp32 > 1e7 && *m.fp32 < 1e14);
         QVERIFY(!m.bf16 && !m.tf32); // the CPU measures copy and fp32 only
-        const QJsonObject json = readJson(file);
+        const QJsonObject json = testutil::readJsonObject(file.toStdString());
         QVERIFY(!json.value("cpu").toString().isEmpty());
         QVERIFY(json.value("threads").toInt() >= 1);
         QVERIFY(!json.value("torch").toString().isEmpty());
@@ -255,7 +247,7 @@ private slots:
         const QString dir = tmp.filePath("calib") + "/";
         const Run r = torchTool({"calibrate", "--out", dir, "--quick", "--runs", "1"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        const QJsonObject manifest = readJson(dir + "tilescope-session.json");
+        const QJsonObject manifest = testutil::readJsonObject((dir + "tilescope-session.json").toStdString());
         QCOMPARE(manifest.value("mode").toString(), QStringLiteral("calibrate"));
         QCOMPARE(manifest.value("status").toString(), QStringLiteral("ok"));
         QCOMPARE(manifest.value("calibration").toString(), QStringLiteral("calibration.json"));

@@ -2,10 +2,15 @@
 #include "testutil.h"
 
 #include "keyaveragesmodel.h"
+#include "keyaveragespanel.h"
+#include "tracedocument.h"
 #include "stats/keyaverages.h"
 #include "trace/traceloader.h"
 
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QTableView>
+#include <QTemporaryDir>
 #include <QSortFilterProxyModel>
 #include <QtTest>
 
@@ -54,8 +59,40 @@ private slots:
         QVERIFY(mm >= 0);
         QCOMPARE(model.index(mm, KeyAveragesModel::FlopsColumn).data(KeyAveragesModel::SortRole).toDouble(), 20.0 * 137438953472.0);
         const QString csv = model.toCsv({mm});
-        QVERIFY(csv.startsWith(QStringLiteral("Name,Device,")));
-        QVERIFY(csv.contains(QStringLiteral("aten::mm,CPU,")));
+        QVERIFY(csv.startsWith(QStringLiteral("key,input_shapes,device_type,")));
+        QVERIFY(csv.contains(QStringLiteral("\naten::mm,,CPU,false,")));
+    }
+
+    // The dock's Export CSV and `tilescope-cli summary --format csv` write the same file for the same rows.
+    void exportEqualsTheCliCsv_data()
+    {
+        QTest::addColumn<bool>("byShape");
+        QTest::newRow("by name") << false;
+        QTest::newRow("by input shape") << true;
+    }
+    void exportEqualsTheCliCsv()
+    {
+        QFETCH(bool, byShape);
+        const std::string path = testutil::workloadTrace("gemm_compare");
+        KeyAveragesPanel panel;
+        panel.groupByShape()->setChecked(byShape);
+        panel.setDocument(TraceDocument::build(QString::fromStdString(path), {}, {}));
+        panel.table()->sortByColumn(KeyAveragesModel::SelfDeviceColumn, Qt::DescendingOrder);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString exported = dir.filePath(QStringLiteral("key_averages.csv"));
+        QVERIFY(panel.exportCsv(exported));
+        QStringList arguments = {QString::fromStdString(path), QStringLiteral("--format"), QStringLiteral("csv"),
+                                 QStringLiteral("--sort"), QStringLiteral("self_cuda_time_total")};
+        if (byShape)
+            arguments << QStringLiteral("--group-by-input-shape");
+        const testutil::ProcessRun cli = testutil::runProcess(QStringLiteral(TILESCOPE_CLI), QStringList{QStringLiteral("summary")} + arguments);
+        QCOMPARE(cli.exitCode, 0);
+        QFile file(exported);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray dock = file.readAll();
+        QVERIFY(dock.count('\n') > 10);
+        QCOMPARE(dock, cli.out);
     }
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The app as a user drives it, under the offscreen platform: load, zoom, select, sort, filter.
 #include "testutil.h"
+#include "uitestutil.h"
 
 #include "keyaveragesmodel.h"
 #include "keyaveragespanel.h"
@@ -33,21 +34,6 @@
 using namespace tilescope;
 
 namespace {
-
-void loadAndWait(MainWindow& w, const QString& path)
-{
-    QSignalSpy changed(&w, &MainWindow::documentChanged);
-    w.openFile(path);
-    QVERIFY(changed.wait(30000));
-}
-
-uint32_t findEvent(const trace::Trace& t, std::string_view name, trace::EventKind kind)
-{
-    for (uint32_t i = 0; i < t.events.size(); ++i)
-        if (t.events[i].kind == kind && t.name(t.events[i]) == name)
-            return i;
-    return trace::kNoIndex;
-}
 
 // The header lane a track's lane is filed under.
 QString headerOf(const TimelineView& timeline, uint32_t track)
@@ -89,7 +75,7 @@ private slots:
         w.resize(1400, 900);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
         const TraceDocument* doc = w.document();
         QVERIFY(doc);
         TimelineView* timeline = w.timeline();
@@ -104,7 +90,7 @@ private slots:
         QVERIFY(std::abs(timeline->nsPerPixel() - before) < before * 1e-6);
 
         // Select the first torch_ref annotation by clicking it: the table follows.
-        const uint32_t annotation = findEvent(*doc->trace, "custom_kernel", trace::EventKind::UserAnnotation);
+        const uint32_t annotation = testutil::findEvent(*doc->trace, "custom_kernel", trace::EventKind::UserAnnotation);
         timeline->zoomToRange(doc->trace->events[annotation].start - 1000, doc->trace->events[annotation].end() + 1000);
         QTest::qWait(20);
         const QPoint at = timeline->positionOfEvent(annotation);
@@ -154,15 +140,15 @@ private slots:
         w.resize(1600, 1000);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
         const TraceDocument* doc = w.document();
         QVERIFY(w.roofline()->pointCount() >= 1); // the cuBLAS GEMM has work from aten::mm
-        const uint32_t nvjet = findEvent(*doc->trace, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", trace::EventKind::Kernel);
+        const uint32_t nvjet = testutil::findEvent(*doc->trace, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", trace::EventKind::Kernel);
         w.timeline()->selectEvent(nvjet, true);
         QVERIFY(w.roofline()->verdictText().contains(QStringLiteral("tensor-core-bound (strong)")));
         QVERIFY(w.roofline()->verdictText().contains(QStringLiteral("at the roof")));
         // Without an annotation the Triton kernel's work is unknown, and the card says so.
-        w.timeline()->selectEvent(findEvent(*doc->trace, "matmul_kernel", trace::EventKind::Kernel), true);
+        w.timeline()->selectEvent(testutil::findEvent(*doc->trace, "matmul_kernel", trace::EventKind::Kernel), true);
         QVERIFY(w.roofline()->verdictText().contains(QStringLiteral("inconclusive")));
         QVERIFY(w.roofline()->verdictText().contains(QStringLiteral("annotations")));
         // Clicking the GEMM's point selects that kernel in the timeline.
@@ -187,11 +173,11 @@ private slots:
         w.resize(1600, 1000);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
         RooflinePanel* panel = w.roofline();
         QVERIFY(!panel->attachSourceButton()->isEnabled()); // nothing selected yet
         QVERIFY(!panel->attachSource(QString::fromStdString(testutil::dataPath("tilelang/hopper_wgmma_gemm.cu"))));
-        w.timeline()->selectEvent(findEvent(*w.document()->trace, "matmul_kernel", trace::EventKind::Kernel), true);
+        w.timeline()->selectEvent(testutil::findEvent(*w.document()->trace, "matmul_kernel", trace::EventKind::Kernel), true);
         QVERIFY(panel->attachSourceButton()->isEnabled());
         QVERIFY(panel->attachSource(QString::fromStdString(testutil::dataPath("tilelang/hopper_wgmma_gemm.cu"))));
         const QString card = panel->verdictText();
@@ -212,7 +198,7 @@ private slots:
         w.resize(1400, 900);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
         TimelineView* timeline = w.timeline();
         const int total = w.table()->model()->rowCount();
         QSignalSpy aggregated(&w, &MainWindow::rangeAggregated);
@@ -260,7 +246,7 @@ private slots:
         QVERIFY(w.figuresText().contains(QStringLiteral("GPU 0 utilization")));
 
         // The main thread's 25-frame Python stack is folded; a click on its label shows every row.
-        const uint32_t mainThread = doc->trace->events[findEvent(*doc->trace, "ProfilerStep#2", trace::EventKind::UserAnnotation)].track;
+        const uint32_t mainThread = doc->trace->events[testutil::findEvent(*doc->trace, "ProfilerStep#2", trace::EventKind::UserAnnotation)].track;
         const auto laneOf = [&](uint32_t track) {
             for (const auto& lane : timeline->lanes())
                 if (lane.kind == TimelineView::Lane::Kind::Track && lane.id == track)
@@ -328,7 +314,7 @@ private slots:
         QVERIFY(timeline->viewport()->grab().toImage() != plain);
         timeline->highlightName(std::nullopt);
         QCOMPARE(timeline->viewport()->grab().toImage(), plain);
-        timeline->selectEvent(findEvent(*doc->trace, "ProfilerStep#2", trace::EventKind::UserAnnotation), false);
+        timeline->selectEvent(testutil::findEvent(*doc->trace, "ProfilerStep#2", trace::EventKind::UserAnnotation), false);
         QVERIFY(timeline->viewport()->grab().toImage() != plain);
         timeline->selectEvent(trace::kNoIndex, false);
         QCOMPARE(timeline->viewport()->grab().toImage(), plain);
@@ -354,7 +340,7 @@ private slots:
     {
         MainWindow w;
         showActive(w);
-        loadAndWait(w, QString::fromStdString(testutil::dataPath("external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")));
+        testutil::loadAndWait(w, QString::fromStdString(testutil::dataPath("external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")));
         TimelineView* timeline = w.timeline();
         QCOMPARE(countLanes(*timeline, TimelineView::Lane::Kind::Overlap), 0);
         QCOMPARE(countLanes(*timeline, TimelineView::Lane::Kind::DeviceBusy), 0);
@@ -378,7 +364,7 @@ private slots:
                 QVERIFY(headerOf(*timeline, track).contains(QStringLiteral("pyper:trainer:8:2 (pid 1074)")));
 
         // torch 1.13's legacy profiler: one process "CPU functions" with no name.
-        loadAndWait(w, QString::fromStdString(testutil::dataPath("legacy/cpu_newapi/trace.json")));
+        testutil::loadAndWait(w, QString::fromStdString(testutil::dataPath("legacy/cpu_newapi/trace.json")));
         QCOMPARE(countLanes(*timeline, TimelineView::Lane::Kind::Overlap), 0);
         const trace::Trace& legacy = *w.document()->trace;
         int threads = 0;
@@ -403,7 +389,7 @@ private slots:
         f.close();
         MainWindow w;
         showActive(w);
-        loadAndWait(w, path);
+        testutil::loadAndWait(w, path);
         TimelineView* timeline = w.timeline();
         QCOMPARE(w.document()->overlap.devices.size(), size_t(2));
         QCOMPARE(countLanes(*timeline, TimelineView::Lane::Kind::DeviceBusy), 1);
@@ -418,7 +404,7 @@ private slots:
     {
         MainWindow w;
         w.show();
-        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("jit_cold")));
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("jit_cold")));
         const TraceDocument* before = w.document();
         QTemporaryDir dir;
         const QString bad = dir.filePath(QStringLiteral("broken.json"));
@@ -510,11 +496,11 @@ private slots:
         MainWindow w;
         w.resize(1400, 900);
         w.show();
-        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
         QTest::keyClicks(w.tableFilter(), QStringLiteral("aten"));
         QTest::keyClicks(w.searchField(), QStringLiteral("nvjet"));
         QVERIFY(w.table()->model()->rowCount() < 13);
-        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
         QVERIFY(w.tableFilter()->text().isEmpty());
         QVERIFY(w.searchField()->text().isEmpty());
         const auto* shown = w.keyAverages()->model()->averages().get();
@@ -527,7 +513,7 @@ private slots:
         w.resize(1400, 900);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
         QTableView* table = w.table();
         QVERIFY(table->model()->rowCount() > 40);
         table->scrollToBottom();
@@ -544,7 +530,7 @@ private slots:
         MainWindow w;
         w.resize(1400, 900);
         w.show();
-        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
         // Select a table row (the timeline highlights its occurrences), then click empty timeline space.
         QTableView* table = w.table();
         table->selectRow(0);
@@ -555,7 +541,7 @@ private slots:
         // Selecting an event replaces a row's highlight rather than keeping the timeline dimmed.
         table->selectRow(0);
         QVERIFY(w.timeline()->hasHighlight());
-        w.timeline()->selectEvent(findEvent(*w.document()->trace, "matmul_kernel", trace::EventKind::Kernel), true);
+        w.timeline()->selectEvent(testutil::findEvent(*w.document()->trace, "matmul_kernel", trace::EventKind::Kernel), true);
         QVERIFY(!w.timeline()->hasHighlight());
         QCOMPARE(table->selectionModel()->selectedRows().size(), 1);
     }
@@ -567,7 +553,7 @@ private slots:
         w.resize(1400, 900);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
         QTableView* table = w.table();
         const int width = table->columnWidth(KeyAveragesModel::NameColumn) - 8;
         QSet<QString> shown;
@@ -600,7 +586,7 @@ private slots:
         MainWindow w;
         w.resize(1400, 900);
         w.show();
-        loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
         w.timeline()->fitAll();
         QTRY_VERIFY(w.figuresText().contains(QStringLiteral("launches cost at least 80% of their kernel")));
         const auto r = w.document()->overlapIndex->figures({w.timeline()->viewStart(), w.timeline()->viewEnd()});

@@ -24,21 +24,11 @@ using namespace tilescope::session;
 
 namespace {
 
-std::string sessionData(const std::string& name) { return testutil::dataPath("sessions/" + name); }
-
 SessionTools sourceTools()
 {
     SessionTools t;
     t.harness = std::string(TILESCOPE_SOURCE_DIR) + "/resources/harness/tilescope_harness.py";
     return t;
-}
-
-bool hasEvent(const trace::Trace& t, std::string_view name)
-{
-    for (const trace::Event& e : t.events)
-        if (t.name(e) == name)
-            return true;
-    return false;
 }
 
 } // namespace
@@ -52,8 +42,8 @@ class TestProfileDialog : public QObject
     {
         SessionConfig c;
         c.mode = SessionMode::Kernel;
-        c.kernel = sessionData("kernels.py") + ":broadcast_mm";
-        c.reference = sessionData("kernels.py") + ":reference_mm";
+        c.kernel = testutil::sessionData("kernels.py") + ":broadcast_mm";
+        c.reference = testutil::sessionData("kernels.py") + ":reference_mm";
         c.inputs = "f32:32x16,f32:16x8";
         c.python = "/usr/bin/python3";
         c.device = "cpu";
@@ -88,7 +78,8 @@ private slots:
         QCOMPARE(toJson(d.config()), toJson(c));
         SessionConfig script;
         script.script = "/x/train.py";
-        script.args = {"--epochs", "2", "a b"};
+        // The argument field shows the arguments shell-quoted; what it splits back must be what was set.
+        script.args = {"--epochs", "2", "a b", "it's", "", "$HOME", "back\\slash", "say \"hi\""};
         script.schedule = ProfileSchedule{1, 2, 3, 0};
         script.outputDirectory = "/tmp/o";
         d.setConfig(script);
@@ -129,8 +120,8 @@ private slots:
         QVERIFY(opened.wait(120000));
         QVERIFY(w.document());
         QCOMPARE(w.document()->path, QString::fromStdString(c.outputDirectory + "/trace.pt.trace.json"));
-        QVERIFY(hasEvent(*w.document()->trace, "tilelang_kernel"));
-        QVERIFY(hasEvent(*w.document()->trace, "torch_ref"));
+        QVERIFY(testutil::countNamed(*w.document()->trace, "tilelang_kernel") > 0);
+        QVERIFY(testutil::countNamed(*w.document()->trace, "torch_ref") > 0);
         QVERIFY(!d->isRunning());
         QVERIFY(d->log()->toPlainText().contains(QStringLiteral("[warmup] warm-up 2/2")));
         QVERIFY(d->log()->toPlainText().contains(QStringLiteral("allclose passed")));
@@ -169,7 +160,7 @@ private slots:
         ProfileDialog d;
         d.setTools(sourceTools());
         SessionConfig c;
-        c.script = sessionData("crash.py");
+        c.script = testutil::sessionData("crash.py");
         c.python = "/usr/bin/python3";
         c.device = "cpu";
         c.outputDirectory = m_tmp.filePath(QStringLiteral("reused")).toStdString();
@@ -203,7 +194,7 @@ private slots:
         ProfileDialog d;
         d.setTools(sourceTools());
         SessionConfig c;
-        c.script = sessionData("hang.py");
+        c.script = testutil::sessionData("hang.py");
         c.python = "/usr/bin/python3";
         c.device = "cpu";
         c.outputDirectory = m_tmp.filePath(QStringLiteral("hang")).toStdString();

@@ -3,6 +3,7 @@
 // (writes the sidecar, reclassifies, and the sidecar loads with the trace next time), and Calibrate This
 // GPU through a stand-in tilescope-torch (CI has no LibTorch GPU; the real tool is proven on the H200).
 #include "testutil.h"
+#include "uitestutil.h"
 
 #include "annotationeditor.h"
 #include "mainwindow.h"
@@ -34,13 +35,6 @@ const roofline::Classification* region(const roofline::ClassifyReport& r, const 
         if (c.name == name)
             return &c;
     return nullptr;
-}
-
-void loadAndWait(MainWindow& w, const QString& path)
-{
-    QSignalSpy changed(&w, &MainWindow::documentChanged);
-    w.openFile(path);
-    QVERIFY(changed.wait(30000));
 }
 
 void writeExecutable(const QString& path, const QByteArray& text)
@@ -75,7 +69,7 @@ private slots:
     void measuredCeilingsReplaceTheDatasheetAndPersist()
     {
         MainWindow w;
-        loadAndWait(w, m_trace);
+        testutil::loadAndWait(w, m_trace);
         RooflinePanel* panel = w.roofline();
         QVERIFY(!panel->report().measured);
         QVERIFY2(panel->ceilingsText().contains(QStringLiteral("datasheet")), qPrintable(panel->ceilingsText()));
@@ -97,7 +91,7 @@ private slots:
         QCOMPARE(panel->ceilingsFile(), calibration);
         // The next window starts with the measured ceilings; Datasheet clears the setting.
         MainWindow again;
-        loadAndWait(again, m_trace);
+        testutil::loadAndWait(again, m_trace);
         QVERIFY(again.roofline()->report().measured);
         QVERIFY(again.roofline()->setCeilingsFile(QString()));
         QVERIFY(!again.roofline()->report().measured);
@@ -107,7 +101,7 @@ private slots:
     void editorWritesTheSidecarAndReclassifies()
     {
         MainWindow w;
-        loadAndWait(w, m_trace);
+        testutil::loadAndWait(w, m_trace);
         RooflinePanel* panel = w.roofline();
         const auto* before = region(panel->report(), "custom_kernel");
         QVERIFY(before);
@@ -147,7 +141,7 @@ private slots:
         QVERIFY(panel->hoverText(at + QPointF(200, 200)).isEmpty() || !panel->hoverText(at + QPointF(200, 200)).startsWith(QStringLiteral("region custom_kernel")));
         // Reopened, the trace brings its sidecar.
         MainWindow again;
-        loadAndWait(again, m_trace);
+        testutil::loadAndWait(again, m_trace);
         QCOMPARE(region(again.document()->classification, "custom_kernel")->cls, std::string("tensor-core-bound"));
         QFile::remove(sidecar);
     }
@@ -162,7 +156,7 @@ private slots:
                               "printf '{\"copy_bytes_per_s\": 1.5e12, \"fp32_notf32_mm_flops_per_s\": 2e13, \"gpu\": \"Fake GPU\"}' > \"$out\"\n");
         qputenv("TILESCOPE_TORCH", tool.toLocal8Bit());
         MainWindow w;
-        loadAndWait(w, m_trace);
+        testutil::loadAndWait(w, m_trace);
         RooflinePanel* panel = w.roofline();
         QSignalSpy done(panel, &RooflinePanel::calibrationFinished);
         panel->calibrate(QStringLiteral("cpu"));

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "mainwindow.h"
+
+#include <QSignalSpy>
+#include <QtTest>
+
+namespace testutil {
+
+// Opens a trace in the window and waits until it is shown.
+inline void loadAndWait(MainWindow& w, const QString& path)
+{
+    QSignalSpy changed(&w, &MainWindow::documentChanged);
+    w.openFile(path);
+    QVERIFY(changed.wait(30000));
+}
+
+} // namespace testutil
