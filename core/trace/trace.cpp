@@ -253,7 +253,7 @@ void Trace::buildLinks()
         return kNoIndex;
     };
     const StringId fwdbwd = strings.find("fwdbwd");
-    if (fwdbwd == UINT32_MAX)
+    if (fwdbwd == kNoIndex)
         return;
     std::unordered_map<int64_t, uint32_t> forwardById; // fwdbwd ids are numbers
     for (const Flow& f : flows)

@@ -2,10 +2,10 @@
 #pragma once
 
 #include "trace/eventkind.h"
+#include "trace/ids.h"
 #include "trace/stringpool.h"
 
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -15,8 +15,6 @@
 namespace tilescope::trace {
 
 using TrackId = uint32_t;
-constexpr uint32_t kNoIndex = std::numeric_limits<uint32_t>::max();
-constexpr int64_t kNoId = std::numeric_limits<int64_t>::min();
 
 // One slice or instant. Times are int64 ns on the file's clock (its `ts`, parsed from the decimal text);
 // add TraceMetadata::baseTimeNs for Unix time. Everything else is an index, never a pointer.
