@@ -492,7 +492,7 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
             w.roof = a->roof;
             w.basis = "annotations file entry '" + (a->kernel.empty() ? a->region : a->kernel) + "' (per call)";
         } else if (e.kind == EventKind::GpuMemcpy || e.kind == EventKind::GpuMemset) {
-            if (const auto bytes = bytesArg(t, e)) {
+            if (const auto bytes = t.transferBytesOf(i)) {
                 w.level = 'B';
                 const bool host = name.find("HtoD") != std::string::npos || name.find("DtoH") != std::string::npos
                     || name.find("Pinned") != std::string::npos || name.find("Pageable") != std::string::npos;

@@ -300,6 +300,28 @@ private slots:
     }
 
     // What a user reads (the CLI table, the evidence) cites no document sections and no evidence levels.
+    // The loader keeps what the roofline needs (op inputs, strides, Concrete Inputs, Sequence number, transfer
+    // bytes, NCCL messages) structured: dropping the raw args changes no verdict, figure or evidence line.
+    void leanLoadClassifiesLikeRawArgs_data()
+    {
+        QTest::addColumn<QString>("path");
+        for (const char* w : testutil::h200Workloads)
+            QTest::newRow(w) << QString::fromStdString(testutil::workloadTrace(w));
+        QTest::newRow("resnet50 (convolution backward)") << QString::fromStdString(testutil::dataPath("external/tb_plugin/resnet50_v100_worker0.pt.trace.json.gz"));
+        QTest::newRow("nccl") << QString::fromStdString(testutil::dataPath("nccl/nccl_allreduce_broadcast.json"));
+    }
+    void leanLoadClassifiesLikeRawArgs()
+    {
+        QFETCH(QString, path);
+        trace::LoadOptions lean;
+        lean.keepRawArgs = false;
+        const auto withArgs = trace::loadTrace(path.toStdString());
+        const auto without = trace::loadTrace(path.toStdString(), lean);
+        QVERIFY(without->argsText.empty());
+        const std::string expected = report::classifyJson(roofline::classify(*withArgs, {}));
+        QCOMPARE(report::classifyJson(roofline::classify(*without, {})), expected);
+    }
+
     void humanTextCitesNoDocument()
     {
         const auto r = roofline::classify(*trace::loadTrace(testutil::workloadTrace("train_scheduled")), {});
