@@ -41,15 +41,20 @@ using namespace tilescope;
 
 namespace {
 
-QColor classColour(const std::string& cls)
+QColor classColour(roofline::RooflineClass cls)
 {
-    if (cls == "tensor-core-bound") return QColor(40, 160, 70);
-    if (cls == "cuda-core-bound") return QColor(230, 140, 20);
-    if (cls == "io-bound") return QColor(40, 110, 210);
-    if (cls == "latency-bound") return QColor(200, 50, 50);
-    if (cls == "communication") return QColor(140, 80, 180);
+    switch (cls) {
+    case roofline::RooflineClass::TensorCoreBound: return QColor(40, 160, 70);
+    case roofline::RooflineClass::CudaCoreBound: return QColor(230, 140, 20);
+    case roofline::RooflineClass::IoBound: return QColor(40, 110, 210);
+    case roofline::RooflineClass::LatencyBound: return QColor(200, 50, 50);
+    case roofline::RooflineClass::Communication: return QColor(140, 80, 180);
+    case roofline::RooflineClass::Inconclusive: break;
+    }
     return QColor(140, 140, 140);
 }
+
+QString classLabel(roofline::RooflineClass cls) { return QString::fromLatin1(roofline::className(cls)); }
 
 } // namespace
 
@@ -334,7 +339,7 @@ void RooflinePanel::rebuild()
             g->removeFromLegend();
             m_points.push_back({*k.flops / *k.bytes, k.achievedFlopsPerS, &k, region});
             ++m_pointCount;
-            const std::string legendKey = k.cls + (region ? " (region)" : "");
+            const std::string legendKey = std::string(roofline::className(k.cls)) + (region ? " (region)" : "");
             if (legendDone.insert(legendKey).second) {
                 QCPGraph* legend = m_plot->addGraph();
                 legend->setName(QString::fromStdString(legendKey));
@@ -376,7 +381,7 @@ QString RooflinePanel::emptyMessage() const
     const auto& r = m_report;
     if (r.kernels.empty())
         return tr("This trace has no GPU activity (a CPU-only trace), so there is nothing to place on a roofline.");
-    const bool allCommunication = std::all_of(r.kernels.begin(), r.kernels.end(), [](const auto& k) { return k.cls == "communication"; });
+    const bool allCommunication = std::all_of(r.kernels.begin(), r.kernels.end(), [](const auto& k) { return k.cls == roofline::RooflineClass::Communication; });
     if (allCommunication)
         return tr("This trace's GPU work is all NCCL communication, which has no point on a roofline: select a kernel to see its "
                   "algorithm and bus bandwidth.");
@@ -407,13 +412,13 @@ void RooflinePanel::showKernel(const std::string& name)
     m_selected = name;
     rebuild();
     m_attach->setEnabled(found != nullptr);
-    m_cardAnnotations->setVisible(found && !found->flops && !found->bytes && found->cls != "communication");
+    m_cardAnnotations->setVisible(found && !found->flops && !found->bytes && found->cls != roofline::RooflineClass::Communication);
     if (!found) {
         m_card->setHtml(tr("<i>%1 has no classification (not a GPU activity or region).</i>").arg(QString::fromStdString(name).toHtmlEscaped()));
         return;
     }
     QString html = QStringLiteral("<b style='color:%1'>%2</b> (%3) - %4<br>%5 calls, %6 total; %7")
-                       .arg(classColour(found->cls).name(), QString::fromStdString(found->cls), QString::fromStdString(found->strength),
+                       .arg(classColour(found->cls).name(), classLabel(found->cls), QString::fromStdString(found->strength),
                             QString::fromStdString(found->name).toHtmlEscaped())
                        .arg(found->calls)
                        .arg(QString::fromStdString(stats::formatTorchTime(found->totalUs)),
@@ -462,7 +467,7 @@ QString RooflinePanel::pointText(const roofline::Classification& k, bool region)
 {
     const double ai = k.flops && k.bytes && *k.bytes > 0 ? *k.flops / *k.bytes : 0;
     return tr("%1%2\n%3 (%4)\n%5 TFLOP/s, %6 GB/s, %7 FLOP/B\n%8 calls, %9 total")
-        .arg(region ? tr("region ") : QString(), QString::fromStdString(k.name), QString::fromStdString(k.cls), QString::fromStdString(k.strength))
+        .arg(region ? tr("region ") : QString(), QString::fromStdString(k.name), classLabel(k.cls), QString::fromStdString(k.strength))
         .arg(k.achievedFlopsPerS / 1e12, 0, 'f', 2)
         .arg(k.achievedBytesPerS / 1e9, 0, 'f', 1)
         .arg(ai, 0, 'f', 1)

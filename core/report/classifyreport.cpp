@@ -25,7 +25,7 @@ void writeClassification(JsonWriter& w, const roofline::Classification& c, bool 
     w.key("achieved_bytes_per_s").value(c.achievedBytesPerS);
     if (c.busBytesPerS)
         w.key("bus_bytes_per_s").value(*c.busBytesPerS);
-    w.key("class").value(c.cls);
+    w.key("class").value(roofline::className(c.cls));
     w.key("strength").value(c.strength);
     w.key("roof").value(c.roof);
     w.key("evidence_level").value(c.evidenceLevel);
@@ -96,7 +96,7 @@ std::string classifyText(const roofline::ClassifyReport& r)
     auto print = [&out](const char* title, const std::vector<roofline::Classification>& list) {
         out << "\n" << title << ":\n";
         for (const auto& c : list) {
-            out << "  " << c.name << "  [" << c.calls << " calls, " << stats::formatTorchTime(c.totalUs) << "]  " << c.cls << " ("
+            out << "  " << c.name << "  [" << c.calls << " calls, " << stats::formatTorchTime(c.totalUs) << "]  " << roofline::className(c.cls) << " ("
                       << c.strength << "; " << roofline::workSourceText(c) << ")\n";
             for (const auto& e : c.evidence)
                 out << "      " << e << "\n";

@@ -116,7 +116,7 @@ void addLines(std::vector<std::string>& evidence, const std::string& prefix, con
 std::string hintAgreement(const Classification& c, const std::string& hint)
 {
     const bool saysTensor = hint.find("tensor-core") != std::string::npos, saysCudaCore = hint.find("CUDA-core") != std::string::npos;
-    if (c.roof.empty() || c.cls == "inconclusive" || c.cls == "latency-bound" || (!saysTensor && !saysCudaCore))
+    if (c.roof.empty() || c.cls == RooflineClass::Inconclusive || c.cls == RooflineClass::LatencyBound || (!saysTensor && !saysCudaCore))
         return {};
     if (saysTensor == isTensorRoof(c.roof))
         return ", consistent with the " + c.roof + " roof";
@@ -128,7 +128,7 @@ std::string hintAgreement(const Classification& c, const std::string& hint)
 // and bus bandwidths (its PERFORMANCE.md), to compare with the link's peak rather than with HBM or FLOP roofs.
 void gradeCommunication(Classification& c, const Aggregate& a)
 {
-    c.cls = "communication";
+    c.cls = RooflineClass::Communication;
     c.strength = "strong";
     c.roof.clear();
     c.evidenceLevel = a.commSizedNs > 0 ? "B" : "D";
@@ -154,7 +154,7 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
     c.calls = a.calls;
     c.totalUs = a.ns / 1000.0;
     if (a.known == 0 || seconds <= 0 || (a.flops <= 0 && a.bytes <= 0)) {
-        c.cls = "inconclusive";
+        c.cls = RooflineClass::Inconclusive;
         c.strength = "provisional";
         c.evidenceLevel = "D";
         c.evidence.push_back("no FLOP/byte estimate: torch has no formula for its op (or it has no op) and no annotation gives one; "
@@ -208,7 +208,7 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
     if (a.flops > 0 && computeRoof <= 0 && (ceilings.fp32 > 0 || !roof.empty())) {
         // e.g. fp32 convolutions on a V100 faster than its FP32 peak: no TF32 there, so the FLOP count (the direct
         // formula) overstates what a Winograd/FFT algorithm did. No roof to grade against.
-        c.cls = "inconclusive";
+        c.cls = RooflineClass::Inconclusive;
         c.strength = "provisional";
         addLines(c.evidence, "work: ", a.bases, 3);
         c.evidence.push_back("no " + roof + " roof for this device: the estimated FLOPs exceed what its cores can do (a convolution by "
@@ -235,7 +235,7 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
         c.evidence.push_back("compute " + rate(c.achievedFlopsPerS, "FLOP/s") + " = " + pct(uCompute) + " of the " + roof + " roof "
                              + rate(computeRoof, "FLOP/s") + (measured ? " (measured)" : " (datasheet)"));
     if (!a.hostLink && datasheet.memoryBytesPerS > 0 && c.achievedBytesPerS > datasheet.memoryBytesPerS) {
-        c.cls = "inconclusive";
+        c.cls = RooflineClass::Inconclusive;
         c.strength = "provisional";
         c.evidence.push_back("faster than the datasheet DRAM peak " + rate(datasheet.memoryBytesPerS, "B/s")
                              + ": its data came from L2 (cache-resident), and the trace has no L2 roof");
@@ -246,19 +246,19 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
         const double ai = a.flops / a.bytes, ridge = computeRoof / bwRoof;
         c.evidence.push_back("arithmetic intensity " + stats::formatFixed(ai, 2) + " FLOP/B against the ridge " + stats::formatFixed(ridge, 1) + " FLOP/B");
         if (ai < ridge) {
-            c.cls = "io-bound";
+            c.cls = RooflineClass::IoBound;
         } else {
-            c.cls = isTensorRoof(roof) ? "tensor-core-bound" : "cuda-core-bound";
+            c.cls = isTensorRoof(roof) ? RooflineClass::TensorCoreBound : RooflineClass::CudaCoreBound;
             u = uCompute;
         }
     } else if (a.flops > 0 && computeRoof > 0) {
-        c.cls = isTensorRoof(roof) ? "tensor-core-bound" : "cuda-core-bound";
+        c.cls = isTensorRoof(roof) ? RooflineClass::TensorCoreBound : RooflineClass::CudaCoreBound;
         u = uCompute;
     } else {
-        c.cls = "io-bound";
+        c.cls = RooflineClass::IoBound;
     }
     if (uBw < 0.3 && uCompute < 0.3) {
-        c.cls = "latency-bound";
+        c.cls = RooflineClass::LatencyBound;
         c.strength = "provisional";
         c.evidence.push_back("below 30% of every roof (mean " + stats::formatFixed(c.totalUs / double(std::max<uint64_t>(1, a.calls)), 2)
                              + " us per call): launch overhead, tails or a small grid dominate");
@@ -309,14 +309,14 @@ void corroborate(Classification& c, SourceEvidence e, bool hopper)
         c.evidence.push_back("source call sites: " + sites);
     if (s.tensorCore != TensorCorePath::None)
         c.tensorCoreEvidence = "generated source";
-    if (s.tensorCore == TensorCorePath::None && c.cls == "tensor-core-bound") {
+    if (s.tensorCore == TensorCorePath::None && c.cls == RooflineClass::TensorCoreBound) {
         c.sourceContradicts = true;
         c.evidence.push_back("CONFLICT: tensor-core-bound on the " + c.roof + " roof, but the generated source has no MMA call site: "
                              "check that the source is this kernel's, and its FLOP count (faster than the FP32 peak without "
                              "tensor cores means the FLOPs are overstated)");
     } else if (s.tensorCore == TensorCorePath::None && isTensorRoof(c.roof)) {
         c.evidence.push_back("the " + c.roof + " tensor roof is not corroborated: the generated source has no MMA call site");
-    } else if (s.tensorCore != TensorCorePath::None && c.cls == "cuda-core-bound") {
+    } else if (s.tensorCore != TensorCorePath::None && c.cls == RooflineClass::CudaCoreBound) {
         c.sourceContradicts = true;
         c.evidence.push_back("CONFLICT: cuda-core-bound on the " + c.roof + " roof, but the generated source issues "
                              + tensorCorePathMeaning(s.tensorCore) + " MMAs: declare its tensor roof ('roof' in the annotation)");
@@ -332,9 +332,38 @@ void corroborate(Classification& c, SourceEvidence e, bool hopper)
 
 } // namespace
 
+namespace {
+
+constexpr std::pair<RooflineClass, std::string_view> kClassNames[] = {
+    {RooflineClass::IoBound, "io-bound"},
+    {RooflineClass::CudaCoreBound, "cuda-core-bound"},
+    {RooflineClass::TensorCoreBound, "tensor-core-bound"},
+    {RooflineClass::LatencyBound, "latency-bound"},
+    {RooflineClass::Communication, "communication"},
+    {RooflineClass::Inconclusive, "inconclusive"},
+};
+
+} // namespace
+
+std::string_view className(RooflineClass cls)
+{
+    for (const auto& [c, name] : kClassNames)
+        if (c == cls)
+            return name;
+    return "inconclusive";
+}
+
+std::optional<RooflineClass> parseClassName(std::string_view name)
+{
+    for (const auto& [c, text] : kClassNames)
+        if (text == name)
+            return c;
+    return std::nullopt;
+}
+
 std::string workSourceText(const Classification& c)
 {
-    if (c.cls == "communication")
+    if (c.cls == RooflineClass::Communication)
         return c.bytes ? "message sizes from the trace" : "message size not recorded";
     const bool trace = c.evidenceLevel.find('B') != std::string::npos, annotations = c.evidenceLevel.find('C') != std::string::npos;
     if (trace && annotations)
@@ -559,7 +588,7 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
         const bool partial = agg.known > 0 && agg.known < agg.calls;
         grade(c, agg, report.ceilings, report.datasheet, report.measured, partial);
         if (agg.dominantRuleUsed && agg.flops == 0 && agg.bytes == 0) {
-            c.cls = "inconclusive";
+            c.cls = RooflineClass::Inconclusive;
             c.strength = "provisional";
             c.evidence = {"its op's work is counted on the op's longest kernel (dominant-kernel rule)"};
         }

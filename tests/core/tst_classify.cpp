@@ -82,19 +82,19 @@ private slots:
         QCOMPARE(m.value("expected").toObject().value("triton_matmul").toString(), QStringLiteral("tensor-core bound"));
         const auto* triton = find(r.kernels, "matmul_kernel");
         QVERIFY(triton);
-        QCOMPARE(triton->cls, std::string("tensor-core-bound"));
+        QCOMPARE(triton->cls, roofline::RooflineClass::TensorCoreBound);
         QCOMPARE(triton->strength, std::string("strong"));
         QCOMPARE(triton->roof, std::string("bf16")); // assumed: faster than any FP32 CUDA-core rate
         QVERIFY(std::abs(triton->achievedFlopsPerS - 664e12) < 1e12);
         const auto* cublas = find(r.kernels, "nvjet_sm90");
-        QCOMPARE(cublas->cls, std::string("tensor-core-bound"));
+        QCOMPARE(cublas->cls, roofline::RooflineClass::TensorCoreBound);
         QCOMPARE(cublas->evidenceLevel, std::string("B"));
         QVERIFY(mentions(*cublas, "at the roof"));
         QVERIFY(mentions(*cublas, "name hint 'nvjet'"));
         // FLOPs from the launching op equal torch's flops column for aten::mm.
         QCOMPARE(*cublas->flops, 20.0 * 137438953472.0);
-        QCOMPARE(find(r.regions, "custom_kernel")->cls, std::string("tensor-core-bound"));
-        QCOMPARE(find(r.regions, "torch_ref")->cls, std::string("tensor-core-bound"));
+        QCOMPARE(find(r.regions, "custom_kernel")->cls, roofline::RooflineClass::TensorCoreBound);
+        QCOMPARE(find(r.regions, "torch_ref")->cls, roofline::RooflineClass::TensorCoreBound);
     }
 
     void measuredCeilingsRaisePercentages()
@@ -105,7 +105,7 @@ private slots:
         const auto* cublas = find(r.kernels, "nvjet_sm90");
         QVERIFY(mentions(*cublas, "103.3% of the bf16 roof 775.14 TFLOP/s (measured)")); // not clamped at 100%
         QVERIFY(!find(r.kernels, "matmul_kernel")->flops); // no annotation: no work, no verdict
-        QCOMPARE(find(r.kernels, "matmul_kernel")->cls, std::string("inconclusive"));
+        QCOMPARE(find(r.kernels, "matmul_kernel")->cls, roofline::RooflineClass::Inconclusive);
     }
 
     void launchBoundIsLatencyBound()
@@ -113,11 +113,11 @@ private slots:
         const auto r = roofline::classify(*trace::loadTrace(testutil::workloadTrace("launch_bound")), {});
         QVERIFY(meta("launch_bound").value("expected").toObject().value("pipeline").toString().contains(QStringLiteral("launch")));
         for (const auto& k : r.kernels) {
-            QCOMPARE(k.cls, std::string("latency-bound"));
+            QCOMPARE(k.cls, roofline::RooflineClass::LatencyBound);
             QCOMPARE(k.strength, std::string("provisional"));
         }
         QCOMPARE(r.kernels.size(), size_t(2));
-        QCOMPARE(find(r.regions, "many_small_kernels")->cls, std::string("latency-bound"));
+        QCOMPARE(find(r.regions, "many_small_kernels")->cls, roofline::RooflineClass::LatencyBound);
         QVERIFY(mentions(*find(r.regions, "many_small_kernels"), "GPU busy 3.3% of its span"));
     }
 
@@ -125,13 +125,13 @@ private slots:
     {
         const auto r = roofline::classify(*trace::loadTrace(testutil::workloadTrace("streams_overlap")), {});
         const auto* h2d = find(r.kernels, "Memcpy HtoD");
-        QCOMPARE(h2d->cls, std::string("io-bound"));
+        QCOMPARE(h2d->cls, roofline::RooflineClass::IoBound);
         QCOMPARE(h2d->strength, std::string("strong"));
         QVERIFY(mentions(*h2d, "host link"));
         const auto* mul = find(r.kernels, "void at::native::vectorized_elementwise_kernel");
-        QCOMPARE(mul->cls, std::string("io-bound"));
+        QCOMPARE(mul->cls, roofline::RooflineClass::IoBound);
         QVERIFY(mentions(*mul, "at the roof"));
-        QCOMPARE(find(r.kernels, "nvjet_sm90")->cls, std::string("tensor-core-bound"));
+        QCOMPARE(find(r.kernels, "nvjet_sm90")->cls, roofline::RooflineClass::TensorCoreBound);
     }
 
     void cacheResidentIsInconclusive()
@@ -143,7 +143,7 @@ private slots:
         options.annotations = {cold};
         const auto r = roofline::classify(*trace::loadTrace(testutil::workloadTrace("jit_cold")), options);
         const auto* k = find(r.kernels, "cold_kernel");
-        QCOMPARE(k->cls, std::string("inconclusive"));
+        QCOMPARE(k->cls, roofline::RooflineClass::Inconclusive);
         QVERIFY(mentions(*k, "cache-resident"));
     }
 
@@ -169,11 +169,11 @@ private slots:
         const auto r = roofline::classify(*t, {});
         const auto* k = find(r.kernels, kernel.toStdString());
         QVERIFY(k);
-        QCOMPARE(QString::fromStdString(k->cls), cls);
+        QCOMPARE(k->cls, roofline::parseClassName(cls.toStdString()).value());
         QCOMPARE(QString::fromStdString(k->strength), strength);
         const auto* region = find(r.regions, trace.toStdString());
         QVERIFY(region);
-        QCOMPARE(QString::fromStdString(region->cls), cls);
+        QCOMPARE(region->cls, roofline::parseClassName(cls.toStdString()).value());
     }
 
     // A region's precision comes from its ops when its work comes from a region entry without a roof: the fp16 GEMM
@@ -239,7 +239,7 @@ private slots:
             const double seconds = kernel.value("dur").toDouble() / 1e6;
             const auto* c = find(r.kernels, kernel.value("name").toString().toStdString());
             QVERIFY(c);
-            QCOMPARE(c->cls, std::string("communication"));
+            QCOMPARE(c->cls, roofline::RooflineClass::Communication);
             QVERIFY(c->bytes);
             QCOMPARE(*c->bytes, bytes);
             QVERIFY(std::abs(c->achievedBytesPerS - bytes / seconds) < 1e-6 * bytes / seconds);
@@ -251,7 +251,7 @@ private slots:
         QCOMPARE(checked, 2); // the allreduce (args on the kernel) and the broadcast (args on its op only)
         const auto* region = find(r.regions, "nccl:all_reduce");
         QVERIFY(region);
-        QCOMPARE(region->cls, std::string("communication"));
+        QCOMPARE(region->cls, roofline::RooflineClass::Communication);
         QVERIFY(region->busBytesPerS);
         const std::string json = report::classifyJson(r);
         QVERIFY(json.find("\"bus_bytes_per_s\"") != std::string::npos);
@@ -291,7 +291,7 @@ private slots:
         const auto r = roofline::classify(*trace::loadTrace(testutil::dataPath("nccl/nccl_sendrecv_no_size.json")), {});
         QCOMPARE(r.kernels.size(), size_t(1));
         const auto& c = r.kernels[0];
-        QCOMPARE(c.cls, std::string("communication"));
+        QCOMPARE(c.cls, roofline::RooflineClass::Communication);
         QCOMPARE(c.calls, uint64_t(2));
         QVERIFY(!c.bytes);
         QVERIFY(!c.busBytesPerS);
@@ -320,6 +320,17 @@ private slots:
         QVERIFY(without->argsText.empty());
         const std::string expected = report::classifyJson(roofline::classify(*withArgs, {}));
         QCOMPARE(report::classifyJson(roofline::classify(*without, {})), expected);
+    }
+
+    void classNamesRoundTrip()
+    {
+        using roofline::RooflineClass;
+        for (const RooflineClass c : {RooflineClass::IoBound, RooflineClass::CudaCoreBound, RooflineClass::TensorCoreBound,
+                                      RooflineClass::LatencyBound, RooflineClass::Communication, RooflineClass::Inconclusive})
+            QCOMPARE(roofline::parseClassName(roofline::className(c)), std::optional<RooflineClass>(c));
+        QCOMPARE(roofline::className(RooflineClass::TensorCoreBound), std::string_view("tensor-core-bound"));
+        QVERIFY(!roofline::parseClassName("tensor-core bound"));
+        QVERIFY(!roofline::parseClassName(""));
     }
 
     void humanTextCitesNoDocument()

@@ -277,7 +277,7 @@ private slots:
         options.annotations = {matmulAnnotation(137438953472.0)};
         const auto plain = roofline::classify(*t, options);
         const auto* before = find(plain.kernels, "matmul_kernel");
-        QCOMPARE(before->cls, std::string("tensor-core-bound"));
+        QCOMPARE(before->cls, roofline::RooflineClass::TensorCoreBound);
         QCOMPARE(before->roof, std::string("bf16")); // assumed from the rate alone
         QVERIFY(!before->source);
         QCOMPARE(before->tensorCoreEvidence, std::string("none"));
@@ -289,7 +289,7 @@ private slots:
         QCOMPARE(wgmma->source->kernel, std::string("main_kernel"));
         QVERIFY(anyContains(wgmma->source->caveats, "not matmul_kernel"));
         QCOMPARE(wgmma->roof, std::string("fp16")); // the wgmma_ss operand type
-        QCOMPARE(wgmma->cls, std::string("tensor-core-bound"));
+        QCOMPARE(wgmma->cls, roofline::RooflineClass::TensorCoreBound);
         QCOMPARE(wgmma->tensorCoreEvidence, std::string("generated source"));
         QVERIFY(!wgmma->sourceContradicts);
         QVERIFY(anyContains(wgmma->evidence, "Hopper WGMMA"));
@@ -298,7 +298,7 @@ private slots:
         options.sources = {{"re:^matmul", roofline::inspectGeneratedSourceFile(fixture("elementwise_mul2.cu"))}};
         const auto report2 = roofline::classify(*t, options);
         const auto* none = find(report2.kernels, "matmul_kernel");
-        QCOMPARE(none->cls, std::string("tensor-core-bound"));
+        QCOMPARE(none->cls, roofline::RooflineClass::TensorCoreBound);
         QVERIFY(none->sourceContradicts);
         QVERIFY(anyContains(none->evidence, "CONFLICT"));
         QCOMPARE(none->tensorCoreEvidence, std::string("none"));
@@ -314,12 +314,12 @@ private slots:
         const auto report3 = roofline::classify(*t, options);
         const auto* cudaCore = find(report3.kernels, "matmul_kernel");
         QCOMPARE(cudaCore->roof, std::string("fp32"));
-        QCOMPARE(cudaCore->cls, std::string("cuda-core-bound"));
+        QCOMPARE(cudaCore->cls, roofline::RooflineClass::CudaCoreBound);
         options.sources = {{"matmul_kernel", roofline::inspectGeneratedSourceFile(fixture("hopper_wgmma_gemm.cu"))}};
         const auto report4 = roofline::classify(*t, options);
         const auto* tensor = find(report4.kernels, "matmul_kernel");
         QCOMPARE(tensor->roof, std::string("fp16"));
-        QVERIFY(tensor->cls != "cuda-core-bound");
+        QVERIFY(tensor->cls != roofline::RooflineClass::CudaCoreBound);
         QVERIFY(anyContains(tensor->evidence, "comes from the generated source"));
         // The source attached to the kernel applies to the region that holds only that kernel: same roof, same findings.
         const auto* region = find(report4.regions, "custom_kernel");
@@ -338,7 +338,7 @@ private slots:
         const auto report5 = roofline::classify(*t, options);
         const auto* declared = find(report5.kernels, "matmul_kernel");
         QCOMPARE(declared->roof, std::string("fp32"));
-        QCOMPARE(declared->cls, std::string("cuda-core-bound"));
+        QCOMPARE(declared->cls, roofline::RooflineClass::CudaCoreBound);
         QVERIFY(declared->sourceContradicts);
     }
 
