@@ -7,6 +7,7 @@
 #include "rooflinepanel.h"
 
 #include "io/tracefileerror.h"
+#include "report/verdicttext.h"
 #include "roofline/sourceinspect.h"
 #include "stats/torchtable.h"
 #include "annotationeditor.h"
@@ -41,18 +42,7 @@ using namespace tilescope;
 
 namespace {
 
-QColor classColour(roofline::RooflineClass cls)
-{
-    switch (cls) {
-    case roofline::RooflineClass::TensorCoreBound: return QColor(40, 160, 70);
-    case roofline::RooflineClass::CudaCoreBound: return QColor(230, 140, 20);
-    case roofline::RooflineClass::IoBound: return QColor(40, 110, 210);
-    case roofline::RooflineClass::LatencyBound: return QColor(200, 50, 50);
-    case roofline::RooflineClass::Communication: return QColor(140, 80, 180);
-    case roofline::RooflineClass::Inconclusive: break;
-    }
-    return QColor(140, 140, 140);
-}
+QColor classColour(roofline::RooflineClass cls) { return QColor(QString::fromLatin1(report::classColour(cls))); }
 
 QString classLabel(roofline::RooflineClass cls) { return QString::fromLatin1(roofline::className(cls)); }
 
@@ -417,50 +407,7 @@ void RooflinePanel::showKernel(const std::string& name)
         m_card->setHtml(tr("<i>%1 has no classification (not a GPU activity or region).</i>").arg(QString::fromStdString(name).toHtmlEscaped()));
         return;
     }
-    QString html = QStringLiteral("<b style='color:%1'>%2</b> (%3) - %4<br>%5 calls, %6 total; %7")
-                       .arg(classColour(found->cls).name(), classLabel(found->cls), QString::fromStdString(found->strength),
-                            QString::fromStdString(found->name).toHtmlEscaped())
-                       .arg(found->calls)
-                       .arg(QString::fromStdString(stats::formatTorchTime(found->totalUs)),
-                            QString::fromStdString(roofline::workSourceText(*found)).toHtmlEscaped());
-    html += QStringLiteral("<ul>");
-    for (const auto& e : found->evidence)
-        html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(e).toHtmlEscaped());
-    html += QStringLiteral("</ul>");
-    if (found->source) {
-        const auto& src = *found->source;
-        html += tr("<b>Generated source</b> %1%2<br>%3")
-                    .arg(QString::fromStdString(src.path).toHtmlEscaped(),
-                         src.kernel.empty() ? QString() : tr(" (kernel %1)").arg(QString::fromStdString(src.kernel).toHtmlEscaped()),
-                         QString::fromStdString(src.summary.conclusion).toHtmlEscaped());
-        if (found->sourceContradicts)
-            html += tr("<br><b style='color:#c83232'>The verdict and the source disagree (see the evidence).</b>");
-        html += QStringLiteral("<table cellspacing='4'><tr><th align='left'>%1</th><th>%2</th><th align='left'>%3</th></tr>")
-                    .arg(tr("feature"), tr("call sites"), tr("lines"));
-        for (const auto& f : src.summary.features) {
-            QStringList lines;
-            for (const int l : f.lines)
-                lines << QString::number(l);
-            html += QStringLiteral("<tr><td title='%1'>%2</td><td align='right'>%3</td><td>%4</td></tr>")
-                        .arg(QString::fromStdString(f.meaning).toHtmlEscaped(), QString::fromStdString(f.name).toHtmlEscaped())
-                        .arg(f.callSites)
-                        .arg(lines.join(QStringLiteral(", ")));
-        }
-        html += QStringLiteral("</table>");
-        for (const auto& caveat : src.caveats)
-            html += QStringLiteral("<i>%1</i><br>").arg(QString::fromStdString(caveat).toHtmlEscaped());
-    }
-    if (!found->kernels.empty()) {
-        html += tr("<b>Kernels in this region</b><table cellspacing='4'><tr><th>%1</th><th>%2</th><th>%3</th><th align='left'>%4</th></tr>")
-                    .arg(tr("calls"), tr("total"), tr("share of GPU busy"), tr("kernel"));
-        for (const auto& k : found->kernels)
-            html += QStringLiteral("<tr><td align='right'>%1</td><td align='right'>%2</td><td align='right'>%3%</td><td>%4</td></tr>")
-                        .arg(k.calls)
-                        .arg(QString::fromStdString(stats::formatTorchTime(k.totalUs)), QString::number(100 * k.share, 'f', 1),
-                             QString::fromStdString(k.name).toHtmlEscaped());
-        html += QStringLiteral("</table>");
-    }
-    m_card->setHtml(html);
+    m_card->setHtml(QString::fromStdString(report::toHtml(report::verdictOf(*found))));
 }
 
 QString RooflinePanel::pointText(const roofline::Classification& k, bool region)

@@ -3,7 +3,7 @@
 
 #include "report/jsonwriter.h"
 #include "report/sourcereport.h"
-#include "stats/torchtable.h"
+#include "report/verdicttext.h"
 
 #include <sstream>
 
@@ -95,20 +95,8 @@ std::string classifyText(const roofline::ClassifyReport& r)
         out << "  " << n << "\n";
     auto print = [&out](const char* title, const std::vector<roofline::Classification>& list) {
         out << "\n" << title << ":\n";
-        for (const auto& c : list) {
-            out << "  " << c.name << "  [" << c.calls << " calls, " << stats::formatTorchTime(c.totalUs) << "]  " << roofline::className(c.cls) << " ("
-                      << c.strength << "; " << roofline::workSourceText(c) << ")\n";
-            for (const auto& e : c.evidence)
-                out << "      " << e << "\n";
-            if (c.source)
-                for (const auto& caveat : c.source->caveats)
-                    out << "      source caveat: " << caveat << "\n";
-            if (!c.kernels.empty())
-                out << "      kernels (calls, total, share of GPU busy):\n";
-            for (const auto& k : c.kernels)
-                out << "        " << k.calls << "  " << stats::formatTorchTime(k.totalUs) << "  " << stats::formatFixed(100 * k.share, 1) << "%  "
-                    << k.name << "\n";
-        }
+        for (const auto& c : list)
+            out << toText(verdictOf(c));
     };
     print("kernels", r.kernels);
     print("regions", r.regions);

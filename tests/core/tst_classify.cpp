@@ -4,6 +4,7 @@
 
 #include "io/tracefileerror.h"
 #include "report/classifyreport.h"
+#include "report/verdicttext.h"
 #include "roofline/classify.h"
 #include "trace/traceloader.h"
 
@@ -331,6 +332,32 @@ private slots:
         QCOMPARE(roofline::className(RooflineClass::TensorCoreBound), std::string_view("tensor-core-bound"));
         QVERIFY(!roofline::parseClassName("tensor-core bound"));
         QVERIFY(!roofline::parseClassName(""));
+    }
+
+    // One verdict, two media: the CLI's text and the card's HTML carry the same lines, the HTML escaped.
+    void verdictTextAndHtmlFromOneRenderer()
+    {
+        roofline::Classification c;
+        c.name = "gemm<float, 128>&";
+        c.cls = roofline::RooflineClass::TensorCoreBound;
+        c.strength = "strong";
+        c.calls = 3;
+        c.totalUs = 1500;
+        c.evidenceLevel = "B";
+        c.evidence = {"arithmetic intensity 12 < ridge", "at the roof"};
+        c.kernels.push_back({"inner<T>", 2, 1000, 0.75});
+        const report::Verdict v = report::verdictOf(c);
+        const std::string text = report::toText(v);
+        QVERIFY2(text.starts_with("  gemm<float, 128>&  [3 calls, "), text.c_str());
+        QVERIFY2(text.find("]  tensor-core-bound (strong; work estimated from the trace)\n      arithmetic intensity 12 < ridge\n      at the roof\n")
+                     != std::string::npos, text.c_str());
+        QVERIFY2(text.find("  75.0%  inner<T>\n") != std::string::npos, text.c_str());
+        const std::string html = report::toHtml(v);
+        QVERIFY2(html.starts_with("<b style='color:#28a046'>tensor-core-bound</b> (strong) - gemm&lt;float, 128&gt;&amp;<br>3 calls, "), html.c_str());
+        QVERIFY(html.find("<li>arithmetic intensity 12 &lt; ridge</li><li>at the roof</li>") != std::string::npos);
+        QVERIFY(html.find("inner&lt;T&gt;") != std::string::npos);
+        QVERIFY(html.find('<' + std::string("float")) == std::string::npos);
+        QCOMPARE(report::htmlEscaped(R"(a<b & "c">)"), std::string("a&lt;b &amp; &quot;c&quot;&gt;"));
     }
 
     void humanTextCitesNoDocument()
