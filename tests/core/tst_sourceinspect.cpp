@@ -5,6 +5,7 @@
 
 #include "io/tracefileerror.h"
 #include "roofline/classify.h"
+#include "roofline/cudalexer.h"
 #include "roofline/sourceinspect.h"
 #include "trace/traceloader.h"
 
@@ -77,6 +78,45 @@ class TestSourceInspect : public QObject
 {
     Q_OBJECT
 private slots:
+    // The lexer under the inspector: what it blanks, what it keeps apart, and that offsets and lines survive.
+    void lexerBlanksCommentsStringsAndDirectives()
+    {
+        const std::string text = "#include <tl_templates/gemm.h>\n"
+                                 "// tl::wgmma_ss in a comment\n"
+                                 "__global__ void k() { /* mma.sync */ const char* s = \"tl::tma_load\"; char c = '\"';\n"
+                                 "  asm volatile(\"wgmma.mma_async.sync.aligned.m64n64k16 %0;\" : \"=r\"(x));\n"
+                                 "  int n = 1'000; tl::gemm_ss<64, 64, (1 + 2), tl::foo<1, 2>, true>(a); }\n";
+        const auto cleaned = roofline::cudalexer::clean(text);
+        QCOMPARE(cleaned.code.size(), text.size());
+        QCOMPARE(std::count(cleaned.code.begin(), cleaned.code.end(), '\n'), std::count(text.begin(), text.end(), '\n'));
+        for (const char* gone : {"include", "wgmma_ss", "mma.sync", "tl::tma_load", "wgmma.mma_async"})
+            QVERIFY2(cleaned.code.find(gone) == std::string::npos, gone);
+        QVERIFY(cleaned.code.find("__global__ void k()") != std::string::npos);
+        QVERIFY(cleaned.code.find("1'000") != std::string::npos); // a digit separator is not a character literal
+        QCOMPARE(cleaned.includes.size(), size_t(1));
+        QCOMPARE(cleaned.includes[0].second, std::string("tl_templates/gemm.h"));
+        // The asm() template and its constraint strings are kept apart; no other string joins them.
+        QCOMPARE(cleaned.asmTexts.size(), size_t(2));
+        QVERIFY(cleaned.asmTexts[0].text.find("wgmma.mma_async") != std::string::npos);
+        const roofline::cudalexer::LineIndex lines(text);
+        QCOMPARE(lines.line(cleaned.asmTexts[0].pos), 4);
+        QCOMPARE(lines.line(0), 1);
+    }
+
+    void lexerMatchesBracketsAndTemplateArguments()
+    {
+        using namespace roofline::cudalexer;
+        const std::string code = "f(a, (b), c) + tl::gemm_ss<64, (1 + 2), tl::foo<1, 2>, true>(x); if (a < b) {}";
+        QCOMPARE(matchClose(code, 1), code.find(" + "));
+        const size_t angle = code.find('<');
+        const size_t close = matchAngle(code, angle);
+        QCOMPARE(code.substr(close, 3), std::string("(x)"));
+        QCOMPARE(splitTemplateArguments(std::string_view(code).substr(angle + 1, close - angle - 2)),
+                 (std::vector<std::string>{"64", "(1 + 2)", "tl::foo<1, 2>", "true"}));
+        QCOMPARE(matchAngle(code, code.find("a < b") + 2), std::string::npos); // a comparison, not a template
+        QCOMPARE(skipSpaces(code, code.find(' ')), code.find(' ') + 1);
+    }
+
     void hopperWgmmaGemm()
     {
         const std::string path = fixture("hopper_wgmma_gemm.cu");
