@@ -7,6 +7,7 @@
 #include "rooflinepanel.h"
 
 #include "io/tracefileerror.h"
+#include "report/verdicttext.h"
 #include "roofline/sourceinspect.h"
 #include "stats/torchtable.h"
 #include "annotationeditor.h"
@@ -41,15 +42,9 @@ using namespace tilescope;
 
 namespace {
 
-QColor classColour(const std::string& cls)
-{
-    if (cls == "tensor-core-bound") return QColor(40, 160, 70);
-    if (cls == "cuda-core-bound") return QColor(230, 140, 20);
-    if (cls == "io-bound") return QColor(40, 110, 210);
-    if (cls == "latency-bound") return QColor(200, 50, 50);
-    if (cls == "communication") return QColor(140, 80, 180);
-    return QColor(140, 140, 140);
-}
+QColor classColour(roofline::RooflineClass cls) { return QColor(QString::fromLatin1(report::classColour(cls))); }
+
+QString classLabel(roofline::RooflineClass cls) { return QString::fromLatin1(roofline::className(cls)); }
 
 } // namespace
 
@@ -334,7 +329,7 @@ void RooflinePanel::rebuild()
             g->removeFromLegend();
             m_points.push_back({*k.flops / *k.bytes, k.achievedFlopsPerS, &k, region});
             ++m_pointCount;
-            const std::string legendKey = k.cls + (region ? " (region)" : "");
+            const std::string legendKey = std::string(roofline::className(k.cls)) + (region ? " (region)" : "");
             if (legendDone.insert(legendKey).second) {
                 QCPGraph* legend = m_plot->addGraph();
                 legend->setName(QString::fromStdString(legendKey));
@@ -376,7 +371,7 @@ QString RooflinePanel::emptyMessage() const
     const auto& r = m_report;
     if (r.kernels.empty())
         return tr("This trace has no GPU activity (a CPU-only trace), so there is nothing to place on a roofline.");
-    const bool allCommunication = std::all_of(r.kernels.begin(), r.kernels.end(), [](const auto& k) { return k.cls == "communication"; });
+    const bool allCommunication = std::all_of(r.kernels.begin(), r.kernels.end(), [](const auto& k) { return k.cls == roofline::RooflineClass::Communication; });
     if (allCommunication)
         return tr("This trace's GPU work is all NCCL communication, which has no point on a roofline: select a kernel to see its "
                   "algorithm and bus bandwidth.");
@@ -407,62 +402,19 @@ void RooflinePanel::showKernel(const std::string& name)
     m_selected = name;
     rebuild();
     m_attach->setEnabled(found != nullptr);
-    m_cardAnnotations->setVisible(found && !found->flops && !found->bytes && found->cls != "communication");
+    m_cardAnnotations->setVisible(found && !found->flops && !found->bytes && found->cls != roofline::RooflineClass::Communication);
     if (!found) {
         m_card->setHtml(tr("<i>%1 has no classification (not a GPU activity or region).</i>").arg(QString::fromStdString(name).toHtmlEscaped()));
         return;
     }
-    QString html = QStringLiteral("<b style='color:%1'>%2</b> (%3) - %4<br>%5 calls, %6 total; %7")
-                       .arg(classColour(found->cls).name(), QString::fromStdString(found->cls), QString::fromStdString(found->strength),
-                            QString::fromStdString(found->name).toHtmlEscaped())
-                       .arg(found->calls)
-                       .arg(QString::fromStdString(stats::formatTorchTime(found->totalUs)),
-                            QString::fromStdString(roofline::workSourceText(*found)).toHtmlEscaped());
-    html += QStringLiteral("<ul>");
-    for (const auto& e : found->evidence)
-        html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(e).toHtmlEscaped());
-    html += QStringLiteral("</ul>");
-    if (found->source) {
-        const auto& src = *found->source;
-        html += tr("<b>Generated source</b> %1%2<br>%3")
-                    .arg(QString::fromStdString(src.path).toHtmlEscaped(),
-                         src.kernel.empty() ? QString() : tr(" (kernel %1)").arg(QString::fromStdString(src.kernel).toHtmlEscaped()),
-                         QString::fromStdString(src.summary.conclusion).toHtmlEscaped());
-        if (found->sourceContradicts)
-            html += tr("<br><b style='color:#c83232'>The verdict and the source disagree (see the evidence).</b>");
-        html += QStringLiteral("<table cellspacing='4'><tr><th align='left'>%1</th><th>%2</th><th align='left'>%3</th></tr>")
-                    .arg(tr("feature"), tr("call sites"), tr("lines"));
-        for (const auto& f : src.summary.features) {
-            QStringList lines;
-            for (const int l : f.lines)
-                lines << QString::number(l);
-            html += QStringLiteral("<tr><td title='%1'>%2</td><td align='right'>%3</td><td>%4</td></tr>")
-                        .arg(QString::fromStdString(f.meaning).toHtmlEscaped(), QString::fromStdString(f.name).toHtmlEscaped())
-                        .arg(f.callSites)
-                        .arg(lines.join(QStringLiteral(", ")));
-        }
-        html += QStringLiteral("</table>");
-        for (const auto& caveat : src.caveats)
-            html += QStringLiteral("<i>%1</i><br>").arg(QString::fromStdString(caveat).toHtmlEscaped());
-    }
-    if (!found->kernels.empty()) {
-        html += tr("<b>Kernels in this region</b><table cellspacing='4'><tr><th>%1</th><th>%2</th><th>%3</th><th align='left'>%4</th></tr>")
-                    .arg(tr("calls"), tr("total"), tr("share of GPU busy"), tr("kernel"));
-        for (const auto& k : found->kernels)
-            html += QStringLiteral("<tr><td align='right'>%1</td><td align='right'>%2</td><td align='right'>%3%</td><td>%4</td></tr>")
-                        .arg(k.calls)
-                        .arg(QString::fromStdString(stats::formatTorchTime(k.totalUs)), QString::number(100 * k.share, 'f', 1),
-                             QString::fromStdString(k.name).toHtmlEscaped());
-        html += QStringLiteral("</table>");
-    }
-    m_card->setHtml(html);
+    m_card->setHtml(QString::fromStdString(report::toHtml(report::verdictOf(*found))));
 }
 
 QString RooflinePanel::pointText(const roofline::Classification& k, bool region)
 {
     const double ai = k.flops && k.bytes && *k.bytes > 0 ? *k.flops / *k.bytes : 0;
     return tr("%1%2\n%3 (%4)\n%5 TFLOP/s, %6 GB/s, %7 FLOP/B\n%8 calls, %9 total")
-        .arg(region ? tr("region ") : QString(), QString::fromStdString(k.name), QString::fromStdString(k.cls), QString::fromStdString(k.strength))
+        .arg(region ? tr("region ") : QString(), QString::fromStdString(k.name), classLabel(k.cls), QString::fromStdString(k.strength))
         .arg(k.achievedFlopsPerS / 1e12, 0, 'f', 2)
         .arg(k.achievedBytesPerS / 1e9, 0, 'f', 1)
         .arg(ai, 0, 'f', 1)

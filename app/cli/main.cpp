@@ -205,11 +205,11 @@ int parseInt(const std::string& text, const char* option)
     return v;
 }
 
-std::unique_ptr<trace::Trace> load(const Arguments& a, bool keepArgs)
+std::unique_ptr<trace::Trace> load(const Arguments& a)
 {
     trace::LoadOptions options;
     options.partial = a.has("partial");
-    options.keepRawArgs = keepArgs;
+    options.keepRawArgs = false; // every analysis reads the structured args the loader keeps
     auto t = trace::loadTrace(a.trace, options);
     for (const std::string& w : t->stats.warnings)
         std::cerr << "tilescope-cli: warning: " << a.trace << ": " << w << "\n";
@@ -221,7 +221,7 @@ int runInfo(const Arguments& a)
     const std::string format = a.get("format").value_or("text");
     if (format != "text" && format != "json")
         throw UsageError{"--format for info is text or json, got '" + format + "'"};
-    const auto t = load(a, false);
+    const auto t = load(a);
     std::cout << (format == "json" ? report::traceInfoJson(a.trace, *t) : report::traceInfoText(a.trace, *t));
     return 0;
 }
@@ -246,7 +246,7 @@ int runSummary(const Arguments& a)
         }
     }
     const int rowLimit = a.get("row-limit") ? parseInt(*a.get("row-limit"), "row-limit") : -1;
-    const auto t = load(a, false);
+    const auto t = load(a);
     stats::KeyAveragesOptions options;
     options.groupByInputShape = a.has("group-by-input-shape");
     const stats::KeyAverages averages = stats::computeKeyAverages(*t, options);
@@ -288,7 +288,7 @@ int runOverlap(const Arguments& a)
             throw UsageError{"--window expects START_US,END_US with START < END, got '" + *w + "'"};
         window = analysis::Interval{*start, *end};
     }
-    const auto t = load(a, false);
+    const auto t = load(a);
     if (window && (window->end <= t->firstTime() || window->start >= t->lastTime()))
         throw UsageError{"--window " + *a.get("window") + " lies outside the trace, which spans ts "
                          + io::formatNanosecondsAsMicroseconds(t->firstTime()) + " .. " + io::formatNanosecondsAsMicroseconds(t->lastTime()) + " us"};
@@ -304,7 +304,7 @@ int runDevice(const Arguments& a)
     std::optional<roofline::MeasuredCeilings> measured;
     if (const auto path = a.get("ceilings"))
         measured = roofline::loadMeasuredCeilings(*path);
-    const auto t = load(a, false);
+    const auto t = load(a);
     if (t->meta.devices.empty())
         std::cout << "no deviceProperties in the trace (a CPU-only run, or an old writer)\n";
     auto rate = [](double v, const char* unit) {
@@ -357,7 +357,7 @@ int runClassify(const Arguments& a)
             throw UsageError{"--source expects NAME=FILE.cu (a kernel name, re:REGEX or region label), got '" + value + "'"};
         options.sources.push_back({value.substr(0, eq), roofline::inspectGeneratedSourceFile(value.substr(eq + 1))});
     }
-    const auto t = load(a, true);
+    const auto t = load(a);
     const auto r = roofline::classify(*t, options);
     std::cout << (format == "json" ? report::classifyJson(r) : report::classifyText(r));
     return 0;

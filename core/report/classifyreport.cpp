@@ -3,7 +3,7 @@
 
 #include "report/jsonwriter.h"
 #include "report/sourcereport.h"
-#include "stats/torchtable.h"
+#include "report/verdicttext.h"
 
 #include <sstream>
 
@@ -25,7 +25,7 @@ void writeClassification(JsonWriter& w, const roofline::Classification& c, bool 
     w.key("achieved_bytes_per_s").value(c.achievedBytesPerS);
     if (c.busBytesPerS)
         w.key("bus_bytes_per_s").value(*c.busBytesPerS);
-    w.key("class").value(c.cls);
+    w.key("class").value(roofline::className(c.cls));
     w.key("strength").value(c.strength);
     w.key("roof").value(c.roof);
     w.key("evidence_level").value(c.evidenceLevel);
@@ -95,20 +95,8 @@ std::string classifyText(const roofline::ClassifyReport& r)
         out << "  " << n << "\n";
     auto print = [&out](const char* title, const std::vector<roofline::Classification>& list) {
         out << "\n" << title << ":\n";
-        for (const auto& c : list) {
-            out << "  " << c.name << "  [" << c.calls << " calls, " << stats::formatTorchTime(c.totalUs) << "]  " << c.cls << " ("
-                      << c.strength << "; " << roofline::workSourceText(c) << ")\n";
-            for (const auto& e : c.evidence)
-                out << "      " << e << "\n";
-            if (c.source)
-                for (const auto& caveat : c.source->caveats)
-                    out << "      source caveat: " << caveat << "\n";
-            if (!c.kernels.empty())
-                out << "      kernels (calls, total, share of GPU busy):\n";
-            for (const auto& k : c.kernels)
-                out << "        " << k.calls << "  " << stats::formatTorchTime(k.totalUs) << "  " << stats::formatFixed(100 * k.share, 1) << "%  "
-                    << k.name << "\n";
-        }
+        for (const auto& c : list)
+            out << toText(verdictOf(c));
     };
     print("kernels", r.kernels);
     print("regions", r.regions);

@@ -116,7 +116,7 @@ void addLines(std::vector<std::string>& evidence, const std::string& prefix, con
 std::string hintAgreement(const Classification& c, const std::string& hint)
 {
     const bool saysTensor = hint.find("tensor-core") != std::string::npos, saysCudaCore = hint.find("CUDA-core") != std::string::npos;
-    if (c.roof.empty() || c.cls == "inconclusive" || c.cls == "latency-bound" || (!saysTensor && !saysCudaCore))
+    if (c.roof.empty() || c.cls == RooflineClass::Inconclusive || c.cls == RooflineClass::LatencyBound || (!saysTensor && !saysCudaCore))
         return {};
     if (saysTensor == isTensorRoof(c.roof))
         return ", consistent with the " + c.roof + " roof";
@@ -128,7 +128,7 @@ std::string hintAgreement(const Classification& c, const std::string& hint)
 // and bus bandwidths (its PERFORMANCE.md), to compare with the link's peak rather than with HBM or FLOP roofs.
 void gradeCommunication(Classification& c, const Aggregate& a)
 {
-    c.cls = "communication";
+    c.cls = RooflineClass::Communication;
     c.strength = "strong";
     c.roof.clear();
     c.evidenceLevel = a.commSizedNs > 0 ? "B" : "D";
@@ -154,7 +154,7 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
     c.calls = a.calls;
     c.totalUs = a.ns / 1000.0;
     if (a.known == 0 || seconds <= 0 || (a.flops <= 0 && a.bytes <= 0)) {
-        c.cls = "inconclusive";
+        c.cls = RooflineClass::Inconclusive;
         c.strength = "provisional";
         c.evidenceLevel = "D";
         c.evidence.push_back("no FLOP/byte estimate: torch has no formula for its op (or it has no op) and no annotation gives one; "
@@ -208,7 +208,7 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
     if (a.flops > 0 && computeRoof <= 0 && (ceilings.fp32 > 0 || !roof.empty())) {
         // e.g. fp32 convolutions on a V100 faster than its FP32 peak: no TF32 there, so the FLOP count (the direct
         // formula) overstates what a Winograd/FFT algorithm did. No roof to grade against.
-        c.cls = "inconclusive";
+        c.cls = RooflineClass::Inconclusive;
         c.strength = "provisional";
         addLines(c.evidence, "work: ", a.bases, 3);
         c.evidence.push_back("no " + roof + " roof for this device: the estimated FLOPs exceed what its cores can do (a convolution by "
@@ -235,7 +235,7 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
         c.evidence.push_back("compute " + rate(c.achievedFlopsPerS, "FLOP/s") + " = " + pct(uCompute) + " of the " + roof + " roof "
                              + rate(computeRoof, "FLOP/s") + (measured ? " (measured)" : " (datasheet)"));
     if (!a.hostLink && datasheet.memoryBytesPerS > 0 && c.achievedBytesPerS > datasheet.memoryBytesPerS) {
-        c.cls = "inconclusive";
+        c.cls = RooflineClass::Inconclusive;
         c.strength = "provisional";
         c.evidence.push_back("faster than the datasheet DRAM peak " + rate(datasheet.memoryBytesPerS, "B/s")
                              + ": its data came from L2 (cache-resident), and the trace has no L2 roof");
@@ -246,19 +246,19 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
         const double ai = a.flops / a.bytes, ridge = computeRoof / bwRoof;
         c.evidence.push_back("arithmetic intensity " + stats::formatFixed(ai, 2) + " FLOP/B against the ridge " + stats::formatFixed(ridge, 1) + " FLOP/B");
         if (ai < ridge) {
-            c.cls = "io-bound";
+            c.cls = RooflineClass::IoBound;
         } else {
-            c.cls = isTensorRoof(roof) ? "tensor-core-bound" : "cuda-core-bound";
+            c.cls = isTensorRoof(roof) ? RooflineClass::TensorCoreBound : RooflineClass::CudaCoreBound;
             u = uCompute;
         }
     } else if (a.flops > 0 && computeRoof > 0) {
-        c.cls = isTensorRoof(roof) ? "tensor-core-bound" : "cuda-core-bound";
+        c.cls = isTensorRoof(roof) ? RooflineClass::TensorCoreBound : RooflineClass::CudaCoreBound;
         u = uCompute;
     } else {
-        c.cls = "io-bound";
+        c.cls = RooflineClass::IoBound;
     }
     if (uBw < 0.3 && uCompute < 0.3) {
-        c.cls = "latency-bound";
+        c.cls = RooflineClass::LatencyBound;
         c.strength = "provisional";
         c.evidence.push_back("below 30% of every roof (mean " + stats::formatFixed(c.totalUs / double(std::max<uint64_t>(1, a.calls)), 2)
                              + " us per call): launch overhead, tails or a small grid dominate");
@@ -309,14 +309,14 @@ void corroborate(Classification& c, SourceEvidence e, bool hopper)
         c.evidence.push_back("source call sites: " + sites);
     if (s.tensorCore != TensorCorePath::None)
         c.tensorCoreEvidence = "generated source";
-    if (s.tensorCore == TensorCorePath::None && c.cls == "tensor-core-bound") {
+    if (s.tensorCore == TensorCorePath::None && c.cls == RooflineClass::TensorCoreBound) {
         c.sourceContradicts = true;
         c.evidence.push_back("CONFLICT: tensor-core-bound on the " + c.roof + " roof, but the generated source has no MMA call site: "
                              "check that the source is this kernel's, and its FLOP count (faster than the FP32 peak without "
                              "tensor cores means the FLOPs are overstated)");
     } else if (s.tensorCore == TensorCorePath::None && isTensorRoof(c.roof)) {
         c.evidence.push_back("the " + c.roof + " tensor roof is not corroborated: the generated source has no MMA call site");
-    } else if (s.tensorCore != TensorCorePath::None && c.cls == "cuda-core-bound") {
+    } else if (s.tensorCore != TensorCorePath::None && c.cls == RooflineClass::CudaCoreBound) {
         c.sourceContradicts = true;
         c.evidence.push_back("CONFLICT: cuda-core-bound on the " + c.roof + " roof, but the generated source issues "
                              + tensorCorePathMeaning(s.tensorCore) + " MMAs: declare its tensor roof ('roof' in the annotation)");
@@ -332,9 +332,38 @@ void corroborate(Classification& c, SourceEvidence e, bool hopper)
 
 } // namespace
 
+namespace {
+
+constexpr std::pair<RooflineClass, std::string_view> kClassNames[] = {
+    {RooflineClass::IoBound, "io-bound"},
+    {RooflineClass::CudaCoreBound, "cuda-core-bound"},
+    {RooflineClass::TensorCoreBound, "tensor-core-bound"},
+    {RooflineClass::LatencyBound, "latency-bound"},
+    {RooflineClass::Communication, "communication"},
+    {RooflineClass::Inconclusive, "inconclusive"},
+};
+
+} // namespace
+
+std::string_view className(RooflineClass cls)
+{
+    for (const auto& [c, name] : kClassNames)
+        if (c == cls)
+            return name;
+    return "inconclusive";
+}
+
+std::optional<RooflineClass> parseClassName(std::string_view name)
+{
+    for (const auto& [c, text] : kClassNames)
+        if (text == name)
+            return c;
+    return std::nullopt;
+}
+
 std::string workSourceText(const Classification& c)
 {
-    if (c.cls == "communication")
+    if (c.cls == RooflineClass::Communication)
         return c.bytes ? "message sizes from the trace" : "message size not recorded";
     const bool trace = c.evidenceLevel.find('B') != std::string::npos, annotations = c.evidenceLevel.find('C') != std::string::npos;
     if (trace && annotations)
@@ -387,10 +416,12 @@ std::vector<Annotation> loadAnnotations(const std::string& path)
     return out;
 }
 
-ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
+namespace {
+
+// The device, its datasheet row and the ceilings to grade against.
+ClassifyReport deviceReport(const trace::Trace& t, const ClassifyOptions& options, const std::vector<DeviceEntry>& database)
 {
     ClassifyReport report;
-    const auto database = options.database.empty() ? builtinDeviceDatabase() : options.database;
     if (!t.meta.devices.empty()) {
         const auto match = matchDevice(database, t.meta.devices[0]);
         report.deviceName = t.meta.devices[0].name;
@@ -407,59 +438,94 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
         report.ceilings = applyMeasured(report.datasheet, *options.measured);
         report.measured = true;
     }
+    return report;
+}
 
-    // Annotations by kernel name: exact first, then regular expressions in file order.
-    std::vector<std::pair<std::regex, const Annotation*>> patterns;
-    std::unordered_map<std::string, const Annotation*> exact, regions;
-    for (const Annotation& a : options.annotations) {
-        if (!a.flops && !a.bytes)
-            continue; // a source-only entry
-        if (!a.region.empty())
-            regions.emplace(a.region, &a);
-        else if (a.kernel.starts_with("re:"))
-            patterns.emplace_back(std::regex(a.kernel.substr(3)), &a);
-        else
-            exact.emplace(a.kernel, &a);
+// Annotations with work: by kernel name (exact first, then regular expressions in file order) and by region.
+class AnnotationIndex
+{
+public:
+    explicit AnnotationIndex(const std::vector<Annotation>& annotations)
+    {
+        for (const Annotation& a : annotations) {
+            if (!a.flops && !a.bytes)
+                continue; // a source-only entry
+            if (!a.region.empty())
+                m_regions.emplace(a.region, &a);
+            else if (a.kernel.starts_with("re:"))
+                m_patterns.emplace_back(std::regex(a.kernel.substr(3)), &a);
+            else
+                m_exact.emplace(a.kernel, &a);
+        }
     }
-    auto annotationFor = [&](const std::string& name) -> const Annotation* {
-        if (const auto it = exact.find(name); it != exact.end())
+    const Annotation* kernel(const std::string& name) const
+    {
+        if (const auto it = m_exact.find(name); it != m_exact.end())
             return it->second;
-        for (const auto& [re, a] : patterns)
+        for (const auto& [re, a] : m_patterns)
             if (std::regex_search(name, re))
                 return a;
         return nullptr;
-    };
+    }
+    const Annotation* region(const std::string& name) const
+    {
+        const auto it = m_regions.find(name);
+        return it == m_regions.end() ? nullptr : it->second;
+    }
 
-    // Generated sources: the command line's, then the annotations'; exact names first, then patterns.
-    std::vector<std::pair<std::string, const SourceInspection*>> sources;
-    for (const SourceAttachment& s : options.sources)
-        sources.emplace_back(s.target, &s.inspection);
-    for (const Annotation& a : options.annotations)
-        if (a.source)
-            sources.emplace_back(a.region.empty() ? a.kernel : a.region, &*a.source);
-    std::vector<std::pair<std::regex, const SourceInspection*>> sourcePatterns;
-    for (const auto& [target, inspection] : sources)
-        if (target.starts_with("re:"))
-            sourcePatterns.emplace_back(std::regex(target.substr(3)), inspection);
-    auto sourceFor = [&](const std::string& name, bool region) -> std::optional<SourceEvidence> {
-        for (const auto& [target, inspection] : sources)
+private:
+    std::vector<std::pair<std::regex, const Annotation*>> m_patterns;
+    std::unordered_map<std::string, const Annotation*> m_exact, m_regions;
+};
+
+// Generated sources: the command line's, then the annotations'; exact names first, then patterns.
+class SourceIndex
+{
+public:
+    explicit SourceIndex(const ClassifyOptions& options)
+    {
+        for (const SourceAttachment& s : options.sources)
+            m_sources.emplace_back(s.target, &s.inspection);
+        for (const Annotation& a : options.annotations)
+            if (a.source)
+                m_sources.emplace_back(a.region.empty() ? a.kernel : a.region, &*a.source);
+        for (const auto& [target, inspection] : m_sources)
+            if (target.starts_with("re:"))
+                m_patterns.emplace_back(std::regex(target.substr(3)), inspection);
+    }
+    std::optional<SourceEvidence> find(const std::string& name, bool region) const
+    {
+        for (const auto& [target, inspection] : m_sources)
             if (target == name)
                 return sourceEvidenceFor(*inspection, region ? std::string_view() : std::string_view(name));
         if (!region)
-            for (const auto& [re, inspection] : sourcePatterns)
+            for (const auto& [re, inspection] : m_patterns)
                 if (std::regex_search(name, re))
                     return sourceEvidenceFor(*inspection, name);
         return std::nullopt;
-    };
-    bool hopper = false;
-    if (!t.meta.devices.empty())
-        if (const auto match = matchDevice(database, t.meta.devices[0]); match.entry)
-            hopper = match.entry->computeCapability.starts_with("9.");
+    }
 
-    // Work per GPU activity. An op's work goes to its longest kernel; its other activities carry zero.
-    const WorkEstimator estimator(t, options.allowTf32);
+private:
+    std::vector<std::pair<std::string, const SourceInspection*>> m_sources;
+    std::vector<std::pair<std::regex, const SourceInspection*>> m_patterns;
+};
+
+// Aggregation, kernels: the work of every GPU activity, summed per kernel (or memcpy/memset) name.
+struct KernelAggregates
+{
+    std::vector<Work> work;                            // by event
+    std::vector<std::optional<Collective>> collective; // by event: NCCL kernels
+    std::map<std::string, Aggregate> perKernel;
+    std::vector<std::string> order;                    // names in first-seen order
+};
+
+// An op's work goes to its longest kernel; its other activities carry zero.
+KernelAggregates aggregateKernels(const trace::Trace& t, const WorkEstimator& estimator, const AnnotationIndex& annotations)
+{
+    KernelAggregates out;
+    out.work.resize(t.events.size());
+    out.collective.resize(t.events.size());
     const std::vector<Charge> charge = estimator.chargeKernels();
-    std::vector<Work> work(t.events.size());
     std::unordered_map<uint32_t, uint32_t> dominant; // charged op -> its longest kernel
     for (uint32_t i = 0; i < t.events.size(); ++i)
         if (const uint32_t op = charge[i].op; op != kNoIndex) {
@@ -467,32 +533,33 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
             if (!inserted && t.events[i].duration > t.events[it->second].duration)
                 it->second = i;
         }
-    std::map<std::string, Aggregate> perKernel;
-    std::vector<std::string> order;
-    std::vector<std::optional<Collective>> collective(t.events.size());
+    auto aggregateOf = [&](const std::string& name) -> Aggregate& {
+        auto [it, inserted] = out.perKernel.try_emplace(name);
+        if (inserted)
+            out.order.push_back(name);
+        return it->second;
+    };
     for (uint32_t i = 0; i < t.events.size(); ++i) {
         const Event& e = t.events[i];
         if (!trace::isGpuActivity(e.kind))
             continue;
         const std::string name(t.strings.view(e.name));
-        Work& w = work[i];
-        if (e.kind == EventKind::Kernel && (collective[i] = collectiveOf(t, i))) {
-            auto [it, inserted] = perKernel.try_emplace(name);
-            if (inserted)
-                order.push_back(name);
-            ++it->second.calls;
-            it->second.ns += double(e.duration);
-            it->second.addCommunication(*collective[i], double(e.duration));
+        Work& w = out.work[i];
+        if (e.kind == EventKind::Kernel && (out.collective[i] = collectiveOf(t, i))) {
+            Aggregate& agg = aggregateOf(name);
+            ++agg.calls;
+            agg.ns += double(e.duration);
+            agg.addCommunication(*out.collective[i], double(e.duration));
             continue;
         }
-        if (const Annotation* a = annotationFor(name)) {
+        if (const Annotation* a = annotations.kernel(name)) {
             w.level = 'C';
             w.flops = a->flops.value_or(0);
             w.bytes = a->bytes.value_or(0);
             w.roof = a->roof;
             w.basis = "annotations file entry '" + (a->kernel.empty() ? a->region : a->kernel) + "' (per call)";
         } else if (e.kind == EventKind::GpuMemcpy || e.kind == EventKind::GpuMemset) {
-            if (const auto bytes = bytesArg(t, e)) {
+            if (const auto bytes = t.transferBytesOf(i)) {
                 w.level = 'B';
                 const bool host = name.find("HtoD") != std::string::npos || name.find("DtoH") != std::string::npos
                     || name.find("Pinned") != std::string::npos || name.find("Pageable") != std::string::npos;
@@ -512,10 +579,7 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
         } else {
             w.basis = charge[i].reason;
         }
-        auto [it, inserted] = perKernel.try_emplace(name);
-        if (inserted)
-            order.push_back(name);
-        Aggregate& agg = it->second;
+        Aggregate& agg = aggregateOf(name);
         ++agg.calls;
         agg.ns += double(e.duration);
         agg.levels.insert(w.level);
@@ -538,178 +602,241 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
                 agg.dominantRuleUsed = true;
         }
     }
-    // The roof a kernel's generated source implies; regions use it for that kernel's work of unknown precision.
-    std::unordered_map<std::string, std::optional<SourceEvidence>> kernelSource;
-    std::unordered_map<std::string, std::string> kernelSourceRoof;
-    for (const std::string& name : order) {
-        Aggregate& agg = perKernel[name];
-        const auto& source = kernelSource[name] = sourceFor(name, false);
-        applySourceRoof(agg, source ? &*source : nullptr);
-        if (!agg.sourceRoof.empty())
-            kernelSourceRoof[name] = agg.sourceRoof;
-        Classification c;
-        c.name = name;
-        if (agg.commNs > 0) {
-            c.calls = agg.calls;
-            c.totalUs = agg.ns / 1000.0;
-            gradeCommunication(c, agg);
-            report.kernels.push_back(std::move(c));
-            continue;
-        }
-        const bool partial = agg.known > 0 && agg.known < agg.calls;
-        grade(c, agg, report.ceilings, report.datasheet, report.measured, partial);
-        if (agg.dominantRuleUsed && agg.flops == 0 && agg.bytes == 0) {
-            c.cls = "inconclusive";
-            c.strength = "provisional";
-            c.evidence = {"its op's work is counted on the op's longest kernel (dominant-kernel rule)"};
-        }
-        if (const std::string hint = kernelHint(name); !hint.empty()) {
-            c.evidence.push_back("name hint " + hint + hintAgreement(c, hint) + " (corroboration only)");
-            if (hint.find("suggests tensor-core code") != std::string::npos)
-                c.tensorCoreEvidence = "kernel name";
-        }
-        if (source)
-            corroborate(c, *source, hopper);
-        report.kernels.push_back(std::move(c));
-    }
-    std::stable_sort(report.kernels.begin(), report.kernels.end(), [](const auto& a, const auto& b) { return a.totalUs > b.totalUs; });
+    return out;
+}
 
-    // Regions: gpu_user_annotation spans, their activities on the same stream, work from the annotation or
-    // the sum of the activities (roofline.md §6.5). Time is the span, gaps included.
-    std::map<std::string, std::vector<uint32_t>> spans;
-    std::vector<std::string> regionOrder;
+// What the verdicts rest on besides the aggregates.
+struct GradingContext
+{
+    const ClassifyReport& report;
+    bool hopper;
+};
+
+// Verdict, kernels: graded against the ceilings, then the name hint and the generated source as corroboration.
+Classification kernelVerdict(const std::string& name, const Aggregate& agg, const std::optional<SourceEvidence>& source, const GradingContext& g)
+{
+    Classification c;
+    c.name = name;
+    if (agg.commNs > 0) {
+        c.calls = agg.calls;
+        c.totalUs = agg.ns / 1000.0;
+        gradeCommunication(c, agg);
+        return c;
+    }
+    const bool partial = agg.known > 0 && agg.known < agg.calls;
+    grade(c, agg, g.report.ceilings, g.report.datasheet, g.report.measured, partial);
+    if (agg.dominantRuleUsed && agg.flops == 0 && agg.bytes == 0) {
+        c.cls = RooflineClass::Inconclusive;
+        c.strength = "provisional";
+        c.evidence = {"its op's work is counted on the op's longest kernel (dominant-kernel rule)"};
+    }
+    if (const std::string hint = kernelHint(name); !hint.empty()) {
+        c.evidence.push_back("name hint " + hint + hintAgreement(c, hint) + " (corroboration only)");
+        if (hint.find("suggests tensor-core code") != std::string::npos)
+            c.tensorCoreEvidence = "kernel name";
+    }
+    if (source)
+        corroborate(c, *source, g.hopper);
+    return c;
+}
+
+// gpu_user_annotation spans by label, labels in first-seen order.
+std::vector<std::pair<std::string, std::vector<uint32_t>>> regionSpans(const trace::Trace& t)
+{
+    std::vector<std::pair<std::string, std::vector<uint32_t>>> out;
+    std::unordered_map<std::string, size_t> index;
     for (uint32_t i = 0; i < t.events.size(); ++i)
         if (t.events[i].kind == EventKind::GpuUserAnnotation) {
             const std::string name(t.strings.view(t.events[i].name));
-            if (!spans.count(name))
-                regionOrder.push_back(name);
-            spans[name].push_back(i);
+            const auto [it, inserted] = index.try_emplace(name, out.size());
+            if (inserted)
+                out.emplace_back(name, std::vector<uint32_t>());
+            out[it->second].second.push_back(i);
         }
-    for (const std::string& name : regionOrder) {
-        Aggregate agg;
-        std::set<int64_t> calls;
-        double busy = 0, unknownBusy = 0;
-        std::string topKernel;
-        double topKernelNs = 0;
-        std::map<std::string, double> kernelNs;
-        std::map<std::string, uint64_t> kernelCalls;
-        std::set<std::string> kernelNames;                 // kind Kernel only: "a region holding only that kernel"
-        std::map<std::string, double> precisionFlops, precisionNs; // the precisions its activities are known to use
-        for (const uint32_t s : spans[name]) {
-            const Event& span = t.events[s];
-            calls.insert(span.externalId);
-            agg.ns += double(span.duration);
-            const auto& list = t.tracks[span.track].events;
-            auto it = std::lower_bound(list.begin(), list.end(), span.start, [&](uint32_t k, int64_t v) { return t.events[k].start < v; });
-            for (; it != list.end() && t.events[*it].start <= span.end(); ++it) {
-                const Event& a = t.events[*it];
-                if (!trace::isGpuActivity(a.kind) || a.end() > span.end())
-                    continue;
-                const std::string activity(t.strings.view(a.name));
-                busy += double(a.duration);
-                kernelNs[activity] += double(a.duration);
-                ++kernelCalls[activity];
-                if (a.kind == EventKind::Kernel)
-                    kernelNames.insert(activity);
-                if (collective[*it]) {
-                    agg.addCommunication(*collective[*it], double(a.duration));
-                    continue;
-                }
-                const Work& w = work[*it];
-                // Its precision: the op's dtype or the declared roof, else what the kernel's generated source shows.
-                std::string precision = w.roof;
-                if (precision.empty())
-                    if (const auto s = kernelSourceRoof.find(activity); s != kernelSourceRoof.end())
-                        precision = s->second;
-                if (!precision.empty()) {
-                    precisionFlops[precision] += w.flops;
-                    precisionNs[precision] += double(a.duration);
-                }
-                if (w.level == 'D') {
-                    unknownBusy += double(a.duration);
-                    continue;
-                }
-                agg.flops += w.flops;
-                agg.bytes += w.bytes;
-                agg.levels.insert(w.level);
-                if (!w.basis.empty())
-                    agg.bases.insert(w.basis);
-                if (!precision.empty())
-                    agg.roofFlops[precision] += w.flops;
-                else if (w.level == 'C')
-                    agg.roofFlops["fp32"] += w.flops, agg.assumedRoof = true;
+    return out;
+}
+
+// Aggregation, regions: a region's activities and their work.
+struct RegionAggregate
+{
+    Aggregate agg;
+    double busy = 0;                        // GPU time of its activities
+    std::map<std::string, double> kernelNs; // by activity name
+    std::map<std::string, uint64_t> kernelCalls;
+    std::set<std::string> kernelNames;      // kind Kernel only: "a region holding only that kernel"
+    bool partial = false;                   // some of its activities have no estimate
+};
+
+// Its activities on the same stream, work from the region's annotation entry (`entry`) or the sum of the
+// activities (roofline.md §6.5). Time is the span, gaps included.
+RegionAggregate aggregateRegion(const trace::Trace& t, const std::vector<uint32_t>& spans, const KernelAggregates& kernels,
+                                const std::unordered_map<std::string, std::string>& kernelSourceRoof, const Annotation* entry)
+{
+    RegionAggregate r;
+    Aggregate& agg = r.agg;
+    std::set<int64_t> calls;
+    double unknownBusy = 0;
+    std::map<std::string, double> precisionFlops, precisionNs; // the precisions its activities are known to use
+    for (const uint32_t s : spans) {
+        const Event& span = t.events[s];
+        calls.insert(span.externalId);
+        agg.ns += double(span.duration);
+        const auto& list = t.tracks[span.track].events;
+        auto it = std::lower_bound(list.begin(), list.end(), span.start, [&](uint32_t k, int64_t v) { return t.events[k].start < v; });
+        for (; it != list.end() && t.events[*it].start <= span.end(); ++it) {
+            const Event& a = t.events[*it];
+            if (!trace::isGpuActivity(a.kind) || a.end() > span.end())
+                continue;
+            const std::string activity(t.strings.view(a.name));
+            r.busy += double(a.duration);
+            r.kernelNs[activity] += double(a.duration);
+            ++r.kernelCalls[activity];
+            if (a.kind == EventKind::Kernel)
+                r.kernelNames.insert(activity);
+            if (kernels.collective[*it]) {
+                agg.addCommunication(*kernels.collective[*it], double(a.duration));
+                continue;
             }
-        }
-        agg.calls = calls.size();
-        // The tensor (or FP64) precision most of its known work uses, by FLOPs, else by time: the roof for work whose
-        // own precision is unknown (a region entry without "roof", a custom kernel without one).
-        std::string knownPrecision;
-        for (const auto* weights : {&precisionFlops, &precisionNs}) {
-            double most = 0;
-            for (const auto& [p, v] : *weights)
-                if (v > most && (isTensorRoof(p) || p == "fp64"))
-                    most = v, knownPrecision = p;
-            if (!knownPrecision.empty())
-                break;
-        }
-        agg.fallbackTensorRoof = isTensorRoof(knownPrecision) ? knownPrecision : std::string();
-        bool partial = false;
-        if (const auto it = regions.find(name); it != regions.end()) {
-            agg.flops = it->second->flops.value_or(0) * double(agg.calls);
-            agg.bytes = it->second->bytes.value_or(0) * double(agg.calls);
-            agg.levels = {'C'};
-            agg.declaredRoof = it->second->roof;
-            agg.assumedRoof = it->second->roof.empty() && knownPrecision.empty();
-            agg.roofFlops = {{agg.assumedRoof ? std::string("fp32") : knownPrecision, agg.flops}};
-            if (it->second->roof.empty() && !knownPrecision.empty())
-                agg.roofOrigin = "the " + knownPrecision + " roof comes from the region's kernels (their ops' input types or generated sources)";
-            agg.known = 1;
-        } else {
-            agg.known = agg.levels.empty() ? 0 : 1;
-            partial = unknownBusy > 0;
-            if (busy > 0 && unknownBusy > 0.1 * busy)
-                agg.known = 0; // too much of its GPU time has no estimate
-        }
-        for (const auto& [k, ns] : kernelNs)
-            if (ns > topKernelNs) {
-                topKernelNs = ns;
-                topKernel = k;
+            const Work& w = kernels.work[*it];
+            // Its precision: the op's dtype or the declared roof, else what the kernel's generated source shows.
+            std::string precision = w.roof;
+            if (precision.empty())
+                if (const auto src = kernelSourceRoof.find(activity); src != kernelSourceRoof.end())
+                    precision = src->second;
+            if (!precision.empty()) {
+                precisionFlops[precision] += w.flops;
+                precisionNs[precision] += double(a.duration);
             }
-        // A region's own source, else the source of the one kernel it holds.
-        auto source = sourceFor(name, true);
-        if (!source && kernelNames.size() == 1)
-            if (const auto k = kernelSource.find(*kernelNames.begin()); k != kernelSource.end())
-                source = k->second;
-        applySourceRoof(agg, source ? &*source : nullptr);
-        Classification c;
-        c.name = name;
-        const bool communicationOnly = agg.commNs > 0 && agg.levels.empty() && agg.commNs >= 0.9 * busy && !regions.count(name);
-        if (communicationOnly) {
-            c.calls = agg.calls;
-            c.totalUs = agg.ns / 1000.0;
-            gradeCommunication(c, agg);
-        } else {
-            grade(c, agg, report.ceilings, report.datasheet, report.measured, partial);
-            if (agg.commNs > 0)
-                c.evidence.push_back(pct(busy > 0 ? agg.commNs / busy : 0) + " of its GPU busy time is NCCL communication, which is not in "
-                                     "the roofline figures");
+            if (w.level == 'D') {
+                unknownBusy += double(a.duration);
+                continue;
+            }
+            agg.flops += w.flops;
+            agg.bytes += w.bytes;
+            agg.levels.insert(w.level);
+            if (!w.basis.empty())
+                agg.bases.insert(w.basis);
+            if (!precision.empty())
+                agg.roofFlops[precision] += w.flops;
+            else if (w.level == 'C')
+                agg.roofFlops["fp32"] += w.flops, agg.assumedRoof = true;
         }
+    }
+    agg.calls = calls.size();
+    // The tensor (or FP64) precision most of its known work uses, by FLOPs, else by time: the roof for work whose
+    // own precision is unknown (a region entry without "roof", a custom kernel without one).
+    std::string knownPrecision;
+    for (const auto* weights : {&precisionFlops, &precisionNs}) {
+        double most = 0;
+        for (const auto& [p, v] : *weights)
+            if (v > most && (isTensorRoof(p) || p == "fp64"))
+                most = v, knownPrecision = p;
+        if (!knownPrecision.empty())
+            break;
+    }
+    agg.fallbackTensorRoof = isTensorRoof(knownPrecision) ? knownPrecision : std::string();
+    if (entry) {
+        agg.flops = entry->flops.value_or(0) * double(agg.calls);
+        agg.bytes = entry->bytes.value_or(0) * double(agg.calls);
+        agg.levels = {'C'};
+        agg.declaredRoof = entry->roof;
+        agg.assumedRoof = entry->roof.empty() && knownPrecision.empty();
+        agg.roofFlops = {{agg.assumedRoof ? std::string("fp32") : knownPrecision, agg.flops}};
+        if (entry->roof.empty() && !knownPrecision.empty())
+            agg.roofOrigin = "the " + knownPrecision + " roof comes from the region's kernels (their ops' input types or generated sources)";
+        agg.known = 1;
+    } else {
+        agg.known = agg.levels.empty() ? 0 : 1;
+        r.partial = unknownBusy > 0;
+        if (r.busy > 0 && unknownBusy > 0.1 * r.busy)
+            agg.known = 0; // too much of its GPU time has no estimate
+    }
+    return r;
+}
+
+// Verdict, regions: graded like a kernel (or as communication when NCCL fills it), with its busy share and
+// its activities listed.
+Classification regionVerdict(const std::string& name, const RegionAggregate& r, bool declared, const std::optional<SourceEvidence>& source,
+                             const GradingContext& g)
+{
+    const Aggregate& agg = r.agg;
+    std::string topKernel;
+    double topKernelNs = 0;
+    for (const auto& [k, ns] : r.kernelNs)
+        if (ns > topKernelNs) {
+            topKernelNs = ns;
+            topKernel = k;
+        }
+    Classification c;
+    c.name = name;
+    const bool communicationOnly = agg.commNs > 0 && agg.levels.empty() && agg.commNs >= 0.9 * r.busy && !declared;
+    if (communicationOnly) {
         c.calls = agg.calls;
-        c.evidence.push_back("GPU busy " + pct(agg.ns > 0 ? busy / agg.ns : 0) + " of its span (" + std::to_string(kernelNs.size())
-                             + " distinct activities" + (topKernel.empty() ? "" : ", mostly " + topKernel) + ")");
-        c.evidence.push_back("a span holds only the GPU work launched by the annotating thread");
-        if (source)
-            corroborate(c, *source, hopper);
-        for (const auto& [k, ns] : kernelNs) {
-            RegionKernel rk;
-            rk.name = k;
-            rk.calls = kernelCalls[k];
-            rk.totalUs = ns / 1000.0;
-            rk.share = busy > 0 ? ns / busy : 0;
-            c.kernels.push_back(std::move(rk));
-        }
-        std::stable_sort(c.kernels.begin(), c.kernels.end(), [](const auto& x, const auto& y) { return x.totalUs > y.totalUs; });
-        report.regions.push_back(std::move(c));
+        c.totalUs = agg.ns / 1000.0;
+        gradeCommunication(c, agg);
+    } else {
+        grade(c, agg, g.report.ceilings, g.report.datasheet, g.report.measured, r.partial);
+        if (agg.commNs > 0)
+            c.evidence.push_back(pct(r.busy > 0 ? agg.commNs / r.busy : 0) + " of its GPU busy time is NCCL communication, which is not in "
+                                 "the roofline figures");
+    }
+    c.calls = agg.calls;
+    c.evidence.push_back("GPU busy " + pct(agg.ns > 0 ? r.busy / agg.ns : 0) + " of its span (" + std::to_string(r.kernelNs.size())
+                         + " distinct activities" + (topKernel.empty() ? "" : ", mostly " + topKernel) + ")");
+    c.evidence.push_back("a span holds only the GPU work launched by the annotating thread");
+    if (source)
+        corroborate(c, *source, g.hopper);
+    for (const auto& [k, ns] : r.kernelNs) {
+        RegionKernel rk;
+        rk.name = k;
+        rk.calls = r.kernelCalls.at(k);
+        rk.totalUs = ns / 1000.0;
+        rk.share = r.busy > 0 ? ns / r.busy : 0;
+        c.kernels.push_back(std::move(rk));
+    }
+    std::stable_sort(c.kernels.begin(), c.kernels.end(), [](const auto& x, const auto& y) { return x.totalUs > y.totalUs; });
+    return c;
+}
+
+} // namespace
+
+ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
+{
+    const auto database = options.database.empty() ? builtinDeviceDatabase() : options.database;
+    ClassifyReport report = deviceReport(t, options, database);
+    const AnnotationIndex annotations(options.annotations);
+    const SourceIndex sources(options);
+    bool hopper = false;
+    if (!t.meta.devices.empty())
+        if (const auto match = matchDevice(database, t.meta.devices[0]); match.entry)
+            hopper = match.entry->computeCapability.starts_with("9.");
+    const GradingContext grading{report, hopper};
+
+    const WorkEstimator estimator(t, options.allowTf32);
+    KernelAggregates kernels = aggregateKernels(t, estimator, annotations);
+    // The roof a kernel's generated source implies; regions use it for that kernel's work of unknown precision.
+    std::unordered_map<std::string, std::optional<SourceEvidence>> kernelSource;
+    std::unordered_map<std::string, std::string> kernelSourceRoof;
+    for (const std::string& name : kernels.order) {
+        Aggregate& agg = kernels.perKernel[name];
+        const auto& source = kernelSource[name] = sources.find(name, false);
+        applySourceRoof(agg, source ? &*source : nullptr);
+        if (!agg.sourceRoof.empty())
+            kernelSourceRoof[name] = agg.sourceRoof;
+        report.kernels.push_back(kernelVerdict(name, agg, source, grading));
+    }
+    std::stable_sort(report.kernels.begin(), report.kernels.end(), [](const auto& a, const auto& b) { return a.totalUs > b.totalUs; });
+
+    for (const auto& [name, spans] : regionSpans(t)) {
+        const Annotation* entry = annotations.region(name);
+        RegionAggregate region = aggregateRegion(t, spans, kernels, kernelSourceRoof, entry);
+        // A region's own source, else the source of the one kernel it holds.
+        auto source = sources.find(name, true);
+        if (!source && region.kernelNames.size() == 1)
+            if (const auto k = kernelSource.find(*region.kernelNames.begin()); k != kernelSource.end())
+                source = k->second;
+        applySourceRoof(region.agg, source ? &*source : nullptr);
+        report.regions.push_back(regionVerdict(name, region, entry != nullptr, source, grading));
     }
     return report;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tilescope::trace {
@@ -39,6 +40,15 @@ struct RegionKernel
     double share = 0; // of the region's GPU-busy time
 };
 
+// Where a kernel or region sits on the roofline (roofline.md §6-7). Strings only at the edges: className().
+enum class RooflineClass : uint8_t { IoBound, CudaCoreBound, TensorCoreBound, LatencyBound, Communication, Inconclusive };
+
+// "io-bound", "cuda-core-bound", "tensor-core-bound", "latency-bound", "communication", "inconclusive": the
+// class as the JSON output, the CLI table and the GUI write it.
+std::string_view className(RooflineClass cls);
+// The inverse of className(); nullopt for any other text.
+std::optional<RooflineClass> parseClassName(std::string_view name);
+
 struct Classification
 {
     std::string name;
@@ -48,7 +58,7 @@ struct Classification
     double achievedFlopsPerS = 0, achievedBytesPerS = 0; // communication: bytes are the messages, the rate NCCL's algorithm bandwidth
     std::optional<double> busBytesPerS;                   // communication: NCCL's bus bandwidth, when the group size is known
     std::string roof;      // the compute roof compared against
-    std::string cls;       // io-bound, cuda-core-bound, tensor-core-bound, latency-bound, communication, inconclusive
+    RooflineClass cls = RooflineClass::Inconclusive;
     std::string strength;  // strong, weak, provisional
     std::string evidenceLevel; // B (torch op inputs), C (annotation), D (none), B/C mixed
     std::vector<std::string> evidence;

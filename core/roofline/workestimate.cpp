@@ -16,50 +16,11 @@ namespace tilescope::roofline {
 using trace::Event;
 using trace::EventKind;
 using trace::kNoIndex;
+using trace::OpInputList;
+using OpRecord = trace::OpInputList;
+using trace::concreteInts;
 
 namespace {
-
-std::vector<std::vector<int64_t>> parseShapes(std::string_view text)
-{
-    std::vector<std::vector<int64_t>> out;
-    int depth = 0;
-    const char* p = text.data();
-    const char* end = p + text.size();
-    while (p < end) {
-        const char c = *p;
-        if (c == '[') {
-            if (++depth == 2)
-                out.emplace_back();
-            ++p;
-        } else if (c == ']') {
-            --depth;
-            ++p;
-        } else if ((c >= '0' && c <= '9') || c == '-') {
-            int64_t v = 0;
-            const auto r = std::from_chars(p, end, v);
-            if (depth == 2 && !out.empty())
-                out.back().push_back(v);
-            p = r.ptr == p ? p + 1 : r.ptr;
-        } else {
-            ++p;
-        }
-    }
-    return out;
-}
-
-std::vector<std::string> parseTypes(std::string_view text)
-{
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t comma = text.find(", ", start);
-        out.emplace_back(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-        if (comma == std::string_view::npos)
-            break;
-        start = comma + 2;
-    }
-    return out;
-}
 
 int elementSize(std::string_view type)
 {
@@ -91,7 +52,7 @@ std::string roofOfType(std::string_view type, bool matmul, bool allowTf32)
     return allowTf32 ? "tf32" : "fp32";
 }
 
-double numel(const std::vector<int64_t>& sizes)
+double numel(std::span<const int64_t> sizes)
 {
     double p = 1;
     for (const int64_t v : sizes)
@@ -99,11 +60,9 @@ double numel(const std::vector<int64_t>& sizes)
     return p;
 }
 
-using stats::concreteInts;
-
 bool isTensor(const OpRecord& r, size_t i)
 {
-    return i < r.inputs.size() && !r.inputs[i].isList && stats::isTensorType(r.inputs[i].type) && elementSize(r.inputs[i].type) > 0;
+    return i < r.inputs.size() && !r.inputs[i].isList && trace::isTensorType(r.inputs[i].type) && elementSize(r.inputs[i].type) > 0;
 }
 
 // One read of a tensor input: a stride-0 (expanded, broadcast) dimension counts once.
@@ -112,10 +71,11 @@ double tensorBytes(const OpRecord& r, size_t i)
     if (!isTensor(r, i))
         return 0;
     const auto& sizes = r.inputs[i].sizes;
-    const bool haveStrides = i < r.strides.size() && r.strides[i].size() == sizes.size();
+    const auto& strides = r.inputs[i].strides;
+    const bool haveStrides = strides.size() == sizes.size();
     double elements = 1;
     for (size_t d = 0; d < sizes.size(); ++d)
-        if (!haveStrides || r.strides[i][d] != 0)
+        if (!haveStrides || strides[d] != 0)
             elements *= double(sizes[d]);
     return elements * elementSize(r.inputs[i].type);
 }
@@ -134,7 +94,7 @@ std::string_view concrete(const OpRecord& r, size_t i) { return r.hasConcrete &&
 std::string columnsUsed(const OpRecord& r, bool concreteUsed)
 {
     std::string c = "Input Dims, Input type";
-    if (!r.strides.empty())
+    if (r.hasStrides)
         c += ", Input Strides";
     if (concreteUsed)
         c += ", Concrete Inputs";
@@ -224,7 +184,7 @@ std::string dtypeOf(const OpRecord& r)
     for (size_t i = 0; i < r.inputs.size(); ++i)
         if (isTensor(r, i)) {
             if (!r.inputs[i].sizes.empty())
-                return r.inputs[i].type;
+                return std::string(r.inputs[i].type);
             if (fallback.empty())
                 fallback = r.inputs[i].type;
         }
@@ -232,66 +192,6 @@ std::string dtypeOf(const OpRecord& r)
 }
 
 } // namespace
-
-OpRecord readOpRecord(const trace::Trace& t, const Event& op)
-{
-    OpRecord r;
-    const std::string_view raw = t.rawArgs(op);
-    if (!raw.empty()) {
-        try {
-            const io::JsonValue args = io::parseSmallJson(raw, "args");
-            const auto* dims = args.find("Input Dims");
-            if (!dims)
-                dims = args.find("Input dims");
-            const auto* types = args.find("Input type");
-            const auto* concrete = args.find("Concrete Inputs");
-            const auto* strides = args.find("Input Strides");
-            if (dims && dims->type == io::JsonValue::Type::Array) {
-                for (size_t i = 0; i < dims->items.size(); ++i) {
-                    stats::OpInput in;
-                    for (const io::JsonValue& v : dims->items[i].items) {
-                        if (v.type == io::JsonValue::Type::Array)
-                            in.isList = true;
-                        else if (const auto n = v.integer())
-                            in.sizes.push_back(*n);
-                    }
-                    if (in.isList)
-                        in.sizes.clear();
-                    if (types && i < types->items.size())
-                        in.type = types->items[i].text;
-                    if (concrete && i < concrete->items.size())
-                        in.concrete = concrete->items[i].text;
-                    r.inputs.push_back(std::move(in));
-                }
-            }
-            r.hasConcrete = concrete && concrete->type == io::JsonValue::Type::Array && !concrete->items.empty();
-            if (strides && strides->type == io::JsonValue::Type::Array)
-                for (const io::JsonValue& s : strides->items) {
-                    r.strides.emplace_back();
-                    for (const io::JsonValue& v : s.items)
-                        if (const auto n = v.integer())
-                            r.strides.back().push_back(*n);
-                }
-            if (const auto* seq = args.find("Sequence number"))
-                r.sequence = seq->integer();
-            if (!r.inputs.empty())
-                return r;
-        } catch (const io::TraceFileError&) {
-        }
-    }
-    // Raw args not kept: the shapes and types the loader stored.
-    if (op.op == kNoIndex)
-        return r;
-    const auto shapes = parseShapes(t.strings.view(t.ops[op.op].inputShapes));
-    const auto types = parseTypes(t.strings.view(t.ops[op.op].inputTypes));
-    for (size_t i = 0; i < shapes.size(); ++i) {
-        stats::OpInput in;
-        in.sizes = shapes[i];
-        in.type = i < types.size() ? types[i] : std::string();
-        r.inputs.push_back(std::move(in));
-    }
-    return r;
-}
 
 WorkEstimator::WorkEstimator(const trace::Trace& t, bool allowTf32)
     : m_trace(t)
@@ -304,12 +204,12 @@ WorkEstimator::WorkEstimator(const trace::Trace& t, bool allowTf32)
         if (e.kind != EventKind::CpuOp)
             continue;
         const std::string_view name = t.strings.view(e.name);
-        if (name.find("ConvolutionBackward") == std::string_view::npos || name.starts_with("autograd::"))
+        if (name.find("ConvolutionBackward") == std::string_view::npos || name.starts_with("autograd::") || e.op == kNoIndex)
             continue;
-        const OpRecord r = readOpRecord(t, e);
-        if (!r.sequence)
+        const int64_t sequence = t.ops[e.op].sequence;
+        if (sequence == trace::kNoId)
             continue;
-        const auto [it, inserted] = m_convBackwardBySequence.try_emplace(*r.sequence, i);
+        const auto [it, inserted] = m_convBackwardBySequence.try_emplace(sequence, i);
         if (!inserted)
             it->second = kNoIndex; // two nodes with one number (several forward threads): ambiguous
     }
@@ -323,17 +223,17 @@ const Work& WorkEstimator::opWork(uint32_t op) const
     return it->second;
 }
 
-std::optional<std::vector<int64_t>> WorkEstimator::convOutputFromBackward(const OpRecord& r) const
+std::optional<std::vector<int64_t>> WorkEstimator::convOutputFromBackward(const Event& op) const
 {
-    if (!r.sequence)
+    if (op.op == kNoIndex || m_trace.ops[op.op].sequence == trace::kNoId)
         return std::nullopt;
-    const auto it = m_convBackwardBySequence.find(*r.sequence);
+    const auto it = m_convBackwardBySequence.find(m_trace.ops[op.op].sequence);
     if (it == m_convBackwardBySequence.end() || it->second == kNoIndex)
         return std::nullopt;
-    const OpRecord node = readOpRecord(m_trace, m_trace.events[it->second]);
+    const OpRecord node = m_trace.inputsOf(m_trace.events[it->second]);
     if (!isTensor(node, 0))
         return std::nullopt;
-    return node.inputs[0].sizes;
+    return std::vector<int64_t>(node.inputs[0].sizes.begin(), node.inputs[0].sizes.end());
 }
 
 Work WorkEstimator::convolution(const Event& op, const OpRecord& r) const
@@ -369,7 +269,7 @@ Work WorkEstimator::convolution(const Event& op, const OpRecord& r) const
         for (size_t d = 0; d < spatial; ++d)
             out.push_back((x[d + 2] + 2 * padding[d] - dilation[d] * (w[d + 2] - 1) - 1) / stride[d] + 1);
         how = "stride, padding, dilation from Concrete Inputs";
-    } else if (const auto grad = convOutputFromBackward(r); grad && grad->size() == x.size() && (*grad)[0] == n && (*grad)[1] == cout) {
+    } else if (const auto grad = convOutputFromBackward(op); grad && grad->size() == x.size() && (*grad)[0] == n && (*grad)[1] == cout) {
         out.assign(grad->begin() + 2, grad->end());
         how = "output size from the Input Dims of its autograd backward node (same Sequence number)";
     } else {
@@ -410,7 +310,7 @@ Work WorkEstimator::estimate(uint32_t index) const
     }
     if (op.op == kNoIndex)
         return unknown(opName + ": the trace has no Input Dims (record_shapes off)");
-    const OpRecord r = readOpRecord(m_trace, op);
+    const OpRecord r = m_trace.inputsOf(op);
     const std::string dtype = dtypeOf(r);
 
     if (matmulFamily) {
@@ -418,7 +318,7 @@ Work WorkEstimator::estimate(uint32_t index) const
         const size_t a = addmm ? 1 : 0, b = a + 1;
         if (!isTensor(r, a) || !isTensor(r, b) || r.inputs[a].sizes.size() < 2 || r.inputs[b].sizes.size() < 2)
             return unknown(opName + ": matrices not recorded as tensors");
-        std::vector<int64_t> out = r.inputs[a].sizes;
+        std::vector<int64_t> out(r.inputs[a].sizes.begin(), r.inputs[a].sizes.end());
         out.back() = r.inputs[b].sizes.back();
         const double flops = double(m_trace.ops[op.op].flops);
         return bWork(flops, tensorBytes(r, a) + tensorBytes(r, b) + numel(out) * elementSize(r.inputs[a].type) + (addmm ? tensorBytes(r, 0) : 0.0),
@@ -466,7 +366,7 @@ Work WorkEstimator::estimate(uint32_t index) const
         const bool causal = a.maskType ? (!concreteInts(flag).empty() && concreteInts(flag)[0] != 0) : flag == "True";
         const bool flagKnown = a.maskType ? !concreteInts(flag).empty() : (flag == "True" || flag == "False");
         const double flops = 4 * b * h * sq * sk * d * (causal ? 0.5 : 1.0);
-        std::vector<int64_t> out = q;
+        std::vector<int64_t> out(q.begin(), q.end());
         out.back() = r.inputs[2].sizes.back();
         const double bytes = tensorBytes(r, 0) + tensorBytes(r, 1) + tensorBytes(r, 2) + numel(out) * elementSize(r.inputs[0].type);
         return bWork(flops, bytes, roofOfType(r.inputs[0].type, true, m_allowTf32),
@@ -580,20 +480,6 @@ std::vector<Charge> WorkEstimator::chargeKernels() const
     return charge;
 }
 
-std::optional<double> bytesArg(const trace::Trace& t, const Event& e)
-{
-    const std::string_view raw = t.rawArgs(e);
-    if (raw.empty())
-        return std::nullopt;
-    try {
-        const auto args = io::parseSmallJson(raw, "args");
-        if (const auto* b = args.find("bytes"))
-            return b->number();
-    } catch (const io::TraceFileError&) {
-    }
-    return std::nullopt;
-}
-
 bool isCommunicationKernel(std::string_view name)
 {
     if (name.starts_with("void "))
@@ -658,39 +544,24 @@ std::optional<Collective> collectiveOf(const trace::Trace& t, uint32_t kernel)
         return std::nullopt;
     Collective c;
     // The message args: on the kernel (Kineto since PyTorch 2.1), else on the record_param_comms op at its launch.
-    std::optional<io::JsonValue> args;
-    std::string where;
-    auto tryArgs = [&](const Event& e, const char* label) {
-        const std::string_view raw = t.rawArgs(e);
-        if (raw.empty())
-            return false;
-        try {
-            io::JsonValue v = io::parseSmallJson(raw, "args");
-            if (!v.find("In msg nelems") && !v.find("Out msg nelems"))
-                return false;
-            args = std::move(v);
-            where = label;
-            return true;
-        } catch (const io::TraceFileError&) {
-            return false;
-        }
-    };
-    if (!tryArgs(t.events[kernel], "the kernel's args"))
+    const trace::CollectiveArgs* args = t.collectiveArgsOf(kernel);
+    std::string where = "the kernel's args";
+    if (!args)
         for (uint32_t op = t.opOf(kernel); op != kNoIndex; op = t.events[op].parent)
-            if (tryArgs(t.events[op], "the args of its launching op"))
+            if ((args = t.collectiveArgsOf(op))) {
+                where = "the args of its launching op";
                 break;
+            }
     std::string recorded;
     if (args)
-        if (const auto* name = args->find("Collective name"))
-            recorded = name->text;
+        recorded = t.strings.view(args->collectiveName);
     if (recorded.empty()) { // ncclKernel_AllReduce_RING_LL_Sum_float(...) -> AllReduce
         std::string_view rest = kernelName.substr(kernelName.find("Kernel_") + 7);
         recorded = std::string(rest.substr(0, rest.find('_')));
     }
     c.name = normaliseCollective(recorded);
     if (args)
-        if (const auto* g = args->find("Group size"))
-            c.groupSize = g->integer();
+        c.groupSize = args->groupSize;
     std::string groupFrom = "Group size";
     if (!c.groupSize && t.meta.distributedInfo) {
         try {
@@ -709,18 +580,15 @@ std::optional<Collective> collectiveOf(const trace::Trace& t, uint32_t kernel)
         c.basis = "message size not recorded (no 'In msg nelems' on the kernel or on a record_param_comms op around its launch)";
         return c;
     }
-    double elements = 0;
-    for (const char* key : {"In msg nelems", "Out msg nelems"})
-        if (const auto* v = args->find(key))
-            elements = std::max(elements, v->number().value_or(0));
-    const auto* dtype = args->find("dtype");
-    const int size = dtype ? scalarTypeSize(dtype->text) : 0;
+    const double elements = std::max({0.0, args->inNelems.value_or(0), args->outNelems.value_or(0)});
+    const std::string dtype(t.strings.view(args->dtype));
+    const int size = args->hasDtype ? scalarTypeSize(dtype) : 0;
     if (size == 0) {
-        c.basis = "message element type " + (dtype ? "'" + dtype->text + "'" : std::string("(no dtype arg)")) + " not known";
+        c.basis = "message element type " + (args->hasDtype ? "'" + dtype + "'" : std::string("(no dtype arg)")) + " not known";
         return c;
     }
     c.bytes = elements * size;
-    c.basis = "message = max(In, Out msg nelems) x " + dtype->text + " (" + std::to_string(size) + " B), from " + where
+    c.basis = "message = max(In, Out msg nelems) x " + dtype + " (" + std::to_string(size) + " B), from " + where
         + (c.groupSize ? "; " + std::to_string(*c.groupSize) + " ranks from " + groupFrom : "");
     return c;
 }

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "stats/flops.h"
-
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +11,7 @@
 namespace tilescope::trace {
 class Trace;
 struct Event;
+struct OpInputList;
 }
 
 namespace tilescope::roofline {
@@ -26,16 +25,6 @@ struct Work
     char level = 'D';    // B: from the op's inputs or the bytes arg, C: annotation, D: unknown
     std::string basis;   // how F and B were found (op, formula, profiler columns); for level D why not
 };
-
-// What the profiler recorded about one op's inputs (trace-format.md §8, cpu_op args).
-struct OpRecord
-{
-    std::vector<stats::OpInput> inputs;        // Input Dims, Input type, Concrete Inputs
-    std::vector<std::vector<int64_t>> strides; // Input Strides, empty when not recorded
-    bool hasConcrete = false;                  // the trace has Concrete Inputs for this op
-    std::optional<int64_t> sequence;           // autograd Sequence number
-};
-OpRecord readOpRecord(const trace::Trace& t, const trace::Event& op);
 
 // The op charged with a GPU activity's work, or why none is.
 struct Charge
@@ -64,17 +53,14 @@ public:
 
 private:
     Work estimate(uint32_t op) const;
-    Work convolution(const trace::Event& op, const OpRecord& r) const;
-    std::optional<std::vector<int64_t>> convOutputFromBackward(const OpRecord& r) const;
+    Work convolution(const trace::Event& op, const trace::OpInputList& r) const;
+    std::optional<std::vector<int64_t>> convOutputFromBackward(const trace::Event& op) const;
 
     const trace::Trace& m_trace;
     bool m_allowTf32;
     mutable std::unordered_map<uint32_t, Work> m_cache;
     std::unordered_map<int64_t, uint32_t> m_convBackwardBySequence; // autograd node of a convolution
 };
-
-// The `bytes` arg of a memcpy/memset activity.
-std::optional<double> bytesArg(const trace::Trace& t, const trace::Event& e);
 
 // A NCCL collective kernel (ncclKernel_*, ncclDevKernel_*): its message from the args Kineto records on the
 // kernel or on the record_param_comms op that launched it ("In msg nelems", "Out msg nelems", "dtype",

@@ -23,7 +23,7 @@ StringId StringPool::intern(std::string_view text)
 StringId StringPool::find(std::string_view text) const
 {
     const auto it = m_index.find(text);
-    return it == m_index.end() ? UINT32_MAX : it->second;
+    return it == m_index.end() ? kNoIndex : it->second;
 }
 
 } // namespace tilescope::trace

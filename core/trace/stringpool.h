@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "trace/ids.h"
+
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -20,7 +22,7 @@ public:
     StringPool();
     StringId intern(std::string_view text);
     std::string_view view(StringId id) const { return m_strings[id]; }
-    // The id of `text` if it was interned, else UINT32_MAX.
+    // The id of `text` if it was interned, else kNoIndex.
     StringId find(std::string_view text) const;
     size_t size() const { return m_strings.size(); }
 

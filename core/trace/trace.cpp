@@ -34,6 +34,27 @@ std::string_view Trace::rawArgs(const Event& e) const
     return std::string_view(argsText).substr(offset, length);
 }
 
+OpInputList Trace::inputsOf(const Event& e) const
+{
+    if (e.op == kNoIndex)
+        return {};
+    return opInputs.get(ops[e.op].inputs, strings);
+}
+
+std::optional<double> Trace::transferBytesOf(uint32_t event) const
+{
+    const auto it = std::lower_bound(transferBytes.begin(), transferBytes.end(), event, [](const auto& entry, uint32_t i) { return entry.first < i; });
+    if (it == transferBytes.end() || it->first != event)
+        return std::nullopt;
+    return it->second;
+}
+
+const CollectiveArgs* Trace::collectiveArgsOf(uint32_t event) const
+{
+    const auto it = std::lower_bound(collectiveArgs.begin(), collectiveArgs.end(), event, [](const CollectiveArgs& a, uint32_t i) { return a.event < i; });
+    return it != collectiveArgs.end() && it->event == event ? &*it : nullptr;
+}
+
 int64_t Trace::originTime() const
 {
     for (const Event& e : events)
@@ -253,7 +274,7 @@ void Trace::buildLinks()
         return kNoIndex;
     };
     const StringId fwdbwd = strings.find("fwdbwd");
-    if (fwdbwd == UINT32_MAX)
+    if (fwdbwd == kNoIndex)
         return;
     std::unordered_map<int64_t, uint32_t> forwardById; // fwdbwd ids are numbers
     for (const Flow& f : flows)

@@ -2,10 +2,11 @@
 #pragma once
 
 #include "trace/eventkind.h"
+#include "trace/ids.h"
+#include "trace/opinputs.h"
 #include "trace/stringpool.h"
 
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -15,8 +16,6 @@
 namespace tilescope::trace {
 
 using TrackId = uint32_t;
-constexpr uint32_t kNoIndex = std::numeric_limits<uint32_t>::max();
-constexpr int64_t kNoId = std::numeric_limits<int64_t>::min();
 
 // One slice or instant. Times are int64 ns on the file's clock (its `ts`, parsed from the decimal text);
 // add TraceMetadata::baseTimeNs for Unix time. Everything else is an index, never a pointer.
@@ -85,6 +84,19 @@ struct OpInfo
     StringId inputShapes; // Python str() of torch's input_shapes, e.g. "[[8, 512], []]"
     StringId inputTypes;  // the `Input type` entries joined by ", "
     uint64_t flops;       // torch's computeFlops over the inputs (0 when it has no formula)
+    int64_t sequence;     // args "Sequence number" (the autograd node), kNoId when absent
+    uint32_t inputs;      // Trace::opInputs list
+};
+
+// The message args Kineto records on a NCCL kernel or on the record_param_comms op that launched it.
+struct CollectiveArgs
+{
+    uint32_t event;
+    StringId collectiveName;   // "Collective name", 0 when absent
+    StringId dtype;            // "dtype" (a c10::ScalarType name), 0 when absent
+    bool hasDtype;
+    std::optional<double> inNelems, outNelems; // "In msg nelems", "Out msg nelems"
+    std::optional<int64_t> groupSize;          // "Group size"
 };
 
 struct Process
@@ -188,6 +200,9 @@ public:
     std::vector<Process> processes;
     std::vector<Track> tracks;
     std::vector<OpInfo> ops;
+    OpInputTable opInputs; // the distinct input lists of `ops`
+    std::vector<std::pair<uint32_t, double>> transferBytes; // memcpy/memset event -> its "bytes" arg, by event
+    std::vector<CollectiveArgs> collectiveArgs;             // by event; only events with a message size
     std::string argsText; // raw args JSON of all events, back to back
     std::vector<std::pair<uint64_t, uint32_t>> argsSpans;
     TraceMetadata meta;
@@ -195,6 +210,12 @@ public:
 
     std::string_view name(const Event& e) const { return strings.view(e.name); }
     std::string_view rawArgs(const Event& e) const;
+    // The recorded inputs of an event's op (empty when it has no Input Dims).
+    OpInputList inputsOf(const Event& e) const;
+    // A memcpy/memset's "bytes" arg.
+    std::optional<double> transferBytesOf(uint32_t event) const;
+    // The message args on `event`, nullptr when it has none.
+    const CollectiveArgs* collectiveArgsOf(uint32_t event) const;
     int64_t firstTime() const { return m_firstTime; }
     int64_t lastTime() const { return m_lastTime; }
     // The profiler's Trace span start, else the first event: torch's origin for relative times.

@@ -5,7 +5,6 @@
 #include "io/decimal.h"
 #include "io/jsonreader.h"
 #include "io/tracefileerror.h"
-#include "stats/flops.h"
 
 #include <charconv>
 #include <cstring>
@@ -47,8 +46,9 @@ EventField eventFieldOf(std::string_view key)
 }
 
 enum class ArgField : uint8_t {
-    Other, ExternalId, Correlation, InputDims, InputType, ConcreteInputs, Bytes, TotalAllocated, TotalReserved,
-    Address, DeviceType, DeviceId, Name, Labels, SortIndex
+    Other, ExternalId, Correlation, InputDims, InputType, InputStrides, ConcreteInputs, SequenceNumber, Bytes, TotalAllocated,
+    TotalReserved, Address, DeviceType, DeviceId, Name, Labels, SortIndex, TransferBytes, InMsgNelems, OutMsgNelems, Dtype,
+    GroupSize, CollectiveName
 };
 
 ArgField argFieldOf(std::string_view key)
@@ -60,6 +60,8 @@ ArgField argFieldOf(std::string_view key)
         return ArgField::Other;
     case 5:
         if (key == "Bytes") return ArgField::Bytes;
+        if (key == "bytes") return ArgField::TransferBytes;
+        if (key == "dtype") return ArgField::Dtype;
         return ArgField::Other;
     case 6:
         return key == "labels" ? ArgField::Labels : ArgField::Other;
@@ -69,17 +71,26 @@ ArgField argFieldOf(std::string_view key)
         if (key == "Input Dims") return ArgField::InputDims;
         if (key == "Input type") return ArgField::InputType;
         if (key == "sort_index") return ArgField::SortIndex;
+        if (key == "Group size") return ArgField::GroupSize;
         return ArgField::Other;
     case 11:
         if (key == "External id" || key == "external id") return ArgField::ExternalId;
         if (key == "correlation") return ArgField::Correlation;
         if (key == "Device Type") return ArgField::DeviceType;
         return ArgField::Other;
+    case 13:
+        if (key == "Input Strides") return ArgField::InputStrides;
+        if (key == "In msg nelems") return ArgField::InMsgNelems;
+        return ArgField::Other;
     case 14:
-        return key == "Total Reserved" ? ArgField::TotalReserved : ArgField::Other;
+        if (key == "Total Reserved") return ArgField::TotalReserved;
+        if (key == "Out msg nelems") return ArgField::OutMsgNelems;
+        return ArgField::Other;
     case 15:
         if (key == "Concrete Inputs") return ArgField::ConcreteInputs;
         if (key == "Total Allocated") return ArgField::TotalAllocated;
+        if (key == "Sequence number") return ArgField::SequenceNumber;
+        if (key == "Collective name") return ArgField::CollectiveName;
         return ArgField::Other;
     default:
         return ArgField::Other;
@@ -92,7 +103,7 @@ struct PendingRecord
     char phase = 0;
     bool hasName = false, hasCat = false, hasPid = false, hasTid = false, hasTs = false, hasDur = false;
     bool pidIsString = false, tidIsString = false, hasId = false, bindsEnclosing = false;
-    bool hasInputDims = false, hasArgs = false;
+    bool hasArgs = false;
     StringId name = 0, cat = 0, pid = 0, tid = 0;
     int64_t id = 0;
     bool idIsString = false;
@@ -103,8 +114,14 @@ struct PendingRecord
     std::optional<int64_t> bytes, totalAllocated, totalReserved, address, deviceType, deviceId, sortIndex;
     std::string argName, argLabels;
     bool hasArgName = false, hasArgLabels = false;
-    size_t inputCount = 0;
-    std::vector<stats::OpInput> inputs;
+    OpInputReader inputs;
+    std::optional<int64_t> sequence;
+    std::optional<double> transferBytes;
+    // NCCL message args: kept when "In msg nelems" or "Out msg nelems" is there.
+    bool hasMessage = false, hasDtype = false;
+    std::optional<double> inNelems, outNelems;
+    std::optional<int64_t> groupSize;
+    std::string dtype, collectiveName;
     std::vector<std::pair<StringId, double>> counterValues;
     uint32_t argsRef = kNoIndex;
 
@@ -112,7 +129,7 @@ struct PendingRecord
     {
         phase = 0;
         hasName = hasCat = hasPid = hasTid = hasTs = hasDur = false;
-        pidIsString = tidIsString = hasId = bindsEnclosing = hasInputDims = hasArgs = false;
+        pidIsString = tidIsString = hasId = bindsEnclosing = hasArgs = false;
         name = cat = pid = tid = 0;
         id = 0;
         idIsString = false;
@@ -122,26 +139,25 @@ struct PendingRecord
         bytes.reset(); totalAllocated.reset(); totalReserved.reset(); address.reset(); deviceType.reset();
         deviceId.reset(); sortIndex.reset();
         hasArgName = hasArgLabels = false;
-        inputCount = 0;
+        inputs.reset();
+        sequence.reset();
+        transferBytes.reset();
+        hasMessage = hasDtype = false;
+        inNelems.reset(); outNelems.reset(); groupSize.reset();
+        dtype.clear();
+        collectiveName.clear();
         counterValues.clear();
         argsRef = kNoIndex;
     }
-    stats::OpInput& input(size_t i)
-    {
-        if (i >= inputs.size())
-            inputs.resize(i + 1);
-        if (i >= inputCount) {
-            for (size_t k = inputCount; k <= i; ++k) {
-                inputs[k].sizes.clear();
-                inputs[k].type.clear();
-                inputs[k].concrete.clear();
-                inputs[k].isList = false;
-            }
-            inputCount = i + 1;
-        }
-        return inputs[i];
-    }
 };
+
+std::optional<double> doubleValue(JsonToken token, std::string_view text)
+{
+    double v = 0;
+    if (token != JsonToken::Number || std::from_chars(text.data(), text.data() + text.size(), v).ec != std::errc())
+        return std::nullopt;
+    return v;
+}
 
 struct TrackKey
 {
@@ -196,8 +212,7 @@ private:
     void readEventArray();
     void readEvent();
     void readArgs();
-    void readInputDims(JsonToken first);
-    void readStringList(JsonToken first, bool types);
+    void commitOp(Event& e);
     void readDeviceProperties(JsonToken first);
     void commit();
     void commitMetadata();
@@ -221,8 +236,7 @@ private:
     bool m_insideEvents = false;
     bool m_sawModernCategory = false, m_sawOldCategory = false, m_sawLegacyPid = false;
     uint64_t m_nextProgressAt = 1 << 20;
-    std::string m_shapes;
-    std::string m_types;
+    OpInputList m_opInputs; // reused for torch's FLOPs of each op
     StringId m_lastCategory = 0;
     std::pair<StringId, std::string_view> m_idCache[2];
     std::string_view m_lastCategoryText;
@@ -594,12 +608,18 @@ void Loader::readArgs()
         const std::string_view key = m_reader.text();
         const ArgField field = argFieldOf(key);
         const bool maybeCounter = m_rec.phase == 'C' || m_rec.phase == 0;
+        // Args read for analyses only were counter series before they had a field: they still are.
+        const bool analysisArg = field == ArgField::InputStrides || field == ArgField::SequenceNumber || field == ArgField::TransferBytes
+            || field == ArgField::InMsgNelems || field == ArgField::OutMsgNelems || field == ArgField::GroupSize || field == ArgField::Dtype
+            || field == ArgField::CollectiveName;
         StringId counterKey = 0;
-        if (maybeCounter && field == ArgField::Other)
+        if (maybeCounter && (field == ArgField::Other || analysisArg))
             counterKey = tr.strings.intern(key);
         token = m_reader.next();
         if (token == JsonToken::Null)
             continue;
+        if (maybeCounter && analysisArg && token == JsonToken::Number)
+            m_rec.counterValues.emplace_back(counterKey, doubleValue(token, m_reader.text()).value_or(0));
         switch (field) {
         case ArgField::ExternalId: m_rec.externalId = integerValue(token, "args 'External id'"); break;
         case ArgField::Correlation: m_rec.correlation = integerValue(token, "args 'correlation'"); break;
@@ -610,9 +630,40 @@ void Loader::readArgs()
         case ArgField::DeviceType: m_rec.deviceType = integerValue(token, "args 'Device Type'"); break;
         case ArgField::DeviceId: m_rec.deviceId = integerValue(token, "args 'Device Id'"); break;
         case ArgField::SortIndex: m_rec.sortIndex = integerValue(token, "args 'sort_index'"); break;
-        case ArgField::InputDims: readInputDims(token); break;
-        case ArgField::InputType: readStringList(token, true); break;
-        case ArgField::ConcreteInputs: readStringList(token, false); break;
+        case ArgField::InputDims: m_rec.inputs.readDims(m_reader, token); break;
+        case ArgField::InputType: m_rec.inputs.readTypes(m_reader, token); break;
+        case ArgField::InputStrides: m_rec.inputs.readStrides(m_reader, token); break;
+        case ArgField::ConcreteInputs: m_rec.inputs.readConcrete(m_reader, token); break;
+        // The rest only feed analyses (the roofline's work estimate): never an error, just absent when odd.
+        case ArgField::SequenceNumber:
+            m_rec.sequence = token == JsonToken::Number ? io::parseExactInteger(m_reader.text()) : std::nullopt;
+            m_reader.skipValue(token);
+            break;
+        case ArgField::TransferBytes:
+            m_rec.transferBytes = doubleValue(token, m_reader.text());
+            m_reader.skipValue(token);
+            break;
+        case ArgField::InMsgNelems:
+        case ArgField::OutMsgNelems:
+            m_rec.hasMessage = true;
+            (field == ArgField::InMsgNelems ? m_rec.inNelems : m_rec.outNelems) = doubleValue(token, m_reader.text());
+            m_reader.skipValue(token);
+            break;
+        case ArgField::GroupSize:
+            m_rec.groupSize = token == JsonToken::Number ? io::parseExactInteger(m_reader.text()) : std::nullopt;
+            m_reader.skipValue(token);
+            break;
+        case ArgField::Dtype:
+        case ArgField::CollectiveName: {
+            std::string& target = field == ArgField::Dtype ? m_rec.dtype : m_rec.collectiveName;
+            if (token == JsonToken::String || token == JsonToken::Number)
+                target = m_reader.text();
+            else
+                target.clear();
+            m_rec.hasDtype = m_rec.hasDtype || field == ArgField::Dtype;
+            m_reader.skipValue(token);
+            break;
+        }
         case ArgField::Name:
             if (token == JsonToken::String) {
                 m_rec.argName = m_reader.text();
@@ -646,54 +697,6 @@ void Loader::readArgs()
         m_rec.argsRef = static_cast<uint32_t>(tr.argsSpans.size());
         tr.argsSpans.emplace_back(tr.argsText.size(), static_cast<uint32_t>(raw.size()));
         tr.argsText.append(raw);
-    }
-}
-
-void Loader::readInputDims(JsonToken first)
-{
-    expect(first, JsonToken::ArrayBegin, "args 'Input Dims'");
-    m_rec.hasInputDims = true;
-    for (size_t i = 0;; ++i) {
-        JsonToken token = m_reader.next();
-        if (token == JsonToken::ArrayEnd)
-            return;
-        stats::OpInput& in = m_rec.input(i);
-        if (token != JsonToken::ArrayBegin) {
-            m_reader.skipValue(token); // None and other non-tensors: no sizes
-            continue;
-        }
-        for (;;) {
-            token = m_reader.next();
-            if (token == JsonToken::ArrayEnd)
-                break;
-            if (token == JsonToken::Number) {
-                const auto v = io::parseExactInteger(m_reader.text());
-                if (!v)
-                    failAt(m_reader.tokenOffset(), "expected an integer size in args 'Input Dims', found " + std::string(m_reader.text()));
-                in.sizes.push_back(*v);
-            } else {
-                in.isList = in.isList || token == JsonToken::ArrayBegin;
-                m_reader.skipValue(token);
-            }
-        }
-        if (in.isList)
-            in.sizes.clear(); // torch records only plain tensor sizes: a TensorList becomes []
-    }
-}
-
-void Loader::readStringList(JsonToken first, bool types)
-{
-    expect(first, JsonToken::ArrayBegin, types ? "args 'Input type'" : "args 'Concrete Inputs'");
-    for (size_t i = 0;; ++i) {
-        const JsonToken token = m_reader.next();
-        if (token == JsonToken::ArrayEnd)
-            return;
-        stats::OpInput& in = m_rec.input(i);
-        std::string& target = types ? in.type : in.concrete;
-        if (token == JsonToken::String)
-            target = m_reader.text();
-        else
-            m_reader.skipValue(token);
     }
 }
 
@@ -783,29 +786,7 @@ void Loader::commit()
         e.args = m_rec.argsRef;
         e.op = kNoIndex;
         e.kind = kind;
-        if (m_rec.hasInputDims) {
-            m_shapes.assign("[");
-            m_types.clear();
-            for (size_t i = 0; i < m_rec.inputCount; ++i) {
-                const stats::OpInput& in = m_rec.inputs[i];
-                if (i > 0) {
-                    m_shapes += ", ";
-                    m_types += ", ";
-                }
-                m_shapes += '[';
-                for (size_t k = 0; k < in.sizes.size(); ++k) {
-                    if (k > 0)
-                        m_shapes += ", ";
-                    m_shapes += std::to_string(in.sizes[k]);
-                }
-                m_shapes += ']';
-                m_types += in.type;
-            }
-            m_shapes += ']';
-            const std::span<const stats::OpInput> inputs(m_rec.inputs.data(), m_rec.inputCount);
-            e.op = static_cast<uint32_t>(tr.ops.size());
-            tr.ops.push_back({tr.strings.intern(m_shapes), tr.strings.intern(m_types), stats::computeFlops(tr.strings.view(m_rec.name), inputs)});
-        }
+        commitOp(e);
         return e;
     };
     switch (phase) {
@@ -865,6 +846,26 @@ void Loader::commit()
         ++tr.stats.ignoredRecords;
         return;
     }
+}
+
+// What analyses need from the args, structured (the raw args text is optional): the op's inputs and
+// torch's FLOPs over them, a transfer's size, a collective's message.
+void Loader::commitOp(Event& e)
+{
+    Trace& tr = t();
+    const auto index = static_cast<uint32_t>(tr.events.size()); // the event is appended next
+    if (m_rec.inputs.hasInputs()) {
+        const uint32_t list = m_rec.inputs.store(tr.opInputs, tr.strings);
+        tr.opInputs.get(list, tr.strings, m_opInputs);
+        e.op = static_cast<uint32_t>(tr.ops.size());
+        tr.ops.push_back({tr.opInputs.shapesText(list), tr.opInputs.typesText(list),
+                          computeFlops(tr.strings.view(m_rec.name), m_opInputs.inputs), m_rec.sequence.value_or(kNoId), list});
+    }
+    if (m_rec.transferBytes && (e.kind == EventKind::GpuMemcpy || e.kind == EventKind::GpuMemset))
+        tr.transferBytes.emplace_back(index, *m_rec.transferBytes);
+    if (m_rec.hasMessage)
+        tr.collectiveArgs.push_back({index, tr.strings.intern(m_rec.collectiveName), tr.strings.intern(m_rec.dtype), m_rec.hasDtype,
+                                     m_rec.inNelems, m_rec.outNelems, m_rec.groupSize});
 }
 
 void Loader::commitMemory(TrackId track)

@@ -4,6 +4,7 @@
 
 #include "io/tracefileerror.h"
 #include "report/classifyreport.h"
+#include "report/verdicttext.h"
 #include "roofline/classify.h"
 #include "trace/traceloader.h"
 
@@ -76,19 +77,19 @@ private slots:
         QCOMPARE(m.value("expected").toObject().value("triton_matmul").toString(), QStringLiteral("tensor-core bound"));
         const auto* triton = find(r.kernels, "matmul_kernel");
         QVERIFY(triton);
-        QCOMPARE(triton->cls, std::string("tensor-core-bound"));
+        QCOMPARE(triton->cls, roofline::RooflineClass::TensorCoreBound);
         QCOMPARE(triton->strength, std::string("strong"));
         QCOMPARE(triton->roof, std::string("bf16")); // assumed: faster than any FP32 CUDA-core rate
         QVERIFY(std::abs(triton->achievedFlopsPerS - 664e12) < 1e12);
         const auto* cublas = find(r.kernels, "nvjet_sm90");
-        QCOMPARE(cublas->cls, std::string("tensor-core-bound"));
+        QCOMPARE(cublas->cls, roofline::RooflineClass::TensorCoreBound);
         QCOMPARE(cublas->evidenceLevel, std::string("B"));
         QVERIFY(mentions(*cublas, "at the roof"));
         QVERIFY(mentions(*cublas, "name hint 'nvjet'"));
         // FLOPs from the launching op equal torch's flops column for aten::mm.
         QCOMPARE(*cublas->flops, 20.0 * 137438953472.0);
-        QCOMPARE(find(r.regions, "custom_kernel")->cls, std::string("tensor-core-bound"));
-        QCOMPARE(find(r.regions, "torch_ref")->cls, std::string("tensor-core-bound"));
+        QCOMPARE(find(r.regions, "custom_kernel")->cls, roofline::RooflineClass::TensorCoreBound);
+        QCOMPARE(find(r.regions, "torch_ref")->cls, roofline::RooflineClass::TensorCoreBound);
     }
 
     void measuredCeilingsRaisePercentages()
@@ -99,7 +100,7 @@ private slots:
         const auto* cublas = find(r.kernels, "nvjet_sm90");
         QVERIFY(mentions(*cublas, "103.3% of the bf16 roof 775.14 TFLOP/s (measured)")); // not clamped at 100%
         QVERIFY(!find(r.kernels, "matmul_kernel")->flops); // no annotation: no work, no verdict
-        QCOMPARE(find(r.kernels, "matmul_kernel")->cls, std::string("inconclusive"));
+        QCOMPARE(find(r.kernels, "matmul_kernel")->cls, roofline::RooflineClass::Inconclusive);
     }
 
     void launchBoundIsLatencyBound()
@@ -107,11 +108,11 @@ private slots:
         const auto r = roofline::classify(*trace::loadTrace(testutil::workloadTrace("launch_bound")), {});
         QVERIFY(meta("launch_bound").value("expected").toObject().value("pipeline").toString().contains(QStringLiteral("launch")));
         for (const auto& k : r.kernels) {
-            QCOMPARE(k.cls, std::string("latency-bound"));
+            QCOMPARE(k.cls, roofline::RooflineClass::LatencyBound);
             QCOMPARE(k.strength, std::string("provisional"));
         }
         QCOMPARE(r.kernels.size(), size_t(2));
-        QCOMPARE(find(r.regions, "many_small_kernels")->cls, std::string("latency-bound"));
+        QCOMPARE(find(r.regions, "many_small_kernels")->cls, roofline::RooflineClass::LatencyBound);
         QVERIFY(mentions(*find(r.regions, "many_small_kernels"), "GPU busy 3.3% of its span"));
     }
 
@@ -119,13 +120,13 @@ private slots:
     {
         const auto r = roofline::classify(*trace::loadTrace(testutil::workloadTrace("streams_overlap")), {});
         const auto* h2d = find(r.kernels, "Memcpy HtoD");
-        QCOMPARE(h2d->cls, std::string("io-bound"));
+        QCOMPARE(h2d->cls, roofline::RooflineClass::IoBound);
         QCOMPARE(h2d->strength, std::string("strong"));
         QVERIFY(mentions(*h2d, "host link"));
         const auto* mul = find(r.kernels, "void at::native::vectorized_elementwise_kernel");
-        QCOMPARE(mul->cls, std::string("io-bound"));
+        QCOMPARE(mul->cls, roofline::RooflineClass::IoBound);
         QVERIFY(mentions(*mul, "at the roof"));
-        QCOMPARE(find(r.kernels, "nvjet_sm90")->cls, std::string("tensor-core-bound"));
+        QCOMPARE(find(r.kernels, "nvjet_sm90")->cls, roofline::RooflineClass::TensorCoreBound);
     }
 
     void cacheResidentIsInconclusive()
@@ -137,7 +138,7 @@ private slots:
         options.annotations = {cold};
         const auto r = roofline::classify(*trace::loadTrace(testutil::workloadTrace("jit_cold")), options);
         const auto* k = find(r.kernels, "cold_kernel");
-        QCOMPARE(k->cls, std::string("inconclusive"));
+        QCOMPARE(k->cls, roofline::RooflineClass::Inconclusive);
         QVERIFY(mentions(*k, "cache-resident"));
     }
 
@@ -163,11 +164,11 @@ private slots:
         const auto r = roofline::classify(*t, {});
         const auto* k = find(r.kernels, kernel.toStdString());
         QVERIFY(k);
-        QCOMPARE(QString::fromStdString(k->cls), cls);
+        QCOMPARE(k->cls, roofline::parseClassName(cls.toStdString()).value());
         QCOMPARE(QString::fromStdString(k->strength), strength);
         const auto* region = find(r.regions, trace.toStdString());
         QVERIFY(region);
-        QCOMPARE(QString::fromStdString(region->cls), cls);
+        QCOMPARE(region->cls, roofline::parseClassName(cls.toStdString()).value());
     }
 
     // A region's precision comes from its ops when its work comes from a region entry without a roof: the fp16 GEMM
@@ -233,7 +234,7 @@ private slots:
             const double seconds = kernel.value("dur").toDouble() / 1e6;
             const auto* c = find(r.kernels, kernel.value("name").toString().toStdString());
             QVERIFY(c);
-            QCOMPARE(c->cls, std::string("communication"));
+            QCOMPARE(c->cls, roofline::RooflineClass::Communication);
             QVERIFY(c->bytes);
             QCOMPARE(*c->bytes, bytes);
             QVERIFY(std::abs(c->achievedBytesPerS - bytes / seconds) < 1e-6 * bytes / seconds);
@@ -245,7 +246,7 @@ private slots:
         QCOMPARE(checked, 2); // the allreduce (args on the kernel) and the broadcast (args on its op only)
         const auto* region = find(r.regions, "nccl:all_reduce");
         QVERIFY(region);
-        QCOMPARE(region->cls, std::string("communication"));
+        QCOMPARE(region->cls, roofline::RooflineClass::Communication);
         QVERIFY(region->busBytesPerS);
         const std::string json = report::classifyJson(r);
         QVERIFY(json.find("\"bus_bytes_per_s\"") != std::string::npos);
@@ -285,7 +286,7 @@ private slots:
         const auto r = roofline::classify(*trace::loadTrace(testutil::dataPath("nccl/nccl_sendrecv_no_size.json")), {});
         QCOMPARE(r.kernels.size(), size_t(1));
         const auto& c = r.kernels[0];
-        QCOMPARE(c.cls, std::string("communication"));
+        QCOMPARE(c.cls, roofline::RooflineClass::Communication);
         QCOMPARE(c.calls, uint64_t(2));
         QVERIFY(!c.bytes);
         QVERIFY(!c.busBytesPerS);
@@ -294,6 +295,65 @@ private slots:
     }
 
     // What a user reads (the CLI table, the evidence) cites no document sections and no evidence levels.
+    // The loader keeps what the roofline needs (op inputs, strides, Concrete Inputs, Sequence number, transfer
+    // bytes, NCCL messages) structured: dropping the raw args changes no verdict, figure or evidence line.
+    void leanLoadClassifiesLikeRawArgs_data()
+    {
+        QTest::addColumn<QString>("path");
+        for (const char* w : testutil::h200Workloads)
+            QTest::newRow(w) << QString::fromStdString(testutil::workloadTrace(w));
+        QTest::newRow("resnet50 (convolution backward)") << QString::fromStdString(testutil::dataPath("external/tb_plugin/resnet50_v100_worker0.pt.trace.json.gz"));
+        QTest::newRow("nccl") << QString::fromStdString(testutil::dataPath("nccl/nccl_allreduce_broadcast.json"));
+    }
+    void leanLoadClassifiesLikeRawArgs()
+    {
+        QFETCH(QString, path);
+        trace::LoadOptions lean;
+        lean.keepRawArgs = false;
+        const auto withArgs = trace::loadTrace(path.toStdString());
+        const auto without = trace::loadTrace(path.toStdString(), lean);
+        QVERIFY(without->argsText.empty());
+        const std::string expected = report::classifyJson(roofline::classify(*withArgs, {}));
+        QCOMPARE(report::classifyJson(roofline::classify(*without, {})), expected);
+    }
+
+    void classNamesRoundTrip()
+    {
+        using roofline::RooflineClass;
+        for (const RooflineClass c : {RooflineClass::IoBound, RooflineClass::CudaCoreBound, RooflineClass::TensorCoreBound,
+                                      RooflineClass::LatencyBound, RooflineClass::Communication, RooflineClass::Inconclusive})
+            QCOMPARE(roofline::parseClassName(roofline::className(c)), std::optional<RooflineClass>(c));
+        QCOMPARE(roofline::className(RooflineClass::TensorCoreBound), std::string_view("tensor-core-bound"));
+        QVERIFY(!roofline::parseClassName("tensor-core bound"));
+        QVERIFY(!roofline::parseClassName(""));
+    }
+
+    // One verdict, two media: the CLI's text and the card's HTML carry the same lines, the HTML escaped.
+    void verdictTextAndHtmlFromOneRenderer()
+    {
+        roofline::Classification c;
+        c.name = "gemm<float, 128>&";
+        c.cls = roofline::RooflineClass::TensorCoreBound;
+        c.strength = "strong";
+        c.calls = 3;
+        c.totalUs = 1500;
+        c.evidenceLevel = "B";
+        c.evidence = {"arithmetic intensity 12 < ridge", "at the roof"};
+        c.kernels.push_back({"inner<T>", 2, 1000, 0.75});
+        const report::Verdict v = report::verdictOf(c);
+        const std::string text = report::toText(v);
+        QVERIFY2(text.starts_with("  gemm<float, 128>&  [3 calls, "), text.c_str());
+        QVERIFY2(text.find("]  tensor-core-bound (strong; work estimated from the trace)\n      arithmetic intensity 12 < ridge\n      at the roof\n")
+                     != std::string::npos, text.c_str());
+        QVERIFY2(text.find("  75.0%  inner<T>\n") != std::string::npos, text.c_str());
+        const std::string html = report::toHtml(v);
+        QVERIFY2(html.starts_with("<b style='color:#28a046'>tensor-core-bound</b> (strong) - gemm&lt;float, 128&gt;&amp;<br>3 calls, "), html.c_str());
+        QVERIFY(html.find("<li>arithmetic intensity 12 &lt; ridge</li><li>at the roof</li>") != std::string::npos);
+        QVERIFY(html.find("inner&lt;T&gt;") != std::string::npos);
+        QVERIFY(html.find('<' + std::string("float")) == std::string::npos);
+        QCOMPARE(report::htmlEscaped(R"(a<b & "c">)"), std::string("a&lt;b &amp; &quot;c&quot;&gt;"));
+    }
+
     void humanTextCitesNoDocument()
     {
         const auto r = roofline::classify(*trace::loadTrace(testutil::workloadTrace("train_scheduled")), {});

@@ -5,6 +5,7 @@
 
 #include "io/tracefileerror.h"
 #include "roofline/classify.h"
+#include "roofline/cudalexer.h"
 #include "roofline/sourceinspect.h"
 #include "trace/traceloader.h"
 
@@ -77,6 +78,45 @@ class TestSourceInspect : public QObject
 {
     Q_OBJECT
 private slots:
+    // The lexer under the inspector: what it blanks, what it keeps apart, and that offsets and lines survive.
+    void lexerBlanksCommentsStringsAndDirectives()
+    {
+        const std::string text = "#include <tl_templates/gemm.h>\n"
+                                 "// tl::wgmma_ss in a comment\n"
+                                 "__global__ void k() { /* mma.sync */ const char* s = \"tl::tma_load\"; char c = '\"';\n"
+                                 "  asm volatile(\"wgmma.mma_async.sync.aligned.m64n64k16 %0;\" : \"=r\"(x));\n"
+                                 "  int n = 1'000; tl::gemm_ss<64, 64, (1 + 2), tl::foo<1, 2>, true>(a); }\n";
+        const auto cleaned = roofline::cudalexer::clean(text);
+        QCOMPARE(cleaned.code.size(), text.size());
+        QCOMPARE(std::count(cleaned.code.begin(), cleaned.code.end(), '\n'), std::count(text.begin(), text.end(), '\n'));
+        for (const char* gone : {"include", "wgmma_ss", "mma.sync", "tl::tma_load", "wgmma.mma_async"})
+            QVERIFY2(cleaned.code.find(gone) == std::string::npos, gone);
+        QVERIFY(cleaned.code.find("__global__ void k()") != std::string::npos);
+        QVERIFY(cleaned.code.find("1'000") != std::string::npos); // a digit separator is not a character literal
+        QCOMPARE(cleaned.includes.size(), size_t(1));
+        QCOMPARE(cleaned.includes[0].second, std::string("tl_templates/gemm.h"));
+        // The asm() template and its constraint strings are kept apart; no other string joins them.
+        QCOMPARE(cleaned.asmTexts.size(), size_t(2));
+        QVERIFY(cleaned.asmTexts[0].text.find("wgmma.mma_async") != std::string::npos);
+        const roofline::cudalexer::LineIndex lines(text);
+        QCOMPARE(lines.line(cleaned.asmTexts[0].pos), 4);
+        QCOMPARE(lines.line(0), 1);
+    }
+
+    void lexerMatchesBracketsAndTemplateArguments()
+    {
+        using namespace roofline::cudalexer;
+        const std::string code = "f(a, (b), c) + tl::gemm_ss<64, (1 + 2), tl::foo<1, 2>, true>(x); if (a < b) {}";
+        QCOMPARE(matchClose(code, 1), code.find(" + "));
+        const size_t angle = code.find('<');
+        const size_t close = matchAngle(code, angle);
+        QCOMPARE(code.substr(close, 3), std::string("(x)"));
+        QCOMPARE(splitTemplateArguments(std::string_view(code).substr(angle + 1, close - angle - 2)),
+                 (std::vector<std::string>{"64", "(1 + 2)", "tl::foo<1, 2>", "true"}));
+        QCOMPARE(matchAngle(code, code.find("a < b") + 2), std::string::npos); // a comparison, not a template
+        QCOMPARE(skipSpaces(code, code.find(' ')), code.find(' ') + 1);
+    }
+
     void hopperWgmmaGemm()
     {
         const std::string path = fixture("hopper_wgmma_gemm.cu");
@@ -277,7 +317,7 @@ private slots:
         options.annotations = {matmulAnnotation(137438953472.0)};
         const auto plain = roofline::classify(*t, options);
         const auto* before = find(plain.kernels, "matmul_kernel");
-        QCOMPARE(before->cls, std::string("tensor-core-bound"));
+        QCOMPARE(before->cls, roofline::RooflineClass::TensorCoreBound);
         QCOMPARE(before->roof, std::string("bf16")); // assumed from the rate alone
         QVERIFY(!before->source);
         QCOMPARE(before->tensorCoreEvidence, std::string("none"));
@@ -289,7 +329,7 @@ private slots:
         QCOMPARE(wgmma->source->kernel, std::string("main_kernel"));
         QVERIFY(anyContains(wgmma->source->caveats, "not matmul_kernel"));
         QCOMPARE(wgmma->roof, std::string("fp16")); // the wgmma_ss operand type
-        QCOMPARE(wgmma->cls, std::string("tensor-core-bound"));
+        QCOMPARE(wgmma->cls, roofline::RooflineClass::TensorCoreBound);
         QCOMPARE(wgmma->tensorCoreEvidence, std::string("generated source"));
         QVERIFY(!wgmma->sourceContradicts);
         QVERIFY(anyContains(wgmma->evidence, "Hopper WGMMA"));
@@ -298,7 +338,7 @@ private slots:
         options.sources = {{"re:^matmul", roofline::inspectGeneratedSourceFile(fixture("elementwise_mul2.cu"))}};
         const auto report2 = roofline::classify(*t, options);
         const auto* none = find(report2.kernels, "matmul_kernel");
-        QCOMPARE(none->cls, std::string("tensor-core-bound"));
+        QCOMPARE(none->cls, roofline::RooflineClass::TensorCoreBound);
         QVERIFY(none->sourceContradicts);
         QVERIFY(anyContains(none->evidence, "CONFLICT"));
         QCOMPARE(none->tensorCoreEvidence, std::string("none"));
@@ -314,12 +354,12 @@ private slots:
         const auto report3 = roofline::classify(*t, options);
         const auto* cudaCore = find(report3.kernels, "matmul_kernel");
         QCOMPARE(cudaCore->roof, std::string("fp32"));
-        QCOMPARE(cudaCore->cls, std::string("cuda-core-bound"));
+        QCOMPARE(cudaCore->cls, roofline::RooflineClass::CudaCoreBound);
         options.sources = {{"matmul_kernel", roofline::inspectGeneratedSourceFile(fixture("hopper_wgmma_gemm.cu"))}};
         const auto report4 = roofline::classify(*t, options);
         const auto* tensor = find(report4.kernels, "matmul_kernel");
         QCOMPARE(tensor->roof, std::string("fp16"));
-        QVERIFY(tensor->cls != "cuda-core-bound");
+        QVERIFY(tensor->cls != roofline::RooflineClass::CudaCoreBound);
         QVERIFY(anyContains(tensor->evidence, "comes from the generated source"));
         // The source attached to the kernel applies to the region that holds only that kernel: same roof, same findings.
         const auto* region = find(report4.regions, "custom_kernel");
@@ -338,7 +378,7 @@ private slots:
         const auto report5 = roofline::classify(*t, options);
         const auto* declared = find(report5.kernels, "matmul_kernel");
         QCOMPARE(declared->roof, std::string("fp32"));
-        QCOMPARE(declared->cls, std::string("cuda-core-bound"));
+        QCOMPARE(declared->cls, roofline::RooflineClass::CudaCoreBound);
         QVERIFY(declared->sourceContradicts);
     }
 

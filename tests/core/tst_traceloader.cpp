@@ -166,6 +166,55 @@ private slots:
         QCOMPARE(without->events.size(), withArgs->events.size());
     }
 
+    void opInputsAreStructuredOnceAtLoad()
+    {
+        trace::LoadOptions lean;
+        lean.keepRawArgs = false;
+        const auto t = loadText(R"JSON({"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::conv2d", "pid": 1, "tid": 1, "ts": 0, "dur": 5,
+   "args": {"Input Dims": [[8, 3, 32, 32], [16, 3, 3, 3], [], [], [], [], []],
+            "Input type": ["float", "float", "", "ScalarList", "ScalarList", "ScalarList", "Int"],
+            "Input Strides": [[3072, 1024, 32, 1], [27, 9, 3, 1], [], [], [], [], []],
+            "Concrete Inputs": ["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "1"], "Sequence number": 42}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::conv2d", "pid": 1, "tid": 1, "ts": 10, "dur": 5,
+   "args": {"Input Dims": [[8, 3, 32, 32], [16, 3, 3, 3], [], [], [], [], []],
+            "Input type": ["float", "float", "", "ScalarList", "ScalarList", "ScalarList", "Int"],
+            "Input Strides": [[3072, 1024, 32, 1], [27, 9, 3, 1], [], [], [], [], []],
+            "Concrete Inputs": ["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "1"], "Sequence number": 43}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::cat", "pid": 1, "tid": 1, "ts": 20, "dur": 5,
+   "args": {"Input Dims": [[[2, 4], [2, 4]], []], "Input type": ["TensorList", "Int"]}},
+  {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7, "ts": 30, "dur": 2,
+   "args": {"bytes": 4096}},
+  {"ph": "C", "name": "transfer", "pid": 1, "ts": 40, "args": {"bytes": 12, "other": 3}}
+]})JSON", lean);
+        const auto& first = t->events[0];
+        const auto& second = t->events[1];
+        QVERIFY(first.op != kNoIndex && second.op != kNoIndex);
+        QCOMPARE(t->ops[first.op].sequence, int64_t(42));
+        QCOMPARE(t->ops[second.op].sequence, int64_t(43));
+        QCOMPARE(t->ops[first.op].inputs, t->ops[second.op].inputs); // one stored list for equal inputs
+        QCOMPARE(t->opInputs.size(), size_t(2));
+        QCOMPARE(t->strings.view(t->ops[first.op].inputShapes), std::string_view("[[8, 3, 32, 32], [16, 3, 3, 3], [], [], [], [], []]"));
+        QCOMPARE(t->ops[first.op].flops, uint64_t(2ull * 8 * 32 * 32 * 3 * 3 * 3 * 16)); // torch's conv2d formula, padding 1
+        const trace::OpInputList conv = t->inputsOf(first);
+        QCOMPARE(conv.inputs.size(), size_t(7));
+        QVERIFY(conv.hasStrides && conv.hasConcrete);
+        QCOMPARE(std::vector<int64_t>(conv.inputs[1].sizes.begin(), conv.inputs[1].sizes.end()), (std::vector<int64_t>{16, 3, 3, 3}));
+        QCOMPARE(std::vector<int64_t>(conv.inputs[0].strides.begin(), conv.inputs[0].strides.end()), (std::vector<int64_t>{3072, 1024, 32, 1}));
+        QCOMPARE(conv.inputs[3].concrete, std::string_view("[1, 1]"));
+        QCOMPARE(conv.inputs[0].type, std::string_view("float"));
+        const trace::OpInputList cat = t->inputsOf(t->events[2]);
+        QVERIFY(cat.inputs[0].isList && cat.inputs[0].sizes.empty());
+        QVERIFY(!cat.hasStrides && !cat.hasConcrete);
+        QCOMPARE(t->ops[t->events[2].op].sequence, trace::kNoId);
+        QCOMPARE(t->transferBytesOf(3), std::optional<double>(4096));
+        QCOMPARE(t->transferBytesOf(0), std::optional<double>());
+        // A counter's "bytes" stays a counter series.
+        QCOMPARE(t->counters.size(), size_t(2));
+        QCOMPARE(t->strings.view(t->counters[0].series), std::string_view("transfer.bytes"));
+        QCOMPARE(t->counters[0].value, 12.0);
+    }
+
     void gzipAndPlainAgree()
     {
         const std::string plain = testutil::readFile(testutil::workloadTrace("gemm_compare"));

@@ -143,7 +143,7 @@ private slots:
         QCOMPARE(*k->bytes, expectedBytes);
         QVERIFY(mentions(*k, "Concrete Inputs")); // the causal flag's column
         // §6.6: AI = S/4 = 128 below the BF16 ridge: IO-bound, weak.
-        QCOMPARE(k->cls, std::string("io-bound"));
+        QCOMPARE(k->cls, roofline::RooflineClass::IoBound);
         QCOMPARE(k->strength, std::string("weak"));
         QCOMPARE(k->roof, std::string("bf16"));
         // The backward kernel has no formula: level D, and it says why.
@@ -190,7 +190,7 @@ private slots:
             QCOMPARE(k->evidenceLevel, std::string("B"));
             QCOMPARE(*k->flops, work.first);
             QCOMPARE(*k->bytes, work.second);
-            QVERIFY(k->cls != "tensor-core-bound" && k->cls != "cuda-core-bound"); // AI ≈ 0.25-0.5: never compute-bound
+            QVERIFY(k->cls != roofline::RooflineClass::TensorCoreBound && k->cls != roofline::RooflineClass::CudaCoreBound); // AI ≈ 0.25-0.5: never compute-bound
         }
     }
 
@@ -215,9 +215,9 @@ private slots:
                 // fp32 on a V100 (no TF32): at most the CUDA-core peak, else the direct FLOP count overstates a
                 // Winograd/FFT algorithm, and the verdict must not claim a roof.
                 if (k.achievedFlopsPerS < r.datasheet.fp32) {
-                    QVERIFY2(k.cls == "cuda-core-bound" || k.cls == "io-bound" || k.cls == "latency-bound", k.cls.c_str());
+                    QVERIFY2(k.cls == roofline::RooflineClass::CudaCoreBound || k.cls == roofline::RooflineClass::IoBound || k.cls == roofline::RooflineClass::LatencyBound, roofline::className(k.cls).data());
                 } else {
-                    QCOMPARE(k.cls, std::string("inconclusive"));
+                    QCOMPARE(k.cls, roofline::RooflineClass::Inconclusive);
                     QVERIFY(mentions(k, "Winograd"));
                 }
                 flops += *k.flops;
@@ -227,7 +227,7 @@ private slots:
         // A forward cuDNN GEMM-like kernel: strong or weak, never inconclusive.
         const auto* implicitGemm = find(r.kernels, "void implicit_convolve_sgemm<float, float, 1024");
         QVERIFY(implicitGemm);
-        QCOMPARE(implicitGemm->cls, std::string("cuda-core-bound"));
+        QCOMPARE(implicitGemm->cls, roofline::RooflineClass::CudaCoreBound);
         QVERIFY(mentions(*implicitGemm, "name hint 'sgemm'"));
         // Backward convolutions: no formula in §6.1, level D with the reason.
         const auto* dgrad = find(r.kernels, "void cudnn::detail::dgrad_engine");
@@ -236,7 +236,7 @@ private slots:
         // Batch norm forward: inputs + output, IO-side.
         const auto* bn = find(r.kernels, "void cudnn::bn_fw_tr_1C11_kernel_NCHW");
         QCOMPARE(bn->evidenceLevel, std::string("B"));
-        QVERIFY(bn->cls != "cuda-core-bound" && bn->cls != "tensor-core-bound");
+        QVERIFY(bn->cls != roofline::RooflineClass::CudaCoreBound && bn->cls != roofline::RooflineClass::TensorCoreBound);
     }
 
     void convolutionWithConcreteInputsEqualsTorch()
@@ -309,11 +309,10 @@ private slots:
         }
         for (const auto* list : {&r.kernels, &r.regions})
             for (const auto& c : *list) {
-                QVERIFY(!c.cls.empty());
                 QVERIFY(!c.strength.empty());
                 // Communication moves messages: bytes, no FLOPs.
-                QVERIFY2(c.evidenceLevel == "D" || (c.bytes && (c.flops || c.cls == "communication")), c.name.c_str());
-                QCOMPARE(c.cls == "communication", roofline::isCommunicationKernel(c.name) || c.name.starts_with("nccl:"));
+                QVERIFY2(c.evidenceLevel == "D" || (c.bytes && (c.flops || c.cls == roofline::RooflineClass::Communication)), c.name.c_str());
+                QCOMPARE(c.cls == roofline::RooflineClass::Communication, roofline::isCommunicationKernel(c.name) || c.name.starts_with("nccl:"));
                 if (c.evidenceLevel != "D")
                     QVERIFY2(std::isfinite(c.achievedFlopsPerS) && std::isfinite(c.achievedBytesPerS), c.name.c_str());
             }
@@ -335,7 +334,7 @@ private slots:
         // §6.6, per call: 38.68 GFLOP and 134.2 MB; latency/launch-bound with GPU busy 14%.
         QVERIFY(std::abs(*region->flops / 12 - 38.68e9) < 0.01e9);
         QVERIFY(std::abs(*region->bytes / 12 - 134.2e6) < 0.1e6);
-        QCOMPARE(region->cls, std::string("latency-bound"));
+        QCOMPARE(region->cls, roofline::RooflineClass::LatencyBound);
         QVERIFY(!region->kernels.empty());
         double busyUs = 0;
         for (size_t i = 0; i < region->kernels.size(); ++i) {
@@ -362,12 +361,12 @@ private slots:
         // The Triton kernel has no op: the hint does not give it a verdict.
         const auto triton = roofline::classify(*trace::loadTrace(testutil::dataPath("external/hta/triton_example_triton_example.json.gz")), {});
         const auto* k = find(triton.kernels, "triton_poi_fused_add_cos_sin_0");
-        QCOMPARE(k->cls, std::string("inconclusive"));
+        QCOMPARE(k->cls, roofline::RooflineClass::Inconclusive);
         QVERIFY(mentions(*k, "name hint 'triton_'"));
         // fp32 GEMM on the H200 with TF32 off: the name agrees with the CUDA-core verdict, and says so.
         const auto fp32 = roofline::classify(*trace::loadTrace(testutil::dataPath("h200_classes/fp32_mm.json.gz")), {});
         const auto* gemm = find(fp32.kernels, "sm80_xmma_gemm_f32f32");
-        QCOMPARE(gemm->cls, std::string("cuda-core-bound"));
+        QCOMPARE(gemm->cls, roofline::RooflineClass::CudaCoreBound);
         QVERIFY(mentions(*gemm, "consistent with the fp32 roof"));
     }
 };

@@ -127,7 +127,7 @@ private slots:
         const auto* after = region(panel->report(), "custom_kernel");
         QVERIFY(after);
         QCOMPARE(*after->flops, 137438953472.0 * after->calls);
-        QCOMPARE(after->cls, std::string("tensor-core-bound")); // meta.json: "triton_matmul": "tensor-core bound"
+        QCOMPARE(after->cls, roofline::RooflineClass::TensorCoreBound); // meta.json: "triton_matmul": "tensor-core bound"
         // The region is a point now; hovering it and selecting it show its numbers and its kernels.
         panel->showKernel("custom_kernel");
         QVERIFY(panel->verdictText().contains(QStringLiteral("Kernels in this region")));
@@ -142,7 +142,7 @@ private slots:
         // Reopened, the trace brings its sidecar.
         MainWindow again;
         testutil::loadAndWait(again, m_trace);
-        QCOMPARE(region(again.document()->classification, "custom_kernel")->cls, std::string("tensor-core-bound"));
+        QCOMPARE(region(again.document()->classification, "custom_kernel")->cls, roofline::RooflineClass::TensorCoreBound);
         QFile::remove(sidecar);
     }
 

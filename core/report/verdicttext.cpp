@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+#include "report/verdicttext.h"
+
+#include "stats/torchtable.h"
+
+namespace tilescope::report {
+
+using roofline::RooflineClass;
+
+std::string_view classColour(RooflineClass cls)
+{
+    switch (cls) {
+    case RooflineClass::TensorCoreBound: return "#28a046";
+    case RooflineClass::CudaCoreBound: return "#e68c14";
+    case RooflineClass::IoBound: return "#286ed2";
+    case RooflineClass::LatencyBound: return "#c83232";
+    case RooflineClass::Communication: return "#8c50b4";
+    case RooflineClass::Inconclusive: break;
+    }
+    return "#8c8c8c";
+}
+
+Verdict verdictOf(const roofline::Classification& c)
+{
+    Verdict v;
+    v.className = roofline::className(c.cls);
+    v.colour = classColour(c.cls);
+    v.strength = c.strength;
+    v.name = c.name;
+    v.calls = c.calls;
+    v.total = stats::formatTorchTime(c.totalUs);
+    v.workSource = roofline::workSourceText(c);
+    v.bullets = c.evidence;
+    if (c.source) {
+        Verdict::Source s;
+        s.path = c.source->path;
+        s.kernel = c.source->kernel;
+        s.conclusion = c.source->summary.conclusion;
+        s.contradicts = c.sourceContradicts;
+        for (const auto& f : c.source->summary.features) {
+            Verdict::Feature feature{f.name, f.meaning, {}, f.callSites};
+            for (const int line : f.lines)
+                feature.lines += (feature.lines.empty() ? "" : ", ") + std::to_string(line);
+            s.features.push_back(std::move(feature));
+        }
+        v.source = std::move(s);
+        v.caveats = c.source->caveats;
+    }
+    for (const auto& k : c.kernels)
+        v.kernels.push_back({k.calls, stats::formatTorchTime(k.totalUs), stats::formatFixed(100 * k.share, 1) + "%", k.name});
+    return v;
+}
+
+std::string toText(const Verdict& v)
+{
+    std::string out = "  " + v.name + "  [" + std::to_string(v.calls) + " calls, " + v.total + "]  " + v.className + " (" + v.strength + "; "
+        + v.workSource + ")\n";
+    for (const auto& b : v.bullets)
+        out += "      " + b + "\n";
+    for (const auto& caveat : v.caveats)
+        out += "      source caveat: " + caveat + "\n";
+    if (!v.kernels.empty())
+        out += "      kernels (calls, total, share of GPU busy):\n";
+    for (const auto& k : v.kernels)
+        out += "        " + std::to_string(k.calls) + "  " + k.total + "  " + k.share + "  " + k.name + "\n";
+    return out;
+}
+
+std::string toHtml(const Verdict& v)
+{
+    std::string html = "<b style='color:" + v.colour + "'>" + htmlEscaped(v.className) + "</b> (" + htmlEscaped(v.strength) + ") - "
+        + htmlEscaped(v.name) + "<br>" + std::to_string(v.calls) + " calls, " + htmlEscaped(v.total) + " total; " + htmlEscaped(v.workSource);
+    html += "<ul>";
+    for (const auto& b : v.bullets)
+        html += "<li>" + htmlEscaped(b) + "</li>";
+    html += "</ul>";
+    if (v.source) {
+        const auto& s = *v.source;
+        html += "<b>Generated source</b> " + htmlEscaped(s.path) + (s.kernel.empty() ? "" : " (kernel " + htmlEscaped(s.kernel) + ")") + "<br>"
+            + htmlEscaped(s.conclusion);
+        if (s.contradicts)
+            html += "<br><b style='color:#c83232'>The verdict and the source disagree (see the evidence).</b>";
+        html += "<table cellspacing='4'><tr><th align='left'>feature</th><th>call sites</th><th align='left'>lines</th></tr>";
+        for (const auto& f : s.features)
+            html += "<tr><td title='" + htmlEscaped(f.meaning) + "'>" + htmlEscaped(f.name) + "</td><td align='right'>" + std::to_string(f.callSites)
+                + "</td><td>" + htmlEscaped(f.lines) + "</td></tr>";
+        html += "</table>";
+    }
+    for (const auto& caveat : v.caveats)
+        html += "<i>" + htmlEscaped(caveat) + "</i><br>";
+    if (!v.kernels.empty()) {
+        html += "<b>Kernels in this region</b><table cellspacing='4'><tr><th>calls</th><th>total</th><th>share of GPU busy</th>"
+                "<th align='left'>kernel</th></tr>";
+        for (const auto& k : v.kernels)
+            html += "<tr><td align='right'>" + std::to_string(k.calls) + "</td><td align='right'>" + htmlEscaped(k.total)
+                + "</td><td align='right'>" + htmlEscaped(k.share) + "</td><td>" + htmlEscaped(k.name) + "</td></tr>";
+        html += "</table>";
+    }
+    return html;
+}
+
+std::string htmlEscaped(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+} // namespace tilescope::report
