@@ -2,32 +2,26 @@
 #include "manifest.h"
 
 #include "outputfiles.h"
-#include "report/jsonwriter.h"
 
 namespace tilescope::torchtool {
 
 std::string Manifest::toJson() const
 {
-    report::JsonWriter w;
-    w.beginObject().key("version").value(1).key("mode").value(mode).key("status").value(ok ? "ok" : "failed");
-    w.key("torch").value(torch);
+    io::Json j = {{"version", 1}, {"mode", mode}, {"status", ok ? "ok" : "failed"}, {"torch", torch}};
     if (!profiler.empty())
-        w.key("profiler").value(profiler);
-    if (!deviceJson.empty())
-        w.key("device").raw(deviceJson);
+        j["profiler"] = profiler;
+    if (!device.is_null())
+        j["device"] = device;
     if (!trace.empty())
-        w.key("trace").value(trace);
+        j["trace"] = trace;
     if (!calibration.empty())
-        w.key("calibration").value(calibration);
-    if (!captureJson.empty())
-        w.key("capture").raw(captureJson);
+        j["calibration"] = calibration;
+    if (!capture.is_null())
+        j["capture"] = capture;
     if (!error.empty())
-        w.key("error").value(error);
-    w.key("notes").beginArray();
-    for (const std::string& note : notes)
-        w.value(note);
-    w.endArray().endObject();
-    return w.text() + "\n";
+        j["error"] = error;
+    j["notes"] = notes;
+    return io::dumpJson(j) + "\n";
 }
 
 std::filesystem::path writeManifest(const std::filesystem::path& dir, const Manifest& manifest)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "io/smalljson.h"
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -15,10 +17,10 @@ struct Manifest
     bool ok = false;
     std::string torch;  // TORCH_VERSION of the LibTorch built against
     std::string profiler;     // "kineto" or "legacy"; empty when nothing was profiled
-    std::string deviceJson;   // a JSON object; empty when not known yet
+    io::Json device;          // a JSON object; null when not known yet
     std::string trace;        // paths relative to DIR, empty when not produced
     std::string calibration;
-    std::string captureJson;  // a JSON object describing what ran (model, inputs, counts, options)
+    io::Json capture;         // a JSON object describing what ran (model, inputs, counts, options); null before
     std::string error;        // the failure, when !ok
     std::vector<std::string> notes;
 

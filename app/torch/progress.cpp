@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "progress.h"
 
-#include "report/jsonwriter.h"
+#include "io/smalljson.h"
 
 #include <cstdio>
 
@@ -16,40 +16,33 @@ void Progress::emit(const std::string& json)
 
 void Progress::phase(std::string_view phase, std::string_view message, std::optional<int> step, std::optional<int> of)
 {
-    report::JsonWriter w;
-    w.beginObject().key("event").value("phase").key("phase").value(phase);
+    io::Json j = {{"event", "phase"}, {"phase", std::string(phase)}};
     if (step)
-        w.key("step").value(*step);
+        j["step"] = *step;
     if (of)
-        w.key("of").value(*of);
-    w.key("message").value(message).endObject();
-    emit(w.text());
+        j["of"] = *of;
+    j["message"] = std::string(message);
+    emit(io::dumpJson(j));
 }
 
 void Progress::artifact(std::string_view kind, const std::string& absolutePath)
 {
-    report::JsonWriter w;
-    w.beginObject().key("event").value("artifact").key("kind").value(kind).key("path").value(absolutePath).endObject();
-    emit(w.text());
+    emit(io::dumpJson({{"event", "artifact"}, {"kind", std::string(kind)}, {"path", absolutePath}}));
 }
 
 void Progress::result(const std::string& manifestPath, const std::string& calibrationPath)
 {
-    report::JsonWriter w;
-    w.beginObject().key("event").value("result");
+    io::Json j = {{"event", "result"}};
     if (!manifestPath.empty())
-        w.key("manifest").value(manifestPath);
+        j["manifest"] = manifestPath;
     if (!calibrationPath.empty())
-        w.key("calibration").value(calibrationPath);
-    w.endObject();
-    emit(w.text());
+        j["calibration"] = calibrationPath;
+    emit(io::dumpJson(j));
 }
 
 void Progress::error(std::string_view message)
 {
-    report::JsonWriter w;
-    w.beginObject().key("event").value("error").key("message").value(message).endObject();
-    emit(w.text());
+    emit(io::dumpJson({{"event", "error"}, {"message", std::string(message)}}));
 }
 
 } // namespace tilescope::torchtool

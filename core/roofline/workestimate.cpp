@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "roofline/workestimate.h"
 
-#include "io/jsonvalue.h"
+#include "io/smalljson.h"
 #include "io/tracefileerror.h"
 #include "stats/torchtable.h"
 #include "trace/trace.h"
@@ -239,41 +239,42 @@ OpRecord readOpRecord(const trace::Trace& t, const Event& op)
     const std::string_view raw = t.rawArgs(op);
     if (!raw.empty()) {
         try {
-            const io::JsonValue args = io::parseSmallJson(raw, "args");
-            const auto* dims = args.find("Input Dims");
-            if (!dims)
-                dims = args.find("Input dims");
-            const auto* types = args.find("Input type");
-            const auto* concrete = args.find("Concrete Inputs");
-            const auto* strides = args.find("Input Strides");
-            if (dims && dims->type == io::JsonValue::Type::Array) {
-                for (size_t i = 0; i < dims->items.size(); ++i) {
-                    stats::OpInput in;
-                    for (const io::JsonValue& v : dims->items[i].items) {
-                        if (v.type == io::JsonValue::Type::Array)
-                            in.isList = true;
-                        else if (const auto n = v.integer())
-                            in.sizes.push_back(*n);
-                    }
-                    if (in.isList)
-                        in.sizes.clear();
-                    if (types && i < types->items.size())
-                        in.type = types->items[i].text;
-                    if (concrete && i < concrete->items.size())
-                        in.concrete = concrete->items[i].text;
-                    r.inputs.push_back(std::move(in));
+            const io::Json args = io::parseSmallJson(raw, "args");
+            // An array member, else an empty array (so a wrong type reads as "not recorded").
+            const io::Json none = io::Json::array();
+            const auto list = [&](const io::Json* v) -> const io::Json& { return v && v->is_array() ? *v : none; };
+            const io::Json* dimsMember = io::jsonMember(args, "Input Dims");
+            if (!dimsMember)
+                dimsMember = io::jsonMember(args, "Input dims");
+            const io::Json& dims = list(dimsMember);
+            const io::Json& types = list(io::jsonMember(args, "Input type"));
+            const io::Json& concrete = list(io::jsonMember(args, "Concrete Inputs"));
+            const io::Json& strides = list(io::jsonMember(args, "Input Strides"));
+            for (size_t i = 0; i < dims.size(); ++i) {
+                stats::OpInput in;
+                for (const io::Json& v : list(&dims[i])) {
+                    if (v.is_array())
+                        in.isList = true;
+                    else if (const auto n = io::jsonInteger(&v))
+                        in.sizes.push_back(*n);
                 }
+                if (in.isList)
+                    in.sizes.clear();
+                if (i < types.size())
+                    in.type = io::jsonString(types[i]);
+                if (i < concrete.size())
+                    in.concrete = io::jsonString(concrete[i]);
+                r.inputs.push_back(std::move(in));
             }
-            r.hasConcrete = concrete && concrete->type == io::JsonValue::Type::Array && !concrete->items.empty();
-            if (strides && strides->type == io::JsonValue::Type::Array)
-                for (const io::JsonValue& s : strides->items) {
-                    r.strides.emplace_back();
-                    for (const io::JsonValue& v : s.items)
-                        if (const auto n = v.integer())
-                            r.strides.back().push_back(*n);
-                }
-            if (const auto* seq = args.find("Sequence number"))
-                r.sequence = seq->integer();
+            r.hasConcrete = !concrete.empty();
+            for (const io::Json& s : strides) {
+                r.strides.emplace_back();
+                for (const io::Json& v : list(&s))
+                    if (const auto n = io::jsonInteger(&v))
+                        r.strides.back().push_back(*n);
+            }
+            if (const io::Json* seq = io::jsonMember(args, "Sequence number"))
+                r.sequence = io::jsonInteger(seq);
             if (!r.inputs.empty())
                 return r;
         } catch (const io::TraceFileError&) {
@@ -586,9 +587,9 @@ std::optional<double> bytesArg(const trace::Trace& t, const Event& e)
     if (raw.empty())
         return std::nullopt;
     try {
-        const auto args = io::parseSmallJson(raw, "args");
-        if (const auto* b = args.find("bytes"))
-            return b->number();
+        const io::Json args = io::parseSmallJson(raw, "args");
+        if (const io::Json* b = io::jsonMember(args, "bytes"))
+            return io::jsonDouble(b);
     } catch (const io::TraceFileError&) {
     }
     return std::nullopt;
@@ -658,15 +659,15 @@ std::optional<Collective> collectiveOf(const trace::Trace& t, uint32_t kernel)
         return std::nullopt;
     Collective c;
     // The message args: on the kernel (Kineto since PyTorch 2.1), else on the record_param_comms op at its launch.
-    std::optional<io::JsonValue> args;
+    std::optional<io::Json> args;
     std::string where;
     auto tryArgs = [&](const Event& e, const char* label) {
         const std::string_view raw = t.rawArgs(e);
         if (raw.empty())
             return false;
         try {
-            io::JsonValue v = io::parseSmallJson(raw, "args");
-            if (!v.find("In msg nelems") && !v.find("Out msg nelems"))
+            io::Json v = io::parseSmallJson(raw, "args");
+            if (!io::jsonMember(v, "In msg nelems") && !io::jsonMember(v, "Out msg nelems"))
                 return false;
             args = std::move(v);
             where = label;
@@ -681,22 +682,21 @@ std::optional<Collective> collectiveOf(const trace::Trace& t, uint32_t kernel)
                 break;
     std::string recorded;
     if (args)
-        if (const auto* name = args->find("Collective name"))
-            recorded = name->text;
+        recorded = io::jsonText(*args, "Collective name");
     if (recorded.empty()) { // ncclKernel_AllReduce_RING_LL_Sum_float(...) -> AllReduce
         std::string_view rest = kernelName.substr(kernelName.find("Kernel_") + 7);
         recorded = std::string(rest.substr(0, rest.find('_')));
     }
     c.name = normaliseCollective(recorded);
     if (args)
-        if (const auto* g = args->find("Group size"))
-            c.groupSize = g->integer();
+        if (const io::Json* g = io::jsonMember(*args, "Group size"))
+            c.groupSize = io::jsonInteger(g);
     std::string groupFrom = "Group size";
     if (!c.groupSize && t.meta.distributedInfo) {
         try {
-            const io::JsonValue info = io::parseSmallJson(*t.meta.distributedInfo, "distributedInfo");
-            if (const auto* w = info.find("world_size"))
-                c.groupSize = w->integer();
+            const io::Json info = io::parseSmallJson(*t.meta.distributedInfo, "distributedInfo");
+            if (const io::Json* w = io::jsonMember(info, "world_size"))
+                c.groupSize = io::jsonInteger(w);
             groupFrom = "the trace's distributedInfo world_size";
         } catch (const io::TraceFileError&) {
         }
@@ -711,16 +711,16 @@ std::optional<Collective> collectiveOf(const trace::Trace& t, uint32_t kernel)
     }
     double elements = 0;
     for (const char* key : {"In msg nelems", "Out msg nelems"})
-        if (const auto* v = args->find(key))
-            elements = std::max(elements, v->number().value_or(0));
-    const auto* dtype = args->find("dtype");
-    const int size = dtype ? scalarTypeSize(dtype->text) : 0;
+        elements = std::max(elements, io::jsonDouble(io::jsonMember(*args, key)).value_or(0));
+    const io::Json* dtype = io::jsonMember(*args, "dtype");
+    const std::string dtypeText = dtype ? io::jsonString(*dtype) : std::string();
+    const int size = dtype ? scalarTypeSize(dtypeText) : 0;
     if (size == 0) {
-        c.basis = "message element type " + (dtype ? "'" + dtype->text + "'" : std::string("(no dtype arg)")) + " not known";
+        c.basis = "message element type " + (dtype ? "'" + dtypeText + "'" : std::string("(no dtype arg)")) + " not known";
         return c;
     }
     c.bytes = elements * size;
-    c.basis = "message = max(In, Out msg nelems) x " + dtype->text + " (" + std::to_string(size) + " B), from " + where
+    c.basis = "message = max(In, Out msg nelems) x " + dtypeText + " (" + std::to_string(size) + " B), from " + where
         + (c.groupSize ? "; " + std::to_string(*c.groupSize) + " ranks from " + groupFrom : "");
     return c;
 }

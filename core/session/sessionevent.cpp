@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "session/sessionevent.h"
 
-#include "io/jsonvalue.h"
+#include "io/smalljson.h"
 #include "io/tracefileerror.h"
 
 namespace tilescope::session {
@@ -9,15 +9,10 @@ namespace tilescope::session {
 namespace {
 constexpr std::string_view kPrefix = "@tilescope ";
 
-std::string text(const io::JsonValue& o, const char* key)
+std::string text(const io::Json& o, const char* key) { return io::jsonText(o, key); }
+int integer(const io::Json& o, const char* key)
 {
-    const io::JsonValue* v = o.find(key);
-    return v && v->type == io::JsonValue::Type::String ? v->text : std::string();
-}
-int integer(const io::JsonValue& o, const char* key)
-{
-    const io::JsonValue* v = o.find(key);
-    const auto i = v ? v->integer() : std::nullopt;
+    const auto i = io::jsonInteger(io::jsonMember(o, key));
     return i && *i >= 0 && *i < (1 << 30) ? static_cast<int>(*i) : -1;
 }
 } // namespace
@@ -29,13 +24,13 @@ SessionEvent parseSessionLine(const std::string& line, bool fromStderr)
     e.message = line;
     if (fromStderr || line.compare(0, kPrefix.size(), kPrefix) != 0)
         return e;
-    io::JsonValue o;
+    io::Json o;
     try {
         o = io::parseSmallJson(std::string_view(line).substr(kPrefix.size()), "progress line");
     } catch (const io::TraceFileError&) {
         return e;
     }
-    if (!o.isObject())
+    if (!o.is_object())
         return e;
     const std::string kind = text(o, "event");
     if (kind == "phase") {

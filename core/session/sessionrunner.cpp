@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "session/sessionrunner.h"
 
+#include "io/decimal.h"
+#include "io/smalljson.h"
 #include "io/textfile.h"
 #include "io/tracefileerror.h"
-#include "report/jsonwriter.h"
 #include "session/childprocess.h"
 
 #include <cstdlib>
@@ -75,16 +76,13 @@ std::string newestTrace(const fs::path& dir, fs::file_time_type startedAt)
 void writeOwnManifest(const fs::path& dir, const SessionConfig& c, const std::string& trace,
                       const std::string& calibration, bool ok)
 {
-    report::JsonWriter w;
-    w.beginObject();
-    w.key("version").value(1).key("mode").value(modeName(c.mode)).key("status").value(ok ? "ok" : "failed");
+    io::Json m = {{"version", 1}, {"mode", modeName(c.mode)}, {"status", ok ? "ok" : "failed"}};
     if (!trace.empty())
-        w.key("trace").value(fs::relative(trace, dir).string());
+        m["trace"] = fs::relative(trace, dir).string();
     if (!calibration.empty())
-        w.key("calibration").value(fs::relative(calibration, dir).string());
-    w.key("notes").beginArray().value("manifest written by TileScope: the command wrote none").endArray();
-    w.endObject();
-    io::writeTextFile((dir / kManifestName).string(), w.text() + "\n", "the session manifest");
+        m["calibration"] = fs::relative(calibration, dir).string();
+    m["notes"] = io::Json::array({"manifest written by TileScope: the command wrote none"});
+    io::writeTextFile((dir / kManifestName).string(), io::dumpJson(m) + "\n", "the session manifest");
 }
 
 } // namespace
@@ -269,7 +267,7 @@ SessionResult runSession(const SessionConfig& input, const SessionTools& tools,
         result.error = "cancelled: the session's processes were ended";
     } else if (outcome.timedOut) {
         result.status = SessionResult::Status::TimedOut;
-        result.error = "timed out after " + report::JsonWriter::number(c.timeoutSeconds) +
+        result.error = "timed out after " + io::formatShortest(c.timeoutSeconds) +
                        " s: the session's processes were ended";
     } else if (!outcome.started) {
         result.error = outcome.startError;
