@@ -11,7 +11,7 @@ if [ -z "$trace" ]; then
     [ -f "$trace" ] || python3 "$root/tools/make_large_trace.py" "$root/resources/samples/train_scheduled.pt.trace.json.gz" "$trace" --size-mb 117
 fi
 echo "trace: $trace ($(stat -c %s "$trace") bytes)"
-for mode in scan nlohmann load load-args summary; do
+for mode in scan nlohmann nlohmann-buffer load load-args summary; do
     "$build/tests/bench/bench_load" "$mode" "$trace" 2>/dev/null || true
 done
 measure() { /usr/bin/time -f "%e s  peak RSS %M KB" "$@" > /dev/null; }

@@ -6,7 +6,7 @@
 #include "manifest.h"
 #include "outputfiles.h"
 #include "progress.h"
-#include "report/jsonwriter.h"
+#include "io/smalljson.h"
 #include "sessionerror.h"
 #include "session/sessionfiles.h"
 #include "torchdevice.h"
@@ -104,33 +104,6 @@ std::vector<Measurement> measurementsFor(const DeviceChoice& choice, const c10::
     return list;
 }
 
-// Indented one space per level, like the json.dump(indent=1) of the H200 calibration.json.
-class CalibrationFile
-{
-public:
-    void number(const std::string& key, double value) { add(key, report::JsonWriter::number(value)); }
-    void integer(const std::string& key, int64_t value) { add(key, std::to_string(value)); }
-    void text(const std::string& key, const std::string& value)
-    {
-        std::string quoted; // appendEscaped writes the quotes too
-        report::JsonWriter::appendEscaped(quoted, value);
-        add(key, quoted);
-    }
-    void flag(const std::string& key, bool value) { add(key, value ? "true" : "false"); }
-    std::string json() const { return "{\n" + m_body + "\n}\n"; }
-
-private:
-    void add(const std::string& key, const std::string& value)
-    {
-        if (!m_body.empty())
-            m_body += ",\n";
-        m_body += " ";
-        report::JsonWriter::appendEscaped(m_body, key);
-        m_body += ": " + value;
-    }
-    std::string m_body;
-};
-
 bool wantsFolder(const std::string& out)
 {
     std::error_code ec;
@@ -141,7 +114,7 @@ std::string measure(const CalibrationOptions& o, Progress& progress, Manifest& m
 {
     const DeviceChoice choice = parseDeviceChoice(o.device);
     const c10::Device device = openDevice(choice);
-    manifest.deviceJson = deviceJson(choice);
+    manifest.device = deviceJson(choice);
     const Plan plan = planFor(o, choice.cuda);
     if (plan.runs < 1)
         throw SessionError("--runs must be >= 1", kExitUsage);
@@ -149,33 +122,34 @@ std::string measure(const CalibrationOptions& o, Progress& progress, Manifest& m
     torch::manual_seed(0);
     torch::NoGradGuard noGrad;
 
-    CalibrationFile file;
+    io::Json file = io::Json::object();
     const std::vector<Measurement> list = measurementsFor(choice, device, plan);
     for (size_t i = 0; i < list.size(); ++i) {
         const Measurement& m = list[i];
         progress.phase("calibrate", m.label + " on " + choice.text() + ", median of " + std::to_string(plan.runs), int(i + 1), int(list.size()));
-        file.number(m.key, m.run(timer, plan.runs));
+        file[m.key] = io::jsonNumber(m.run(timer, plan.runs));
     }
     if (choice.cuda) {
         if (const auto p = gpuProperties(choice.index)) {
-            file.text("gpu", p->name);
-            file.integer("sms", p->sms);
-            file.text("cc", std::to_string(p->major) + "." + std::to_string(p->minor));
+            file["gpu"] = p->name;
+            file["sms"] = p->sms;
+            file["cc"] = std::to_string(p->major) + "." + std::to_string(p->minor);
         } else {
             manifest.notes.push_back("built without the CUDA runtime headers: no GPU name, SM count or capability");
         }
     } else {
-        file.text("cpu", cpuName());
-        file.integer("threads", at::get_num_threads());
+        file["cpu"] = cpuName();
+        file["threads"] = at::get_num_threads();
     }
-    file.text("torch", torchVersion());
-    file.text("device", choice.text());
-    file.text("timing", timer.method());
-    file.integer("runs", plan.runs);
-    file.integer("copy_bytes", plan.copyBytes);
-    file.integer("mm_size", plan.mmSize);
-    file.flag("quick", o.quick);
-    return file.json();
+    file["torch"] = torchVersion();
+    file["device"] = choice.text();
+    file["timing"] = timer.method();
+    file["runs"] = plan.runs;
+    file["copy_bytes"] = plan.copyBytes;
+    file["mm_size"] = plan.mmSize;
+    file["quick"] = o.quick;
+    // Indented one space per level, like the json.dump(indent=1) of the H200 calibration.json.
+    return io::dumpJson(file, 1) + "\n";
 }
 
 } // namespace

@@ -7,7 +7,7 @@
 #include "outputfiles.h"
 #include "profilers.h"
 #include "progress.h"
-#include "report/jsonwriter.h"
+#include "io/smalljson.h"
 #include "sessionerror.h"
 #include "session/sessionfiles.h"
 #include "torchdevice.h"
@@ -25,16 +25,21 @@ namespace {
 
 constexpr uint64_t kInputSeed = 0;
 
-std::string captureJson(const CaptureOptions& o, const std::vector<TensorSpec>& specs)
+io::Json captureJson(const CaptureOptions& o, const std::vector<TensorSpec>& specs)
 {
-    report::JsonWriter w;
-    w.beginObject().key("model").value(fs::absolute(o.model).string()).key("inputs").beginArray();
+    io::Json inputs = io::Json::array();
     for (const TensorSpec& spec : specs)
-        w.value(formatTensorSpec(spec));
-    w.endArray().key("seed").value(kInputSeed).key("warmup").value(o.warmup).key("iters").value(o.iters);
-    w.key("label").value(kForwardLabel).key("record_shapes").value(o.recordShapes).key("profile_memory").value(o.profileMemory);
-    w.key("with_stack").value(o.withStack).key("with_flops").value(o.recordShapes).endObject();
-    return w.text();
+        inputs.push_back(formatTensorSpec(spec));
+    return {{"model", fs::absolute(o.model).string()},
+            {"inputs", std::move(inputs)},
+            {"seed", kInputSeed},
+            {"warmup", o.warmup},
+            {"iters", o.iters},
+            {"label", kForwardLabel},
+            {"record_shapes", o.recordShapes},
+            {"profile_memory", o.profileMemory},
+            {"with_stack", o.withStack},
+            {"with_flops", o.recordShapes}};
 }
 
 torch::jit::Module loadModel(const std::string& path, const c10::Device& device)
@@ -70,10 +75,10 @@ void runSession(const CaptureOptions& o, const fs::path& dir, Progress& progress
 {
     progress.phase("setup", "parsing the input spec");
     const std::vector<TensorSpec> specs = parseSpecOrThrow(o.inputs);
-    manifest.captureJson = captureJson(o, specs);
+    manifest.capture = captureJson(o, specs);
     const DeviceChoice choice = parseDeviceChoice(o.device);
     const c10::Device device = openDevice(choice);
-    manifest.deviceJson = deviceJson(choice);
+    manifest.device = deviceJson(choice);
 
     progress.phase("setup", "loading " + o.model + " on " + choice.text());
     torch::jit::Module module = loadModel(o.model, device);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "torchdevice.h"
 
-#include "report/jsonwriter.h"
 #include "sessionerror.h"
 
 #include <torch/cuda.h>
@@ -64,21 +63,21 @@ std::optional<GpuProperties> gpuProperties([[maybe_unused]] int index)
 #endif
 }
 
-std::string deviceJson(const DeviceChoice& choice)
+io::Json deviceJson(const DeviceChoice& choice)
 {
-    report::JsonWriter w;
-    w.beginObject().key("type").value(choice.cuda ? "cuda" : "cpu");
+    io::Json j = {{"type", choice.cuda ? "cuda" : "cpu"}};
     if (choice.cuda) {
-        w.key("index").value(choice.index);
+        j["index"] = choice.index;
         if (const auto p = gpuProperties(choice.index)) {
-            w.key("name").value(p->name).key("capability").value(std::to_string(p->major) + "." + std::to_string(p->minor));
-            w.key("sms").value(p->sms).key("total_memory").value(p->totalMemory);
+            j["name"] = p->name;
+            j["capability"] = std::to_string(p->major) + "." + std::to_string(p->minor);
+            j["sms"] = p->sms;
+            j["total_memory"] = p->totalMemory;
         }
     } else {
-        w.key("name").value(cpuName());
+        j["name"] = cpuName();
     }
-    w.endObject();
-    return w.text();
+    return j;
 }
 
 std::string cpuName()

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "io/smalljson.h"
+
 #include <c10/core/Device.h>
 
 #include <optional>
@@ -48,7 +50,7 @@ struct GpuProperties
 std::optional<GpuProperties> gpuProperties(int index);
 
 // The manifest's "device" object: {"type": "cuda", "index": 0, "name": ..., "capability": "9.0", ...}.
-std::string deviceJson(const DeviceChoice& choice);
+io::Json deviceJson(const DeviceChoice& choice);
 
 // The CPU's "model name" from /proc/cpuinfo, else "unknown CPU".
 std::string cpuName();

@@ -130,6 +130,13 @@ std::optional<int64_t> parseExactInteger(std::string_view text)
     return scaled->value;
 }
 
+std::string formatShortest(double value)
+{
+    char buffer[64];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    return std::string(buffer, result.ptr);
+}
+
 std::string formatNanosecondsAsMicroseconds(int64_t ns)
 {
     const bool negative = ns < 0;

@@ -20,6 +20,9 @@ inline std::optional<int64_t> parseMicrosecondsAsNanoseconds(std::string_view te
 // "5349368629953.311", 1500 -> "1.5", 2000 -> "2" (no trailing zeros; never through a double).
 std::string formatNanosecondsAsMicroseconds(int64_t ns);
 
+// The shortest text that reads back as the same double (std::to_chars): 2.0 -> "2", 0.1 -> "0.1", 1e+20.
+std::string formatShortest(double value);
+
 // An integer-valued JSON number ("42", "42.0", "4.2e1"); nullopt for fractions or out of range.
 std::optional<int64_t> parseExactInteger(std::string_view text);
 

@@ -2,7 +2,7 @@
 #include "report/overlapreport.h"
 
 #include "io/decimal.h"
-#include "report/jsonwriter.h"
+#include "io/smalljson.h"
 #include "stats/timetext.h"
 #include "stats/torchtable.h"
 #include "trace/trace.h"
@@ -12,6 +12,8 @@ namespace tilescope::report {
 namespace {
 
 double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
+// A timestamp in us: whole microseconds as an integer, else the double nearest ns / 1000 (one rounding).
+io::Json usExact(int64_t ns) { return ns % 1000 == 0 ? io::Json(ns / 1000) : io::Json(us(ns)); }
 std::string share(int64_t part, int64_t whole) { return whole > 0 ? stats::formatFixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + "%" : "-"; }
 
 bool listed(const analysis::DeviceBusy& d, const OverlapReportOptions& options) { return d.hasActivity || options.allDevices; }
@@ -36,50 +38,39 @@ std::string launchCostText(const analysis::LaunchCost& launches)
 
 std::string overlapJson(const trace::Trace& t, const analysis::OverlapReport& r, const OverlapReportOptions& options)
 {
-    JsonWriter w;
-    w.beginObject();
-    w.key("window_start_us").raw(io::formatNanosecondsAsMicroseconds(r.window.start));
-    w.key("window_end_us").raw(io::formatNanosecondsAsMicroseconds(r.window.end));
-    w.key("window_us").value(us(r.window.end - r.window.start));
-    w.key("window_given").value(options.windowGiven);
-    w.key("gpu_devices").value(r.activeDevices());
-    w.key("devices").beginArray();
+    io::Json j;
+    j["window_start_us"] = usExact(r.window.start);
+    j["window_end_us"] = usExact(r.window.end);
+    j["window_us"] = io::jsonNumber(us(r.window.end - r.window.start));
+    j["window_given"] = options.windowGiven;
+    j["gpu_devices"] = r.activeDevices();
+    io::Json& devices = j["devices"] = io::Json::array();
     for (const auto& d : r.devices) {
         if (!listed(d, options))
             continue;
-        w.beginObject();
-        w.key("device").value(d.device);
-        w.key("busy_us").value(us(d.busyNs));
-        w.key("idle_us").value(us(d.idleNs));
-        w.key("utilization").value(d.utilization);
-        w.key("kernels").value(d.kernels);
-        w.key("memcpys").value(d.memcpys);
-        w.key("memsets").value(d.memsets);
-        w.endObject();
+        devices.push_back({{"device", d.device},
+                           {"busy_us", io::jsonNumber(us(d.busyNs))},
+                           {"idle_us", io::jsonNumber(us(d.idleNs))},
+                           {"utilization", io::jsonNumber(d.utilization)},
+                           {"kernels", d.kernels},
+                           {"memcpys", d.memcpys},
+                           {"memsets", d.memsets}});
     }
-    w.endArray();
-    w.key("cpu_busy_us").value(us(r.cpuBusyNs));
-    w.key("cpu_threads").beginArray();
-    for (const auto& th : r.threads) {
-        w.beginObject();
-        w.key("thread").value(threadLabel(t, th));
-        w.key("tid").value(t.strings.view(t.tracks[th.track].tidText));
-        w.key("busy_us").value(us(th.busyNs));
-        w.endObject();
-    }
-    w.endArray();
-    w.key("cpu_gpu_overlap_us").value(us(r.overlapNs));
-    w.key("gpu_idle_while_cpu_busy_us").value(us(r.gpuIdleWhileCpuBusyNs));
-    w.key("both_idle_us").value(us(r.bothIdleNs));
-    w.key("launches").beginObject();
-    w.key("count").value(r.launches.count);
-    w.key("cpu_us").value(us(r.launches.cpuNs));
-    w.key("kernel_us").value(us(r.launches.kernelNs));
-    w.key("costly").value(r.launches.costlyLaunches);
-    w.key("launch_bound").value(r.launches.launchBound());
-    w.endObject();
-    w.endObject();
-    return w.text() + "\n";
+    j["cpu_busy_us"] = io::jsonNumber(us(r.cpuBusyNs));
+    io::Json& threads = j["cpu_threads"] = io::Json::array();
+    for (const auto& th : r.threads)
+        threads.push_back({{"thread", threadLabel(t, th)},
+                           {"tid", std::string(t.strings.view(t.tracks[th.track].tidText))},
+                           {"busy_us", io::jsonNumber(us(th.busyNs))}});
+    j["cpu_gpu_overlap_us"] = io::jsonNumber(us(r.overlapNs));
+    j["gpu_idle_while_cpu_busy_us"] = io::jsonNumber(us(r.gpuIdleWhileCpuBusyNs));
+    j["both_idle_us"] = io::jsonNumber(us(r.bothIdleNs));
+    j["launches"] = {{"count", r.launches.count},
+                     {"cpu_us", io::jsonNumber(us(r.launches.cpuNs))},
+                     {"kernel_us", io::jsonNumber(us(r.launches.kernelNs))},
+                     {"costly", r.launches.costlyLaunches},
+                     {"launch_bound", r.launches.launchBound()}};
+    return io::dumpJson(j) + "\n";
 }
 
 std::string overlapText(const trace::Trace& t, const analysis::OverlapReport& r, const OverlapReportOptions& options)

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "report/sourcereport.h"
 
-#include "report/jsonwriter.h"
-
 #include <algorithm>
 #include <sstream>
 
@@ -10,36 +8,16 @@ namespace tilescope::report {
 
 namespace {
 
-void writeFeatures(JsonWriter& w, const roofline::SourceSummary& s)
+// Adds "features", "tensor_core", "mma_precision", "data_movement" and "conclusion" to `j`.
+void addFeatures(io::Json& j, const roofline::SourceSummary& s)
 {
-    w.key("features").beginArray();
-    for (const auto& f : s.features) {
-        w.beginObject();
-        w.key("name").value(f.name);
-        w.key("meaning").value(f.meaning);
-        w.key("call_sites").value(f.callSites);
-        w.key("lines").beginArray();
-        for (const int l : f.lines)
-            w.value(l);
-        w.endArray();
-        w.endObject();
-    }
-    w.endArray();
-    w.key("tensor_core").value(roofline::tensorCorePathName(s.tensorCore));
-    w.key("mma_precision").value(s.mmaPrecision);
-    w.key("data_movement").beginArray();
-    for (const auto& m : s.dataMovement)
-        w.value(m);
-    w.endArray();
-    w.key("conclusion").value(s.conclusion);
-}
-
-void writeStrings(JsonWriter& w, const char* key, const std::vector<std::string>& list)
-{
-    w.key(key).beginArray();
-    for (const auto& s : list)
-        w.value(s);
-    w.endArray();
+    io::Json& features = j["features"] = io::Json::array();
+    for (const auto& f : s.features)
+        features.push_back({{"name", f.name}, {"meaning", f.meaning}, {"call_sites", f.callSites}, {"lines", f.lines}});
+    j["tensor_core"] = roofline::tensorCorePathName(s.tensorCore);
+    j["mma_precision"] = s.mmaPrecision;
+    j["data_movement"] = s.dataMovement;
+    j["conclusion"] = s.conclusion;
 }
 
 std::string linesText(const std::vector<int>& lines)
@@ -71,23 +49,18 @@ void printSummary(std::ostringstream& out, const roofline::SourceSummary& s, con
 
 std::string sourceInspectionJson(const roofline::SourceInspection& r)
 {
-    JsonWriter w;
-    w.beginObject();
-    w.key("path").value(r.path);
-    writeFeatures(w, r.file);
-    w.key("kernels").beginArray();
+    io::Json j;
+    j["path"] = r.path;
+    addFeatures(j, r.file);
+    io::Json& kernels = j["kernels"] = io::Json::array();
     for (const auto& k : r.kernels) {
-        w.beginObject();
-        w.key("name").value(k.name);
-        w.key("line").value(k.line);
-        writeFeatures(w, k.summary);
-        w.endObject();
+        io::Json kernel = {{"name", k.name}, {"line", k.line}};
+        addFeatures(kernel, k.summary);
+        kernels.push_back(std::move(kernel));
     }
-    w.endArray();
-    writeStrings(w, "includes", r.includes);
-    writeStrings(w, "caveats", r.caveats);
-    w.endObject();
-    return w.text() + "\n";
+    j["includes"] = r.includes;
+    j["caveats"] = r.caveats;
+    return io::dumpJson(j) + "\n";
 }
 
 std::string sourceInspectionText(const roofline::SourceInspection& r)
@@ -107,14 +80,12 @@ std::string sourceInspectionText(const roofline::SourceInspection& r)
     return out.str();
 }
 
-void writeSourceEvidence(JsonWriter& w, const roofline::SourceEvidence& e)
+io::Json sourceEvidenceJson(const roofline::SourceEvidence& e)
 {
-    w.beginObject();
-    w.key("path").value(e.path);
-    w.key("kernel").value(e.kernel);
-    writeFeatures(w, e.summary);
-    writeStrings(w, "caveats", e.caveats);
-    w.endObject();
+    io::Json j = {{"path", e.path}, {"kernel", e.kernel}};
+    addFeatures(j, e.summary);
+    j["caveats"] = e.caveats;
+    return j;
 }
 
 } // namespace tilescope::report

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "report/summaryreport.h"
 
-#include "report/jsonwriter.h"
+#include "io/decimal.h"
+#include "io/smalljson.h"
 
 namespace tilescope::report {
 
@@ -34,41 +35,28 @@ std::string summaryJson(const std::string& tracePath, const stats::KeyAverages& 
 {
     const std::vector<size_t> all = stats::sortedRowOrder(averages, selection.sortBy);
     const std::vector<size_t> rows = selectedRows(averages, selection);
-    JsonWriter w;
-    w.beginObject();
-    w.key("trace").value(tracePath);
-    w.key("sort_by");
-    if (selection.sortBy)
-        w.value(stats::sortKeyName(*selection.sortBy));
-    else
-        w.null();
-    w.key("self_cpu_time_total_us").value(averages.selfCpuTimeTotal(all));
-    w.key("self_device_time_total_us").value(averages.selfDeviceTimeTotal(all));
-    w.key("rows").beginArray();
+    io::Json j;
+    j["trace"] = tracePath;
+    j["sort_by"] = selection.sortBy ? io::Json(stats::sortKeyName(*selection.sortBy)) : io::Json(nullptr);
+    j["self_cpu_time_total_us"] = io::jsonNumber(averages.selfCpuTimeTotal(all));
+    j["self_device_time_total_us"] = io::jsonNumber(averages.selfDeviceTimeTotal(all));
+    io::Json& list = j["rows"] = io::Json::array();
     for (const size_t index : rows) {
         const stats::KeyAverage& r = averages.rows[index];
-        w.beginObject();
-        w.key("key").value(r.key);
-        w.key("input_shapes");
-        if (averages.groupedByInputShape)
-            w.value(r.inputShapes);
-        else
-            w.null();
-        w.key("count").value(r.count);
-        w.key("self_cpu_time_total_us").value(r.selfCpuTimeTotal);
-        w.key("cpu_time_total_us").value(r.cpuTimeTotal);
-        w.key("self_device_time_total_us").value(r.selfDeviceTimeTotal);
-        w.key("device_time_total_us").value(r.deviceTimeTotal);
-        w.key("cpu_memory_usage").value(r.cpuMemoryUsage);
-        w.key("self_cpu_memory_usage").value(r.selfCpuMemoryUsage);
-        w.key("device_memory_usage").value(r.deviceMemoryUsage);
-        w.key("self_device_memory_usage").value(r.selfDeviceMemoryUsage);
-        w.key("flops").value(r.flops);
-        w.endObject();
+        list.push_back({{"key", r.key},
+                        {"input_shapes", averages.groupedByInputShape ? io::Json(r.inputShapes) : io::Json(nullptr)},
+                        {"count", r.count},
+                        {"self_cpu_time_total_us", io::jsonNumber(r.selfCpuTimeTotal)},
+                        {"cpu_time_total_us", io::jsonNumber(r.cpuTimeTotal)},
+                        {"self_device_time_total_us", io::jsonNumber(r.selfDeviceTimeTotal)},
+                        {"device_time_total_us", io::jsonNumber(r.deviceTimeTotal)},
+                        {"cpu_memory_usage", r.cpuMemoryUsage},
+                        {"self_cpu_memory_usage", r.selfCpuMemoryUsage},
+                        {"device_memory_usage", r.deviceMemoryUsage},
+                        {"self_device_memory_usage", r.selfDeviceMemoryUsage},
+                        {"flops", r.flops}});
     }
-    w.endArray();
-    w.endObject();
-    return w.text() + "\n";
+    return io::dumpJson(j) + "\n";
 }
 
 std::string summaryCsv(const stats::KeyAverages& averages, const SummarySelection& selection)
@@ -84,9 +72,9 @@ std::string keyAveragesCsv(const stats::KeyAverages& averages, const std::vector
     for (const size_t index : rows) {
         const stats::KeyAverage& r = averages.rows.at(index);
         out += csvField(r.key) + ',' + csvField(r.inputShapes) + ',' + (r.deviceType == stats::DeviceType::CPU ? "CPU" : "CUDA") + ','
-            + (r.isUserAnnotation ? "true" : "false") + ',' + std::to_string(r.count) + ',' + JsonWriter::number(r.selfCpuTimeTotal)
-            + ',' + JsonWriter::number(r.cpuTimeTotal) + ',' + JsonWriter::number(r.selfDeviceTimeTotal) + ','
-            + JsonWriter::number(r.deviceTimeTotal) + ',' + std::to_string(r.cpuMemoryUsage) + ',' + std::to_string(r.selfCpuMemoryUsage)
+            + (r.isUserAnnotation ? "true" : "false") + ',' + std::to_string(r.count) + ',' + io::formatShortest(r.selfCpuTimeTotal)
+            + ',' + io::formatShortest(r.cpuTimeTotal) + ',' + io::formatShortest(r.selfDeviceTimeTotal) + ','
+            + io::formatShortest(r.deviceTimeTotal) + ',' + std::to_string(r.cpuMemoryUsage) + ',' + std::to_string(r.selfCpuMemoryUsage)
             + ',' + std::to_string(r.deviceMemoryUsage) + ',' + std::to_string(r.selfDeviceMemoryUsage) + ',' + std::to_string(r.flops)
             + '\n';
     }

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "report/traceinfo.h"
 
-#include "io/jsonvalue.h"
+#include "io/smalljson.h"
 #include "io/tracefileerror.h"
-#include "report/jsonwriter.h"
 #include "stats/timetext.h"
 #include "stats/torchtable.h"
 #include "trace/trace.h"
@@ -42,22 +41,16 @@ std::optional<Distributed> summariseDistributed(const std::optional<std::string>
         return std::nullopt;
     Distributed d;
     try {
-        const io::JsonValue info = io::parseSmallJson(*raw, "distributedInfo");
-        const auto text = [&](const char* key) {
-            const io::JsonValue* v = info.find(key);
-            return v && v->type == io::JsonValue::Type::String ? v->text : std::string();
-        };
-        const auto integer = [&](const char* key) {
-            const io::JsonValue* v = info.find(key);
-            return v ? v->integer() : std::nullopt;
-        };
+        const io::Json info = io::parseSmallJson(*raw, "distributedInfo");
+        const auto text = [&](const char* key) { return io::jsonText(info, key); };
+        const auto integer = [&](const char* key) { return io::jsonInteger(io::jsonMember(info, key)); };
         d.backend = text("backend");
         d.ncclVersion = text("nccl_version");
         d.rank = integer("rank");
         d.worldSize = integer("world_size");
         d.groups = integer("pg_count");
-        if (const io::JsonValue* groups = info.find("pg_config"); !d.groups && groups && groups->type == io::JsonValue::Type::Array)
-            d.groups = int64_t(groups->items.size());
+        if (const io::Json* groups = io::jsonMember(info, "pg_config"); !d.groups && groups && groups->is_array())
+            d.groups = int64_t(groups->size());
     } catch (const io::TraceFileError&) {
         // Not an object of the usual shape: say only that the run was distributed.
     }
@@ -218,85 +211,61 @@ std::string traceInfoJson(const std::string& path, const trace::Trace& t)
 {
     const Facts f = gather(t);
     const auto& m = t.meta;
-    JsonWriter w;
-    w.beginObject();
-    w.key("trace").value(path);
-    w.key("format").value(trace::traceFormatName(m.format));
-    w.key("schema_version");
-    m.schemaVersion ? w.value(*m.schemaVersion) : w.null();
-    w.key("input_bytes").value(t.stats.inputBytes);
-    w.key("json_bytes").value(t.stats.decodedBytes);
-    w.key("records").value(t.stats.records);
-    w.key("trace_name").value(m.traceName);
-    w.key("display_time_unit").value(m.displayTimeUnit);
-    w.key("metadata").beginObject();
-    for (const auto& [key, raw] : m.otherKeys)
-        w.key(key).raw(raw);
-    w.endObject();
-    w.key("options").beginArray();
-    for (const std::string& name : f.options)
-        w.value(name);
-    w.endArray();
-    w.key("base_time_ns");
-    m.baseTimeNs ? w.value(*m.baseTimeNs) : w.null();
-    w.key("first_ts_ns").value(t.firstTime());
-    w.key("last_ts_ns").value(t.lastTime());
-    w.key("span_us").value(static_cast<double>(t.lastTime() - t.firstTime()) / 1000.0);
-    w.key("annotation_widening_undone_ns").beginObject();
-    w.key("start").value(m.annotationWideningStart);
-    w.key("end").value(m.annotationWideningEnd);
-    w.endObject();
-    w.key("distributed");
-    if (const auto& d = f.distributed) {
-        const auto optional = [&](const std::optional<int64_t>& v) { v ? w.value(*v) : w.null(); };
-        w.beginObject();
-        w.key("backend").value(d->backend);
-        w.key("rank");
-        optional(d->rank);
-        w.key("world_size");
-        optional(d->worldSize);
-        w.key("process_groups");
-        optional(d->groups);
-        w.key("nccl_version").value(d->ncclVersion);
-        w.endObject();
-    } else {
-        w.null();
-    }
-    w.key("devices").beginArray();
+    // A value the trace holds as raw JSON text (the strict reader has checked it).
+    const auto raw = [](std::string_view json) { return io::parseSmallJson(json, "trace metadata"); };
+    const auto optional = [](const auto& v) { return v ? io::Json(*v) : io::Json(nullptr); };
+    io::Json j;
+    j["trace"] = path;
+    j["format"] = trace::traceFormatName(m.format);
+    j["schema_version"] = optional(m.schemaVersion);
+    j["input_bytes"] = t.stats.inputBytes;
+    j["json_bytes"] = t.stats.decodedBytes;
+    j["records"] = t.stats.records;
+    j["trace_name"] = m.traceName;
+    j["display_time_unit"] = m.displayTimeUnit;
+    io::Json& metadata = j["metadata"] = io::Json::object();
+    for (const auto& [key, text] : m.otherKeys)
+        metadata[key] = raw(text);
+    j["options"] = f.options;
+    j["base_time_ns"] = optional(m.baseTimeNs);
+    j["first_ts_ns"] = t.firstTime();
+    j["last_ts_ns"] = t.lastTime();
+    j["span_us"] = io::jsonNumber(static_cast<double>(t.lastTime() - t.firstTime()) / 1000.0);
+    j["annotation_widening_undone_ns"] = {{"start", m.annotationWideningStart}, {"end", m.annotationWideningEnd}};
+    if (const auto& d = f.distributed)
+        j["distributed"] = {{"backend", d->backend},
+                            {"rank", optional(d->rank)},
+                            {"world_size", optional(d->worldSize)},
+                            {"process_groups", optional(d->groups)},
+                            {"nccl_version", d->ncclVersion}};
+    else
+        j["distributed"] = nullptr;
+    io::Json& devices = j["devices"] = io::Json::array();
     for (const auto& d : m.devices)
-        w.raw(d.rawJson);
-    w.endArray();
-    w.key("events_per_category").beginObject();
+        devices.push_back(raw(d.rawJson));
+    io::Json& perCategory = j["events_per_category"] = io::Json::object();
     for (const auto& [category, count] : f.perCategory)
-        w.key(category).value(count);
-    w.endObject();
-    w.key("tracks").beginArray();
+        perCategory[category] = count;
+    io::Json& tracks = j["tracks"] = io::Json::array();
     for (const size_t i : f.trackOrder) {
         const Track& track = t.tracks[i];
         const trace::Process& p = t.processes[track.process];
-        w.beginObject();
-        w.key("type").value(trackTypeName(track.type));
-        w.key("pid").value(t.strings.view(p.pidText));
-        w.key("tid").value(t.strings.view(track.tidText));
-        w.key("process_name").value(t.strings.view(p.name));
-        w.key("thread_name").value(t.strings.view(track.name));
+        io::Json entry = {{"type", trackTypeName(track.type)},
+                          {"pid", std::string(t.strings.view(p.pidText))},
+                          {"tid", std::string(t.strings.view(track.tidText))},
+                          {"process_name", std::string(t.strings.view(p.name))},
+                          {"thread_name", std::string(t.strings.view(track.name))}};
         if (track.type == Track::Type::GpuStream) {
-            w.key("device").value(track.device);
-            w.key("stream");
-            track.stream ? w.value(*track.stream) : w.null();
+            entry["device"] = track.device;
+            entry["stream"] = optional(track.stream);
         }
-        w.key("events").value(f.perTrack[i]);
-        w.key("max_depth").value(static_cast<int64_t>(track.maxDepth));
-        w.key("overlapping").value(static_cast<int64_t>(track.partialOverlaps));
-        w.endObject();
+        entry["events"] = f.perTrack[i];
+        entry["max_depth"] = static_cast<int64_t>(track.maxDepth);
+        entry["overlapping"] = static_cast<int64_t>(track.partialOverlaps);
+        tracks.push_back(std::move(entry));
     }
-    w.endArray();
-    w.key("warnings").beginArray();
-    for (const std::string& warning : t.stats.warnings)
-        w.value(warning);
-    w.endArray();
-    w.endObject();
-    return w.text() + "\n";
+    j["warnings"] = t.stats.warnings;
+    return io::dumpJson(j) + "\n";
 }
 
 } // namespace tilescope::report

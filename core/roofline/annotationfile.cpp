@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "roofline/annotationfile.h"
 
+#include "io/smalljson.h"
 #include "io/tracefileerror.h"
-#include "report/jsonwriter.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -13,26 +13,24 @@ namespace tilescope::roofline {
 
 std::string annotationsJson(const std::vector<Annotation>& annotations)
 {
-    report::JsonWriter w;
-    w.beginObject().key("annotations").beginArray();
+    io::Json list = io::Json::array();
     for (const Annotation& a : annotations) {
-        w.beginObject();
+        io::Json entry;
         if (!a.region.empty())
-            w.key("region").value(a.region);
+            entry["region"] = a.region;
         else
-            w.key("kernel").value(a.kernel);
+            entry["kernel"] = a.kernel;
         if (a.flops)
-            w.key("flops").value(*a.flops);
+            entry["flops"] = io::jsonNumber(*a.flops);
         if (a.bytes)
-            w.key("bytes").value(*a.bytes);
+            entry["bytes"] = io::jsonNumber(*a.bytes);
         if (!a.roof.empty())
-            w.key("roof").value(a.roof);
+            entry["roof"] = a.roof;
         if (!a.sourcePath.empty())
-            w.key("source").value(a.sourcePath);
-        w.endObject();
+            entry["source"] = a.sourcePath;
+        list.push_back(std::move(entry));
     }
-    w.endArray().endObject();
-    return w.text() + "\n";
+    return io::dumpJson({{"annotations", std::move(list)}}) + "\n";
 }
 
 std::vector<Annotation> saveAnnotations(const std::string& path, const std::vector<Annotation>& annotations)

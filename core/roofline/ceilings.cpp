@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "roofline/ceilings.h"
 
-#include "io/jsonvalue.h"
+#include "io/smalljson.h"
 #include "io/tracefileerror.h"
 #include "trace/trace.h"
 
@@ -15,43 +15,43 @@ extern const char* const kBuiltinDevicesJson; // generated from resources/device
 
 namespace {
 
-std::vector<DeviceEntry> parseDatabase(const io::JsonValue& root, const std::string& name)
+std::vector<DeviceEntry> parseDatabase(const io::Json& root, const std::string& name)
 {
     auto bad = [&](const std::string& problem) { throw io::TraceFileError(name, std::nullopt, problem); };
-    const io::JsonValue* devices = root.find("devices");
-    if (!devices || devices->type != io::JsonValue::Type::Array)
+    const io::Json* devices = io::jsonMember(root, "devices");
+    if (!devices || !devices->is_array())
         bad("expected an object with a 'devices' array");
+    // Lists of strings; anything else in them reads as "" (a token no name has).
+    const auto strings = [](const io::Json* list) {
+        std::vector<std::string> out;
+        if (list && list->is_array())
+            for (const io::Json& t : *list)
+                out.push_back(t.is_string() ? t.get<std::string>() : std::string());
+        return out;
+    };
     std::vector<DeviceEntry> out;
-    for (const io::JsonValue& d : devices->items) {
+    for (const io::Json& d : *devices) {
         DeviceEntry e;
-        const io::JsonValue* id = d.find("id");
-        const io::JsonValue* tokens = d.find("tokens");
-        const io::JsonValue* bw = d.find("mem_bw");
-        if (!id || id->type != io::JsonValue::Type::String || !tokens || tokens->type != io::JsonValue::Type::Array || !bw || !bw->number())
+        const io::Json* id = io::jsonMember(d, "id");
+        const io::Json* tokens = io::jsonMember(d, "tokens");
+        const auto bw = io::jsonDouble(io::jsonMember(d, "mem_bw"));
+        if (!id || !id->is_string() || !tokens || !tokens->is_array() || !bw)
             bad("device entry " + std::to_string(out.size()) + " needs 'id', 'tokens' and 'mem_bw'");
-        e.id = id->text;
-        for (const auto& t : tokens->items)
-            e.tokens.push_back(t.text);
-        if (const auto* w = d.find("without"))
-            for (const auto& t : w->items)
-                e.without.push_back(t.text);
-        if (const auto* cc = d.find("cc"))
-            e.computeCapability = cc->text;
-        if (const auto* sms = d.find("sms"))
-            e.sms = int(sms->integer().value_or(0));
-        if (const auto* v = d.find("min_mem_gib"))
-            e.minMemGiB = v->number();
-        if (const auto* v = d.find("max_mem_gib"))
-            e.maxMemGiB = v->number();
-        if (const auto* v = d.find("provisional"))
-            e.provisional = v->boolean;
-        if (const auto* v = d.find("source"))
-            e.source = v->text;
-        auto rate = [&](const char* key) {
-            const io::JsonValue* v = d.find(key);
-            return v ? v->number().value_or(0.0) : 0.0;
-        };
-        e.peaks = {*bw->number(), rate("fp64"), rate("fp32"), rate("tf32"), rate("bf16"), rate("fp16"), rate("fp8"), rate("int8")};
+        e.id = id->get<std::string>();
+        e.tokens = strings(tokens);
+        e.without = strings(io::jsonMember(d, "without"));
+        e.computeCapability = io::jsonText(d, "cc");
+        if (const io::Json* sms = io::jsonMember(d, "sms"))
+            e.sms = int(io::jsonInteger(sms).value_or(0));
+        if (const io::Json* v = io::jsonMember(d, "min_mem_gib"))
+            e.minMemGiB = io::jsonDouble(v);
+        if (const io::Json* v = io::jsonMember(d, "max_mem_gib"))
+            e.maxMemGiB = io::jsonDouble(v);
+        if (const io::Json* v = io::jsonMember(d, "provisional"))
+            e.provisional = v->is_boolean() && v->get<bool>();
+        e.source = io::jsonText(d, "source");
+        auto rate = [&](const char* key) { return io::jsonDouble(io::jsonMember(d, key)).value_or(0.0); };
+        e.peaks = {*bw, rate("fp64"), rate("fp32"), rate("tf32"), rate("bf16"), rate("fp16"), rate("fp8"), rate("int8")};
         out.push_back(std::move(e));
     }
     return out;
@@ -113,15 +113,16 @@ DeviceMatch matchDevice(const std::vector<DeviceEntry>& database, const trace::D
 
 MeasuredCeilings loadMeasuredCeilings(const std::string& path)
 {
-    const io::JsonValue root = io::readSmallJsonFile(path);
-    if (!root.isObject())
+    const io::Json root = io::readSmallJsonFile(path);
+    if (!root.is_object())
         throw io::TraceFileError(path, std::nullopt, "expected a JSON object of measured ceilings");
     MeasuredCeilings m;
     auto take = [&](const char* key, std::optional<double>& into) {
-        if (const io::JsonValue* v = root.find(key)) {
-            if (!v->number() || *v->number() <= 0)
+        if (const io::Json* v = io::jsonMember(root, key)) {
+            const auto value = io::jsonDouble(v);
+            if (!value || *value <= 0)
                 throw io::TraceFileError(path, std::nullopt, std::string("'") + key + "' must be a positive number");
-            into = v->number();
+            into = value;
         }
     };
     take("copy_bytes_per_s", m.memoryBytesPerS);
@@ -133,8 +134,7 @@ MeasuredCeilings loadMeasuredCeilings(const std::string& path)
     take("fp64_mm_flops_per_s", m.fp64);
     if (!m.memoryBytesPerS && !m.fp32 && !m.tf32 && !m.bf16 && !m.fp16 && !m.fp8 && !m.fp64)
         throw io::TraceFileError(path, std::nullopt, "no known ceiling keys (copy_bytes_per_s, bf16_mm_flops_per_s, ...)");
-    if (const io::JsonValue* gpu = root.find("gpu"))
-        m.gpu = gpu->text;
+    m.gpu = io::jsonText(root, "gpu");
     return m;
 }
 

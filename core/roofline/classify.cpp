@@ -3,7 +3,7 @@
 
 #include "roofline/workestimate.h"
 
-#include "io/jsonvalue.h"
+#include "io/smalljson.h"
 #include "io/tracefileerror.h"
 #include "stats/torchtable.h"
 #include "trace/trace.h"
@@ -377,30 +377,28 @@ std::string workSourceText(const Classification& c)
 
 std::vector<Annotation> loadAnnotations(const std::string& path)
 {
-    const io::JsonValue root = io::readSmallJsonFile(path);
-    const io::JsonValue* list = root.find("annotations");
-    if (!list || list->type != io::JsonValue::Type::Array)
+    const io::Json root = io::readSmallJsonFile(path);
+    const io::Json* list = io::jsonMember(root, "annotations");
+    if (!list || !list->is_array())
         throw io::TraceFileError(path, std::nullopt, "expected an object with an 'annotations' array");
     std::vector<Annotation> out;
-    for (const io::JsonValue& v : list->items) {
+    for (const io::Json& v : *list) {
         Annotation a;
-        const auto* region = v.find("region");
-        const auto* kernel = v.find("kernel");
+        const io::Json* region = io::jsonMember(v, "region");
+        const io::Json* kernel = io::jsonMember(v, "kernel");
         if ((!region && !kernel) || (region && kernel))
             throw io::TraceFileError(path, std::nullopt, "annotation " + std::to_string(out.size()) + " needs exactly one of 'region' or 'kernel'");
-        (region ? a.region : a.kernel) = (region ? region : kernel)->text;
-        if (const auto* f = v.find("flops"))
-            a.flops = f->number();
-        if (const auto* b = v.find("bytes"))
-            a.bytes = b->number();
-        if (const auto* r = v.find("roof"))
-            a.roof = r->text;
-        if (const auto* src = v.find("source")) {
-            std::filesystem::path file(src->text);
+        (region ? a.region : a.kernel) = io::jsonText(v, region ? "region" : "kernel");
+        a.flops = io::jsonDouble(io::jsonMember(v, "flops"));
+        a.bytes = io::jsonDouble(io::jsonMember(v, "bytes"));
+        a.roof = io::jsonText(v, "roof");
+        if (io::jsonMember(v, "source")) {
+            const std::string sourcePath = io::jsonText(v, "source");
+            std::filesystem::path file(sourcePath);
             if (file.is_relative())
                 file = std::filesystem::path(path).parent_path() / file;
             a.source = inspectGeneratedSourceFile(file.string());
-            a.sourcePath = src->text;
+            a.sourcePath = sourcePath;
         }
         if (!a.flops && !a.bytes && !a.source)
             throw io::TraceFileError(path, std::nullopt, "annotation " + std::to_string(out.size()) + " gives neither 'flops' nor 'bytes' (nor a 'source')");

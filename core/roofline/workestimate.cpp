@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "roofline/workestimate.h"
 
-#include "io/jsonvalue.h"
+#include "io/smalljson.h"
 #include "io/tracefileerror.h"
 #include "stats/torchtable.h"
 #include "trace/trace.h"
@@ -565,9 +565,9 @@ std::optional<Collective> collectiveOf(const trace::Trace& t, uint32_t kernel)
     std::string groupFrom = "Group size";
     if (!c.groupSize && t.meta.distributedInfo) {
         try {
-            const io::JsonValue info = io::parseSmallJson(*t.meta.distributedInfo, "distributedInfo");
-            if (const auto* w = info.find("world_size"))
-                c.groupSize = w->integer();
+            const io::Json info = io::parseSmallJson(*t.meta.distributedInfo, "distributedInfo");
+            if (const io::Json* w = io::jsonMember(info, "world_size"))
+                c.groupSize = io::jsonInteger(w);
             groupFrom = "the trace's distributedInfo world_size";
         } catch (const io::TraceFileError&) {
         }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "session/harnessexport.h"
 
+#include "io/smalljson.h"
 #include "io/textfile.h"
 #include "io/tracefileerror.h"
-#include "report/jsonwriter.h"
 
 #include <filesystem>
 #include <stdexcept>
@@ -21,8 +21,7 @@ std::string exportHarness(const SessionConfig& config, const std::string& harnes
         throw std::invalid_argument("the harness has no 'EMBEDDED_CONFIG = None' line");
     const size_t lineEnd = harnessText.find('\n', at + 1);
     // A JSON string literal is also a valid Python string literal, so the config travels byte for byte.
-    std::string literal;
-    report::JsonWriter::appendEscaped(literal, toJson(config));
+    const std::string literal = io::dumpJson(toJson(config));
     std::string out = harnessText.substr(0, at + 1);
     out += "EMBEDDED_CONFIG = json.loads(" + literal + ")  # exported by TileScope";
     out += lineEnd == std::string::npos ? std::string("\n") : harnessText.substr(lineEnd);

@@ -2,7 +2,6 @@
 #include "session/manifestwriter.h"
 
 #include "io/textfile.h"
-#include "report/jsonwriter.h"
 #include "session/sessionfiles.h"
 
 #include <filesystem>
@@ -11,27 +10,23 @@ namespace tilescope::session {
 
 std::string manifestJson(const ManifestRecord& m)
 {
-    report::JsonWriter w;
-    w.beginObject().key("version").value(1).key("mode").value(m.mode).key("status").value(m.ok ? "ok" : "failed");
+    io::Json j = {{"version", 1}, {"mode", m.mode}, {"status", m.ok ? "ok" : "failed"}};
     if (!m.torch.empty())
-        w.key("torch").value(m.torch);
+        j["torch"] = m.torch;
     if (!m.profiler.empty())
-        w.key("profiler").value(m.profiler);
-    if (!m.deviceJson.empty())
-        w.key("device").raw(m.deviceJson);
+        j["profiler"] = m.profiler;
+    if (!m.device.is_null())
+        j["device"] = m.device;
     if (!m.trace.empty())
-        w.key("trace").value(m.trace);
+        j["trace"] = m.trace;
     if (!m.calibration.empty())
-        w.key("calibration").value(m.calibration);
-    if (!m.captureJson.empty())
-        w.key("capture").raw(m.captureJson);
+        j["calibration"] = m.calibration;
+    if (!m.capture.is_null())
+        j["capture"] = m.capture;
     if (!m.error.empty())
-        w.key("error").value(m.error);
-    w.key("notes").beginArray();
-    for (const std::string& note : m.notes)
-        w.value(note);
-    w.endArray().endObject();
-    return w.text() + "\n";
+        j["error"] = m.error;
+    j["notes"] = m.notes;
+    return io::dumpJson(j) + "\n";
 }
 
 std::string writeSessionManifest(const std::string& dir, const ManifestRecord& manifest)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "io/smalljson.h"
+
 #include <string>
 #include <vector>
 
@@ -14,10 +16,10 @@ struct ManifestRecord
     bool ok = false;          // "status": "ok" or "failed"
     std::string torch;        // the torch version; left out when empty
     std::string profiler;     // "kineto" or "legacy"; empty when nothing was profiled
-    std::string deviceJson;   // a JSON object; empty when not known
+    io::Json device;          // a JSON object; null when not known
     std::string trace;        // paths relative to DIR, empty when not produced
     std::string calibration;
-    std::string captureJson;  // a JSON object describing what ran (model, inputs, counts, options)
+    io::Json capture;         // a JSON object describing what ran (model, inputs, counts, options); null before
     std::string error;        // the failure, when !ok
     std::vector<std::string> notes;
 };

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "session/sessionconfig.h"
 
-#include "io/jsonvalue.h"
+#include "io/smalljson.h"
 #include "io/tracefileerror.h"
-#include "report/jsonwriter.h"
 
 #include <filesystem>
 
@@ -19,7 +18,7 @@ constexpr std::pair<SessionMode, const char*> kModes[] = {
 
 struct Reader
 {
-    const io::JsonValue& object;
+    const io::Json& object;
     const std::string& source;
 
     [[noreturn]] void fail(const std::string& key, const char* want) const
@@ -28,40 +27,40 @@ struct Reader
     }
     void string(const char* key, std::string& out) const
     {
-        if (const io::JsonValue* v = object.find(key)) {
-            if (v->type != io::JsonValue::Type::String)
+        if (const io::Json* v = io::jsonMember(object, key)) {
+            if (!v->is_string())
                 fail(key, "a string");
-            out = v->text;
+            out = v->get<std::string>();
         }
     }
     void boolean(const char* key, bool& out) const
     {
-        if (const io::JsonValue* v = object.find(key)) {
-            if (v->type != io::JsonValue::Type::Bool)
+        if (const io::Json* v = io::jsonMember(object, key)) {
+            if (!v->is_boolean())
                 fail(key, "true or false");
-            out = v->boolean;
+            out = v->get<bool>();
         }
     }
     void number(const char* key, double& out) const
     {
-        if (const io::JsonValue* v = object.find(key)) {
-            if (!v->number())
+        if (const io::Json* v = io::jsonMember(object, key)) {
+            if (!v->is_number())
                 fail(key, "a number");
-            out = *v->number();
+            out = v->get<double>();
         }
     }
     void optionalNumber(const char* key, std::optional<double>& out) const
     {
-        if (const io::JsonValue* v = object.find(key); v && v->type != io::JsonValue::Type::Null) {
-            if (!v->number())
+        if (const io::Json* v = io::jsonMember(object, key); v && !v->is_null()) {
+            if (!v->is_number())
                 fail(key, "a number or null");
-            out = *v->number();
+            out = v->get<double>();
         }
     }
     void integer(const char* key, int& out, int minimum) const
     {
-        if (const io::JsonValue* v = object.find(key)) {
-            const auto i = v->integer();
+        if (const io::Json* v = io::jsonMember(object, key)) {
+            const auto i = io::jsonInteger(v);
             if (!i || *i < minimum || *i > 1000000000)
                 fail(key, minimum == 0 ? "a whole number >= 0" : "a whole number >= 1");
             out = static_cast<int>(*i);
@@ -89,71 +88,55 @@ std::optional<SessionMode> modeFromName(const std::string& name)
 
 std::string toJson(const SessionConfig& c)
 {
-    report::JsonWriter w;
-    w.beginObject();
-    w.key("version").value(1);
-    w.key("mode").value(modeName(c.mode));
-    w.key("script").value(c.script);
-    w.key("args").beginArray();
-    for (const std::string& a : c.args)
-        w.value(a);
-    w.endArray();
-    w.key("kernel").value(c.kernel);
-    w.key("reference").value(c.reference);
-    w.key("kernel_factory").value(c.kernelFactory);
-    w.key("inputs").value(c.inputs);
-    w.key("torchscript").value(c.torchscript);
-    w.key("command").value(c.command);
-    w.key("python").value(c.python);
-    w.key("env").beginObject();
+    io::Json j;
+    j["version"] = 1;
+    j["mode"] = modeName(c.mode);
+    j["script"] = c.script;
+    j["args"] = c.args;
+    j["kernel"] = c.kernel;
+    j["reference"] = c.reference;
+    j["kernel_factory"] = c.kernelFactory;
+    j["inputs"] = c.inputs;
+    j["torchscript"] = c.torchscript;
+    j["command"] = c.command;
+    j["python"] = c.python;
+    io::Json& env = j["env"] = io::Json::object();
     for (const auto& [k, v] : c.environment)
-        w.key(k).value(v);
-    w.endObject();
-    w.key("cwd").value(c.workingDirectory);
-    w.key("device").value(c.device);
-    w.key("activities").beginArray();
+        env[k] = v;
+    j["cwd"] = c.workingDirectory;
+    j["device"] = c.device;
+    io::Json& activities = j["activities"] = io::Json::array();
     if (c.cpuActivity)
-        w.value("cpu");
+        activities.push_back("cpu");
     if (c.cudaActivity)
-        w.value("cuda");
-    w.endArray();
-    w.key("warmup").value(c.warmupIterations);
-    w.key("iters").value(c.measuredIterations);
-    w.key("schedule");
-    if (c.schedule) {
-        w.beginObject();
-        w.key("wait").value(c.schedule->wait).key("warmup").value(c.schedule->warmup);
-        w.key("active").value(c.schedule->active).key("repeat").value(c.schedule->repeat);
-        w.endObject();
-    } else {
-        w.null();
-    }
-    w.key("record_shapes").value(c.recordShapes);
-    w.key("profile_memory").value(c.profileMemory);
-    w.key("with_stack").value(c.withStack);
-    w.key("with_flops").value(c.withFlops);
-    const auto optional = [&](const char* key, const std::optional<double>& v) {
-        w.key(key);
-        v ? (void)w.value(*v) : (void)w.null();
-    };
-    optional("flops", c.flopsPerCall);
-    optional("bytes", c.bytesPerCall);
-    optional("ref_flops", c.refFlopsPerCall);
-    optional("ref_bytes", c.refBytesPerCall);
-    w.key("rtol").value(c.rtol);
-    w.key("atol").value(c.atol);
-    w.key("quick").value(c.quick);
-    w.key("out").value(c.outputDirectory);
-    w.key("timeout_s").value(c.timeoutSeconds);
-    w.endObject();
-    return w.text() + "\n";
+        activities.push_back("cuda");
+    j["warmup"] = c.warmupIterations;
+    j["iters"] = c.measuredIterations;
+    if (c.schedule)
+        j["schedule"] = {{"wait", c.schedule->wait}, {"warmup", c.schedule->warmup}, {"active", c.schedule->active}, {"repeat", c.schedule->repeat}};
+    else
+        j["schedule"] = nullptr;
+    j["record_shapes"] = c.recordShapes;
+    j["profile_memory"] = c.profileMemory;
+    j["with_stack"] = c.withStack;
+    j["with_flops"] = c.withFlops;
+    j["flops"] = io::jsonNumber(c.flopsPerCall);
+    j["bytes"] = io::jsonNumber(c.bytesPerCall);
+    j["ref_flops"] = io::jsonNumber(c.refFlopsPerCall);
+    j["ref_bytes"] = io::jsonNumber(c.refBytesPerCall);
+    j["rtol"] = io::jsonNumber(c.rtol);
+    j["atol"] = io::jsonNumber(c.atol);
+    j["quick"] = c.quick;
+    j["out"] = c.outputDirectory;
+    j["timeout_s"] = io::jsonNumber(c.timeoutSeconds);
+    return io::dumpJson(j) + "\n";
 }
 
 namespace {
 
-SessionConfig sessionConfigFromValue(const io::JsonValue& root, const std::string& sourceName)
+SessionConfig sessionConfigFromValue(const io::Json& root, const std::string& sourceName)
 {
-    if (!root.isObject())
+    if (!root.is_object())
         throw io::TraceFileError(sourceName, std::nullopt, "session config: expected a JSON object");
     const Reader r{root, sourceName};
     SessionConfig c;
@@ -165,13 +148,13 @@ SessionConfig sessionConfigFromValue(const io::JsonValue& root, const std::strin
                                  "session config: unknown mode '" + mode + "' (script, kernel, torchscript, command, calibrate)");
     c.mode = *m;
     r.string("script", c.script);
-    if (const io::JsonValue* args = root.find("args")) {
-        if (args->type != io::JsonValue::Type::Array)
+    if (const io::Json* args = io::jsonMember(root, "args")) {
+        if (!args->is_array())
             r.fail("args", "a list of strings");
-        for (const io::JsonValue& a : args->items) {
-            if (a.type != io::JsonValue::Type::String)
+        for (const io::Json& a : *args) {
+            if (!a.is_string())
                 r.fail("args", "a list of strings");
-            c.args.push_back(a.text);
+            c.args.push_back(a.get<std::string>());
         }
     }
     r.string("kernel", c.kernel);
@@ -181,25 +164,25 @@ SessionConfig sessionConfigFromValue(const io::JsonValue& root, const std::strin
     r.string("torchscript", c.torchscript);
     r.string("command", c.command);
     r.string("python", c.python);
-    if (const io::JsonValue* env = root.find("env")) {
-        if (!env->isObject())
+    if (const io::Json* env = io::jsonMember(root, "env")) {
+        if (!env->is_object())
             r.fail("env", "an object of strings");
-        for (size_t i = 0; i < env->keys.size(); ++i) {
-            if (env->values[i].type != io::JsonValue::Type::String)
-                r.fail("env." + env->keys[i], "a string");
-            c.environment.emplace_back(env->keys[i], env->values[i].text);
+        for (const auto& [key, value] : env->items()) {
+            if (!value.is_string())
+                r.fail("env." + key, "a string");
+            c.environment.emplace_back(key, value.get<std::string>());
         }
     }
     r.string("cwd", c.workingDirectory);
     r.string("device", c.device);
-    if (const io::JsonValue* acts = root.find("activities")) {
-        if (acts->type != io::JsonValue::Type::Array)
+    if (const io::Json* acts = io::jsonMember(root, "activities")) {
+        if (!acts->is_array())
             r.fail("activities", "a list of \"cpu\" and \"cuda\"");
         c.cpuActivity = c.cudaActivity = false;
-        for (const io::JsonValue& a : acts->items) {
-            if (a.type == io::JsonValue::Type::String && a.text == "cpu")
+        for (const io::Json& a : *acts) {
+            if (a == "cpu")
                 c.cpuActivity = true;
-            else if (a.type == io::JsonValue::Type::String && a.text == "cuda")
+            else if (a == "cuda")
                 c.cudaActivity = true;
             else
                 r.fail("activities", "a list of \"cpu\" and \"cuda\"");
@@ -207,8 +190,8 @@ SessionConfig sessionConfigFromValue(const io::JsonValue& root, const std::strin
     }
     r.integer("warmup", c.warmupIterations, 0);
     r.integer("iters", c.measuredIterations, 1);
-    if (const io::JsonValue* s = root.find("schedule"); s && s->type != io::JsonValue::Type::Null) {
-        if (!s->isObject())
+    if (const io::Json* s = io::jsonMember(root, "schedule"); s && !s->is_null()) {
+        if (!s->is_object())
             r.fail("schedule", "null or {\"wait\", \"warmup\", \"active\", \"repeat\"}");
         ProfileSchedule ps;
         const Reader sr{*s, sourceName};

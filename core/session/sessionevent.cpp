@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "session/sessionevent.h"
 
-#include "io/jsonvalue.h"
+#include "io/smalljson.h"
 #include "io/tracefileerror.h"
-#include "report/jsonwriter.h"
 #include "session/sessionfiles.h"
 
 namespace tilescope::session {
@@ -11,15 +10,10 @@ namespace tilescope::session {
 namespace {
 constexpr std::string_view kPrefix = kProgressPrefix;
 
-std::string text(const io::JsonValue& o, const char* key)
+std::string text(const io::Json& o, const char* key) { return io::jsonText(o, key); }
+int integer(const io::Json& o, const char* key)
 {
-    const io::JsonValue* v = o.find(key);
-    return v && v->type == io::JsonValue::Type::String ? v->text : std::string();
-}
-int integer(const io::JsonValue& o, const char* key)
-{
-    const io::JsonValue* v = o.find(key);
-    const auto i = v ? v->integer() : std::nullopt;
+    const auto i = io::jsonInteger(io::jsonMember(o, key));
     return i && *i >= 0 && *i < (1 << 30) ? static_cast<int>(*i) : -1;
 }
 } // namespace
@@ -31,13 +25,13 @@ SessionEvent parseSessionLine(const std::string& line, bool fromStderr)
     e.message = line;
     if (fromStderr || line.compare(0, kPrefix.size(), kPrefix) != 0)
         return e;
-    io::JsonValue o;
+    io::Json o;
     try {
         o = io::parseSmallJson(std::string_view(line).substr(kPrefix.size()), "progress line");
     } catch (const io::TraceFileError&) {
         return e;
     }
-    if (!o.isObject())
+    if (!o.is_object())
         return e;
     const std::string kind = text(o, "event");
     if (kind == "phase") {
@@ -68,40 +62,33 @@ SessionEvent parseSessionLine(const std::string& line, bool fromStderr)
 
 std::string phaseLine(std::string_view phase, std::string_view message, std::optional<int> step, std::optional<int> of)
 {
-    report::JsonWriter w;
-    w.beginObject().key("event").value("phase").key("phase").value(phase);
+    io::Json j = {{"event", "phase"}, {"phase", std::string(phase)}};
     if (step)
-        w.key("step").value(*step);
+        j["step"] = *step;
     if (of)
-        w.key("of").value(*of);
-    w.key("message").value(message).endObject();
-    return kProgressPrefix + w.text();
+        j["of"] = *of;
+    j["message"] = std::string(message);
+    return kProgressPrefix + io::dumpJson(j);
 }
 
 std::string artifactLine(std::string_view artifactKind, std::string_view absolutePath)
 {
-    report::JsonWriter w;
-    w.beginObject().key("event").value("artifact").key("kind").value(artifactKind).key("path").value(absolutePath).endObject();
-    return kProgressPrefix + w.text();
+    return kProgressPrefix + io::dumpJson({{"event", "artifact"}, {"kind", std::string(artifactKind)}, {"path", std::string(absolutePath)}});
 }
 
 std::string resultLine(std::string_view manifestPath, std::string_view calibrationPath)
 {
-    report::JsonWriter w;
-    w.beginObject().key("event").value("result");
+    io::Json j = {{"event", "result"}};
     if (!manifestPath.empty())
-        w.key("manifest").value(manifestPath);
+        j["manifest"] = std::string(manifestPath);
     if (!calibrationPath.empty())
-        w.key("calibration").value(calibrationPath);
-    w.endObject();
-    return kProgressPrefix + w.text();
+        j["calibration"] = std::string(calibrationPath);
+    return kProgressPrefix + io::dumpJson(j);
 }
 
 std::string errorLine(std::string_view message)
 {
-    report::JsonWriter w;
-    w.beginObject().key("event").value("error").key("message").value(message).endObject();
-    return kProgressPrefix + w.text();
+    return kProgressPrefix + io::dumpJson({{"event", "error"}, {"message", std::string(message)}});
 }
 
 } // namespace tilescope::session

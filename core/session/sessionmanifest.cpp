@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "session/sessionmanifest.h"
 
-#include "io/jsonvalue.h"
+#include "io/smalljson.h"
 #include "io/tracefileerror.h"
 #include "session/sessionfiles.h"
 
@@ -12,11 +12,7 @@ namespace tilescope::session {
 namespace fs = std::filesystem;
 
 namespace {
-std::string text(const io::JsonValue& o, const char* key)
-{
-    const io::JsonValue* v = o.find(key);
-    return v && v->type == io::JsonValue::Type::String ? v->text : std::string();
-}
+std::string text(const io::Json& o, const char* key) { return io::jsonText(o, key); }
 std::string resolved(const fs::path& dir, const std::string& relative)
 {
     if (relative.empty())
@@ -28,8 +24,8 @@ std::string resolved(const fs::path& dir, const std::string& relative)
 
 SessionManifest readSessionManifest(const std::string& path)
 {
-    const io::JsonValue root = io::readSmallJsonFile(path);
-    if (!root.isObject() || !root.find("status"))
+    const io::Json root = io::readSmallJsonFile(path);
+    if (!io::jsonMember(root, "status"))
         throw io::TraceFileError(path, std::nullopt, "not a TileScope session manifest (no \"status\")");
     const fs::path dir = fs::absolute(fs::path(path)).parent_path();
     SessionManifest m;
@@ -37,33 +33,33 @@ SessionManifest readSessionManifest(const std::string& path)
     m.status = text(root, "status");
     m.torch = text(root, "torch");
     m.profiler = text(root, "profiler");
-    if (const io::JsonValue* d = root.find("device"); d && d->isObject())
+    if (const io::Json* d = io::jsonMember(root, "device"); d && d->is_object())
         m.deviceName = text(*d, "name");
     m.trace = resolved(dir, text(root, "trace"));
     m.keyAverages = resolved(dir, text(root, "key_averages"));
     m.annotations = resolved(dir, text(root, "annotations"));
     m.calibration = resolved(dir, text(root, "calibration"));
-    if (const io::JsonValue* s = root.find("sources"); s && s->type == io::JsonValue::Type::Array)
-        for (const io::JsonValue& item : s->items)
-            if (item.isObject())
+    if (const io::Json* s = io::jsonMember(root, "sources"); s && s->is_array())
+        for (const io::Json& item : *s)
+            if (item.is_object())
                 m.sources.push_back({text(item, "kernel"), resolved(dir, text(item, "path"))});
-    if (const io::JsonValue* c = root.find("checks"); c && c->type == io::JsonValue::Type::Array)
-        for (const io::JsonValue& item : c->items) {
-            if (!item.isObject())
+    if (const io::Json* c = io::jsonMember(root, "checks"); c && c->is_array())
+        for (const io::Json& item : *c) {
+            if (!item.is_object())
                 continue;
             SessionCheck check;
             check.name = text(item, "name");
-            if (const io::JsonValue* p = item.find("passed"))
-                check.passed = p->type == io::JsonValue::Type::Bool && p->boolean;
-            if (const io::JsonValue* e = item.find("max_abs_error"))
-                check.maxAbsError = e->number();
+            if (const io::Json* p = io::jsonMember(item, "passed"))
+                check.passed = p->is_boolean() && p->get<bool>();
+            if (const io::Json* e = io::jsonMember(item, "max_abs_error"))
+                check.maxAbsError = io::jsonDouble(e);
             check.detail = text(item, "detail");
             m.checks.push_back(check);
         }
-    if (const io::JsonValue* n = root.find("notes"); n && n->type == io::JsonValue::Type::Array)
-        for (const io::JsonValue& item : n->items)
-            if (item.type == io::JsonValue::Type::String)
-                m.notes.push_back(item.text);
+    if (const io::Json* n = io::jsonMember(root, "notes"); n && n->is_array())
+        for (const io::Json& item : *n)
+            if (item.is_string())
+                m.notes.push_back(item.get<std::string>());
     return m;
 }
 

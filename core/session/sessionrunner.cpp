@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "session/sessionrunner.h"
 
+#include "io/decimal.h"
+#include "io/smalljson.h"
 #include "io/textfile.h"
 #include "io/tracefileerror.h"
-#include "report/jsonwriter.h"
 #include "session/childprocess.h"
 #include "session/commandline.h"
 #include "session/manifestwriter.h"
@@ -269,7 +270,7 @@ SessionResult runSession(const SessionConfig& input, const SessionTools& tools,
         result.error = "cancelled: the session's processes were ended";
     } else if (outcome.timedOut) {
         result.status = SessionResult::Status::TimedOut;
-        result.error = "timed out after " + report::JsonWriter::number(c.timeoutSeconds) +
+        result.error = "timed out after " + io::formatShortest(c.timeoutSeconds) +
                        " s: the session's processes were ended";
     } else if (!outcome.started) {
         result.error = outcome.startError;

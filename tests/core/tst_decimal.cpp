@@ -65,6 +65,14 @@ private slots:
         QVERIFY(!parseExactInteger("9223372036854775808"));
         QVERIFY(!parseExactInteger("1e30"));
     }
+
+    void shortestDoubles()
+    {
+        QCOMPARE(tilescope::io::formatShortest(2.0), std::string("2"));
+        QCOMPARE(tilescope::io::formatShortest(0.1), std::string("0.1"));
+        QCOMPARE(tilescope::io::formatShortest(1234.5678), std::string("1234.5678"));
+        QCOMPARE(tilescope::io::formatShortest(1e20), std::string("1e+20"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestDecimal)

@@ -12,7 +12,7 @@
 #include "session/sessionrunner.h"
 #include "stats/keyaverages.h"
 #include "trace/traceloader.h"
-#include "io/jsonvalue.h"
+#include "io/smalljson.h"
 #include "io/tracefileerror.h"
 #include "testutil.h"
 
@@ -222,7 +222,7 @@ private slots:
         m.ok = true;
         m.torch = "2.11.0";
         m.profiler = "kineto";
-        m.deviceJson = "{\"name\": \"H200\"}";
+        m.device = {{"name", "H200"}};
         m.trace = kTraceFile;
         m.notes = {"one", "two"};
         const std::string path = writeSessionManifest(dir, m);
@@ -262,12 +262,12 @@ private slots:
         QCOMPARE(countPrefixed(*t, "ProfilerStep#"), 3);      // the active window only
         QCOMPARE(testutil::countNamed(*t, "train_step"), 3);
         // torch's own key_averages (written by the harness) equals TileScope's, key by key.
-        const io::JsonValue ref = io::readSmallJsonFile(r.keyAveragesPath);
+        const io::Json ref = io::readSmallJsonFile(r.keyAveragesPath);
         std::map<std::string, int64_t> torchCounts, ours;
         std::map<std::string, double> torchSelf, oursSelf;
-        for (const io::JsonValue& row : ref.find("rows")->items) {
-            torchCounts[row.find("key")->text] = *row.find("count")->integer();
-            torchSelf[row.find("key")->text] = *row.find("self_cpu_time_total_us")->number();
+        for (const io::Json& row : ref.at("rows")) {
+            torchCounts[row.at("key").get<std::string>()] = *io::jsonInteger(io::jsonMember(row, "count"));
+            torchSelf[row.at("key").get<std::string>()] = *io::jsonDouble(io::jsonMember(row, "self_cpu_time_total_us"));
         }
         for (const stats::KeyAverage& row : stats::computeKeyAverages(*t).rows) {
             ours[row.key] = row.count;

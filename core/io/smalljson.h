@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tilescope::io {
+
+// Small JSON documents (configs, annotations, ceilings, manifests, CLI output) through nlohmann/json.
+// Members keep the order they were written or read in. Traces never come here: they are streamed by
+// JsonReader (jsonreader.h).
+using Json = nlohmann::ordered_json;
+
+// Parses a whole small document (at most 16 MiB); parse errors become one-line TraceFileErrors naming
+// `name`, the byte and the problem.
+Json parseSmallJson(std::string_view text, const std::string& name);
+// Reads (a .gz is inflated) and parses a small JSON file; errors name the file.
+Json readSmallJsonFile(const std::string& path);
+
+// A double as TileScope writes it: whole values whose shortest spelling has no exponent as integers
+// ("2", not "2.0"; 4.8e12 stays a double), non-finite values as null, everything else in a shortest
+// text that reads back as the same double.
+Json jsonNumber(double value);
+Json jsonNumber(const std::optional<double>& value); // null when absent
+
+// A member of an object; nullptr when `object` is no object or has no such member.
+const Json* jsonMember(const Json& object, std::string_view key);
+// The value's text when it is a string, else "".
+std::string jsonString(const Json& value);
+// The member's text when it is a string, else "".
+std::string jsonText(const Json& object, std::string_view key);
+// A number's value; nullopt for anything else.
+std::optional<double> jsonDouble(const Json* value);
+// A whole number ("42", "42.0", "4.2e1") that fits int64; nullopt for fractions and anything else.
+std::optional<int64_t> jsonInteger(const Json* value);
+
+// Compact text, or with `indent` spaces per level (as Python's json.dump(indent=N)); bytes that are
+// not UTF-8 become U+FFFD instead of failing the whole output.
+std::string dumpJson(const Json& value, int indent = -1);
+
+} // namespace tilescope::io
