@@ -2,12 +2,8 @@
 #include "roofline/annotationfile.h"
 
 #include "io/smalljson.h"
+#include "io/textfile.h"
 #include "io/tracefileerror.h"
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
 
 namespace tilescope::roofline {
 
@@ -35,25 +31,13 @@ std::string annotationsJson(const std::vector<Annotation>& annotations)
 
 std::vector<Annotation> saveAnnotations(const std::string& path, const std::vector<Annotation>& annotations)
 {
-    const std::string temporary = path + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << annotationsJson(annotations);
-        out.close();
-        if (!out)
-            throw io::TraceFileError(path, std::nullopt, "cannot write the annotations file");
-    }
-    try {
-        loadAnnotations(temporary); // refuses what the classifier would refuse, before replacing anything
-    } catch (const io::TraceFileError& e) {
-        std::remove(temporary.c_str());
-        throw io::TraceFileError(path, std::nullopt, "not saved: " + e.problem());
-    }
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-        const std::string why = std::strerror(errno);
-        std::remove(temporary.c_str());
-        throw io::TraceFileError(path, std::nullopt, "cannot replace the annotations file: " + why);
-    }
+    io::writeTextFileAtomically(path, annotationsJson(annotations), "the annotations file", [&](const std::string& temporary) {
+        try {
+            loadAnnotations(temporary); // refuses what the classifier would refuse, before replacing anything
+        } catch (const io::TraceFileError& e) {
+            throw io::TraceFileError(path, std::nullopt, "not saved: " + e.problem());
+        }
+    });
     return loadAnnotations(path);
 }
 
