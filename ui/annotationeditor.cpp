@@ -14,7 +14,6 @@
 #include <QVBoxLayout>
 
 #include <filesystem>
-#include <regex>
 
 using namespace tilescope;
 
@@ -121,37 +120,27 @@ std::optional<std::vector<roofline::Annotation>> AnnotationEditor::annotations()
             continue;
         }
         (region ? a.region : a.kernel) = name;
-        if (!region && name.starts_with("re:")) {
-            try {
-                std::regex check(name.substr(3));
-            } catch (const std::regex_error& e) {
-                problems << where + tr(": bad regular expression: %1").arg(QString::fromLatin1(e.what()));
-            }
-        }
+        // The number cells are text: what does not read as a number is said here; the rest of the
+        // checks are the loader's (roofline::annotationProblems), so the editor saves what loads.
         for (auto [column, value, label] : {std::tuple{int(Flops), &a.flops, tr("FLOPs")}, {int(Bytes), &a.bytes, tr("bytes")}}) {
             if (text(column).isEmpty())
                 continue;
             bool ok = false;
             const double v = text(column).toDouble(&ok);
-            if (!ok || v < 0)
+            if (!ok)
                 problems << where + tr(": %1 must be a number >= 0, not '%2'").arg(label, text(column));
             else
                 *value = v;
         }
         a.roof = qobject_cast<QComboBox*>(m_table->cellWidget(row, Roof))->currentText().toStdString();
         a.sourcePath = text(Source).toStdString();
-        if (!a.sourcePath.empty()) {
-            std::filesystem::path file(a.sourcePath);
-            if (file.is_relative() && !m_sidecar.isEmpty())
-                file = std::filesystem::path(m_sidecar.toStdString()).parent_path() / file;
-            try {
-                a.source = roofline::inspectGeneratedSourceFile(file.string());
-            } catch (const io::TraceFileError& e) {
-                problems << where + QStringLiteral(": ") + QString::fromStdString(e.what());
-            }
+        for (const std::string& problem : roofline::annotationProblems(a))
+            problems << where + QStringLiteral(": ") + QString::fromStdString(problem);
+        try {
+            roofline::inspectAnnotationSource(a, std::filesystem::path(m_sidecar.toStdString()).parent_path());
+        } catch (const io::TraceFileError& e) {
+            problems << where + QStringLiteral(": ") + QString::fromStdString(e.what());
         }
-        if (!a.flops && !a.bytes && a.sourcePath.empty())
-            problems << where + tr(": give FLOPs, bytes or a source");
         out.push_back(std::move(a));
     }
     if (!problems.isEmpty()) {

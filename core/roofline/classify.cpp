@@ -375,45 +375,6 @@ std::string workSourceText(const Classification& c)
     return "no FLOP/byte estimate";
 }
 
-std::vector<Annotation> loadAnnotations(const std::string& path)
-{
-    const io::Json root = io::readSmallJsonFile(path);
-    const io::Json* list = io::jsonMember(root, "annotations");
-    if (!list || !list->is_array())
-        throw io::TraceFileError(path, std::nullopt, "expected an object with an 'annotations' array");
-    std::vector<Annotation> out;
-    for (const io::Json& v : *list) {
-        Annotation a;
-        const io::Json* region = io::jsonMember(v, "region");
-        const io::Json* kernel = io::jsonMember(v, "kernel");
-        if ((!region && !kernel) || (region && kernel))
-            throw io::TraceFileError(path, std::nullopt, "annotation " + std::to_string(out.size()) + " needs exactly one of 'region' or 'kernel'");
-        (region ? a.region : a.kernel) = io::jsonText(v, region ? "region" : "kernel");
-        a.flops = io::jsonDouble(io::jsonMember(v, "flops"));
-        a.bytes = io::jsonDouble(io::jsonMember(v, "bytes"));
-        a.roof = io::jsonText(v, "roof");
-        if (io::jsonMember(v, "source")) {
-            const std::string sourcePath = io::jsonText(v, "source");
-            std::filesystem::path file(sourcePath);
-            if (file.is_relative())
-                file = std::filesystem::path(path).parent_path() / file;
-            a.source = inspectGeneratedSourceFile(file.string());
-            a.sourcePath = sourcePath;
-        }
-        if (!a.flops && !a.bytes && !a.source)
-            throw io::TraceFileError(path, std::nullopt, "annotation " + std::to_string(out.size()) + " gives neither 'flops' nor 'bytes' (nor a 'source')");
-        if (a.kernel.starts_with("re:")) {
-            try {
-                std::regex check(a.kernel.substr(3));
-            } catch (const std::regex_error& e) {
-                throw io::TraceFileError(path, std::nullopt, "annotation " + std::to_string(out.size()) + ": bad regular expression: " + e.what());
-            }
-        }
-        out.push_back(a);
-    }
-    return out;
-}
-
 namespace {
 
 // The device, its datasheet row and the ceilings to grade against.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "roofline/annotationfile.h"
+
 #include "roofline/ceilings.h"
 #include "roofline/sourceinspect.h"
 
@@ -16,20 +18,6 @@ class Trace;
 
 namespace tilescope::roofline {
 
-// User-supplied work per call for kernels and regions torch has no formula for (TileLang, Triton, CUDA):
-// {"annotations": [{"region": NAME, "flops": F, "bytes": B, "roof": "bf16"}, {"kernel": NAME or "re:REGEX", ...}]}
-// An entry may name the kernel's generated CUDA source, "source": "path.cu" (relative to the annotations
-// file's folder, or absolute); an entry with a source needs no flops or bytes.
-struct Annotation
-{
-    std::string region;  // a record_function label, or empty
-    std::string kernel;  // an exact kernel name or "re:" + ECMAScript regex (searched), or empty
-    std::optional<double> flops, bytes;
-    std::string roof;    // fp32, tf32, bf16, fp16, fp8, fp64, int8, or empty
-    std::optional<SourceInspection> source; // inspected when the file is loaded
-    std::string sourcePath;                 // "source" as written in the file (for saving it back)
-};
-std::vector<Annotation> loadAnnotations(const std::string& path);
 
 // One kernel (or memcpy/memset) name inside a region, over all the region's calls.
 struct RegionKernel
