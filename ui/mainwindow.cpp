@@ -94,7 +94,9 @@ MainWindow::MainWindow(QWidget* parent)
             return;
         const uint32_t first = trace::firstEventNamed(*m_doc->trace, name.toStdString(), [](const trace::Event& e) { return trace::isGpuSide(e.kind); });
         if (first != trace::kNoIndex)
-            m_timeline->selectEvent(first, true);
+            m_timeline->selectEvent(first, true); // the panel follows through onEventSelected
+        else
+            m_roofline->showKernel(name.toStdString());
     });
     m_details->showTraceEvent(trace::kNoIndex);
 

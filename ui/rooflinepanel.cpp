@@ -124,10 +124,9 @@ RooflinePanel::RooflinePanel(QWidget* parent)
         if (!names.isValid())
             return;
         const QStringList list = names.toStringList();
-        if (index >= 0 && index < list.size()) {
-            showKernel(list[index].toStdString());
+        // The main window is the selection hub: it selects the kernel everywhere, this panel included.
+        if (index >= 0 && index < list.size())
             emit kernelClicked(list[index]);
-        }
     });
     m_card->setHtml(tr("<i>Click a kernel (here, in the timeline or in the table) to see its classification.</i>"));
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
@@ -214,8 +213,7 @@ void RooflinePanel::reclassify()
         m_report = roofline::classify(*m_doc->trace, currentOptions());
     m_ceilingsLabel->setText(ceilingsText());
     rebuild();
-    if (!m_selected.empty())
-        showKernel(m_selected);
+    showCard();
 }
 
 void RooflinePanel::editAnnotations()
@@ -274,6 +272,7 @@ void RooflinePanel::setDocument(std::shared_ptr<const TraceDocument> document)
 
 void RooflinePanel::rebuild()
 {
+    ++m_rebuildCount;
     m_plot->clearGraphs();
     m_plot->clearPlottables();
     m_plot->clearItems();
@@ -384,27 +383,32 @@ bool RooflinePanel::plotVisible() const { return m_plotStack->currentWidget() ==
 
 void RooflinePanel::showKernel(const std::string& name)
 {
-    if (name.empty()) {
-        m_selected.clear();
-        rebuild();
+    // The same selection arriving again (the panel's own click comes back through the main window, a
+    // deselect when nothing is selected): nothing to redraw.
+    if (name == m_selected)
+        return;
+    m_selected = m_doc ? name : std::string();
+    rebuild();
+    showCard();
+}
+
+void RooflinePanel::showCard()
+{
+    if (m_selected.empty()) {
         m_attach->setEnabled(false);
         m_cardAnnotations->setVisible(false);
         m_card->setHtml(tr("<i>Click a kernel (here, in the timeline or in the table) to see its classification.</i>"));
         return;
     }
-    if (!m_doc)
-        return;
     const roofline::Classification* found = nullptr;
     for (const auto& list : {&m_report.kernels, &m_report.regions})
         for (const auto& k : *list)
-            if (k.name == name && !found)
+            if (k.name == m_selected && !found)
                 found = &k;
-    m_selected = name;
-    rebuild();
     m_attach->setEnabled(found != nullptr);
     m_cardAnnotations->setVisible(found && !found->flops && !found->bytes && found->cls != roofline::RooflineClass::Communication);
     if (!found) {
-        m_card->setHtml(tr("<i>%1 has no classification (not a GPU activity or region).</i>").arg(QString::fromStdString(name).toHtmlEscaped()));
+        m_card->setHtml(tr("<i>%1 has no classification (not a GPU activity or region).</i>").arg(QString::fromStdString(m_selected).toHtmlEscaped()));
         return;
     }
     m_card->setHtml(QString::fromStdString(report::toHtml(report::verdictOf(*found))));
@@ -459,7 +463,8 @@ bool RooflinePanel::attachSource(const QString& path)
         m_card->setHtml(tr("<b>Cannot use this source:</b> %1").arg(QString::fromStdString(e.what()).toHtmlEscaped()));
         return false;
     }
-    showKernel(m_selected);
+    rebuild();
+    showCard();
     return true;
 }
 

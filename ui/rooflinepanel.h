@@ -40,6 +40,7 @@ public:
     // The card's own Annotations... button, shown when the selected verdict has no FLOP/byte estimate.
     QPushButton* cardAnnotationsButton() const { return m_cardAnnotations; }
     int pointCount() const { return m_pointCount; }
+    int rebuildCount() const { return m_rebuildCount; } // plot rebuilds so far (a selection costs one)
     // Inspects `path` for the selected kernel or region and reclassifies; false (and the reason on the card)
     // when nothing is selected or the file is unusable.
     bool attachSource(const QString& path);
@@ -69,6 +70,7 @@ signals:
 
 private:
     void rebuild();
+    void showCard(); // the verdict card of m_selected
     void chooseSource();
     void reclassify();
     tilescope::roofline::ClassifyOptions currentOptions() const;
@@ -98,4 +100,5 @@ private:
     std::vector<PlotPoint> m_points;
     std::string m_selected;
     int m_pointCount = 0;
+    int m_rebuildCount = 0;
 };

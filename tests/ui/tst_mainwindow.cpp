@@ -162,8 +162,11 @@ private slots:
         QVERIFY(points && points->dataCount() == 1);
         plot->replot();
         const QPoint at(int(plot->xAxis->coordToPixel(points->data()->begin()->key)), int(plot->yAxis->coordToPixel(points->data()->begin()->value)));
+        const int rebuilds = w.roofline()->rebuildCount();
         QTest::mouseClick(plot, Qt::LeftButton, {}, at);
         QCOMPARE(clicked.size(), 1);
+        // The click goes through the main window once: one plot rebuild for the new selection.
+        QCOMPARE(w.roofline()->rebuildCount(), rebuilds + 1);
         QCOMPARE(doc->trace->name(doc->trace->events[w.timeline()->selectedEvent()]), std::string_view("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"));
     }
 
