@@ -36,7 +36,8 @@ AnnotationEditor::AnnotationEditor(const std::vector<roofline::Annotation>& init
     auto* layout = new QVBoxLayout(this);
     auto* intro = new QLabel(tr("Custom kernels have no op to read their work from. Give FLOPs and bytes per call for a "
                                 "record_function region or a kernel (exact name, or re: and a regular expression). "
-                                "Roof: the compute roof to compare against (empty: from the dtype or the source)."), this);
+                                "Roof: the compute roof to compare against (empty: from the dtype or the source)."),
+                             this);
     intro->setWordWrap(true);
     layout->addWidget(intro);
     m_table->setHorizontalHeaderLabels({tr("Target"), tr("Name"), tr("FLOPs / call"), tr("Bytes / call"), tr("Roof"), tr("Source (.cu)")});
@@ -56,8 +57,8 @@ AnnotationEditor::AnnotationEditor(const std::vector<roofline::Annotation>& init
     layout->addWidget(m_status);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Apply | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Save)->setEnabled(!m_sidecar.isEmpty());
-    buttons->button(QDialogButtonBox::Save)->setToolTip(m_sidecar.isEmpty() ? tr("This trace is not a file: apply only")
-                                                                              : tr("Write %1 and apply").arg(m_sidecar));
+    buttons->button(QDialogButtonBox::Save)
+        ->setToolTip(m_sidecar.isEmpty() ? tr("This trace is not a file: apply only") : tr("Write %1 and apply").arg(m_sidecar));
     buttons->button(QDialogButtonBox::Apply)->setToolTip(tr("Use these annotations now, without saving them"));
     layout->addWidget(buttons);
     connect(add, &QPushButton::clicked, this, [this] { addRow({}); });

@@ -11,7 +11,8 @@ QString text(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(
 QString us(int64_t ns) { return QString::fromStdString(stats::formatMicroseconds(ns)) + QStringLiteral(" µs"); }
 } // namespace
 
-DetailsPanel::DetailsPanel(QWidget* parent) : QTextBrowser(parent)
+DetailsPanel::DetailsPanel(QWidget* parent)
+    : QTextBrowser(parent)
 {
     setOpenLinks(false);
     connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
@@ -40,7 +41,9 @@ void DetailsPanel::showTraceEvent(uint32_t index)
             return QString();
         const auto& o = t.events[other];
         return QStringLiteral("<tr><td>%1</td><td><a href=\"event:%2\">%3</a> (%4)</td></tr>")
-            .arg(role).arg(other).arg(text(t.strings.view(o.name)), us(o.duration));
+            .arg(role)
+            .arg(other)
+            .arg(text(t.strings.view(o.name)), us(o.duration));
     };
     QString html = QStringLiteral("<h3>%1</h3><table cellspacing=4>").arg(text(t.strings.view(e.name)));
     html += QStringLiteral("<tr><td>category</td><td>%1</td></tr>").arg(text(t.strings.view(e.category)));
@@ -48,7 +51,8 @@ void DetailsPanel::showTraceEvent(uint32_t index)
                 .arg(us(e.start - t.originTime()), QString::fromStdString(stats::formatMicroseconds(e.start)));
     html += QStringLiteral("<tr><td>duration</td><td>%1</td></tr>").arg(us(e.duration));
     html += QStringLiteral("<tr><td>track</td><td>pid %1, tid %2 %3</td></tr>")
-                .arg(text(t.strings.view(t.processes[track.process].pidText)), text(t.strings.view(track.tidText)), text(t.strings.view(track.name)));
+                .arg(text(t.strings.view(t.processes[track.process].pidText)), text(t.strings.view(track.tidText)),
+                     text(t.strings.view(track.name)));
     if (e.externalId != trace::kNoId)
         html += QStringLiteral("<tr><td>External id</td><td>%1</td></tr>").arg(e.externalId);
     if (e.correlation != trace::kNoId)

@@ -6,7 +6,9 @@
 
 using namespace tilescope;
 
-KeyAveragesModel::KeyAveragesModel(QObject* parent) : QAbstractTableModel(parent) { }
+KeyAveragesModel::KeyAveragesModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{ }
 
 void KeyAveragesModel::setAverages(std::shared_ptr<const stats::KeyAverages> averages)
 {
@@ -43,9 +45,9 @@ QVariant KeyAveragesModel::headerData(int section, Qt::Orientation orientation, 
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    static const char* names[NUM_COLUMNS] = {"Name", "Device", "Self CPU", "CPU total", "CPU time avg", "Self CUDA", "CUDA total",
-                                             "CUDA time avg", "CPU Mem", "Self CPU Mem", "CUDA Mem", "Self CUDA Mem", "# of Calls",
-                                             "FLOPs", "Input Shapes"};
+    static const char* names[NUM_COLUMNS] = {"Name",      "Device",        "Self CPU",      "CPU total", "CPU time avg",
+                                             "Self CUDA", "CUDA total",    "CUDA time avg", "CPU Mem",   "Self CPU Mem",
+                                             "CUDA Mem",  "Self CUDA Mem", "# of Calls",    "FLOPs",     "Input Shapes"};
     return section >= 0 && section < NUM_COLUMNS ? QString::fromLatin1(names[section]) : QVariant();
 }
 
@@ -58,12 +60,14 @@ QVariant KeyAveragesModel::data(const QModelIndex& index, int role) const
         return index.row();
     if (role == Qt::TextAlignmentRole)
         return index.column() == NameColumn || index.column() == ShapesColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                                                                               : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+                                                                              : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     const bool sort = role == SortRole;
     if (!sort && role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
     auto time = [&](double us) -> QVariant { return sort ? QVariant(us) : QVariant(QString::fromStdString(stats::formatTorchTime(us))); };
-    auto memory = [&](int64_t b) -> QVariant { return sort ? QVariant(qint64(b)) : QVariant(QString::fromStdString(stats::formatTorchMemory(b))); };
+    auto memory = [&](int64_t b) -> QVariant {
+        return sort ? QVariant(qint64(b)) : QVariant(QString::fromStdString(stats::formatTorchMemory(b)));
+    };
     switch (index.column()) {
     case NameColumn: return QString::fromStdString(r->key);
     case DeviceColumn:
@@ -80,7 +84,9 @@ QVariant KeyAveragesModel::data(const QModelIndex& index, int role) const
     case DeviceMemColumn: return memory(r->deviceMemoryUsage);
     case SelfDeviceMemColumn: return memory(r->selfDeviceMemoryUsage);
     case CountColumn: return qint64(r->count);
-    case FlopsColumn: return sort ? QVariant(double(r->flops)) : (r->flops ? QVariant(QString::number(double(r->flops), 'g', 4)) : QVariant(QStringLiteral("--")));
+    case FlopsColumn:
+        return sort ? QVariant(double(r->flops))
+                    : (r->flops ? QVariant(QString::number(double(r->flops), 'g', 4)) : QVariant(QStringLiteral("--")));
     case ShapesColumn: return QString::fromStdString(r->inputShapes);
     }
     return {};

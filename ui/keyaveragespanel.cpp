@@ -78,7 +78,8 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
         if (m_range)
             aggregate();
         else if (m_doc)
-            show(std::shared_ptr<const stats::KeyAverages>(m_doc, m_byShape->isChecked() ? &m_doc->averagesByShape : &m_doc->averages), false);
+            show(std::shared_ptr<const stats::KeyAverages>(m_doc, m_byShape->isChecked() ? &m_doc->averagesByShape : &m_doc->averages),
+                 false);
     });
     connect(m_rowLimit, &QSpinBox::valueChanged, this, &KeyAveragesPanel::applyRowLimit);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &KeyAveragesPanel::applyRowLimit);
@@ -87,7 +88,8 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &KeyAveragesPanel::onSelectionChanged);
     connect(copy, &QPushButton::clicked, this, &KeyAveragesPanel::copyRows);
     connect(exportButton, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export key averages"), QStringLiteral("key_averages.csv"), tr("CSV (*.csv)"));
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export key averages"), QStringLiteral("key_averages.csv"),
+                                                          tr("CSV (*.csv)"));
         if (!path.isEmpty())
             exportCsv(path);
     });

@@ -92,7 +92,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_roofline, &RooflinePanel::kernelClicked, this, [this](const QString& name) {
         if (!m_doc)
             return;
-        const uint32_t first = trace::firstEventNamed(*m_doc->trace, name.toStdString(), [](const trace::Event& e) { return trace::isGpuSide(e.kind); });
+        const uint32_t first = trace::firstEventNamed(*m_doc->trace, name.toStdString(),
+                                                      [](const trace::Event& e) { return trace::isGpuSide(e.kind); });
         if (first != trace::kNoIndex)
             m_timeline->selectEvent(first, true); // the panel follows through onEventSelected
         else
@@ -103,7 +104,8 @@ MainWindow::MainWindow(QWidget* parent)
     // Menus and toolbar.
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open trace"), QString(), tr("Chrome traces (*.json *.json.gz *.gz);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open trace"), QString(),
+                                                          tr("Chrome traces (*.json *.json.gz *.gz);;All files (*)"));
         if (!path.isEmpty())
             openFile(path);
     });
@@ -147,9 +149,8 @@ MainWindow::MainWindow(QWidget* parent)
         box.exec();
     });
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard Shortcuts"), QKeySequence::HelpContents, this, [this] {
-        QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsHtml());
-    });
+    help->addAction(tr("&Keyboard Shortcuts"), QKeySequence::HelpContents, this,
+                    [this] { QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsHtml()); });
     help->addAction(tr("&About TileScope"), this, [this] { QMessageBox::about(this, tr("About TileScope"), aboutHtml()); });
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
     rebuildRecentMenu();
@@ -325,7 +326,8 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message, qint6
     QPushButton* partial = nullptr;
     if (completeEventsBefore > 0) {
         // A crashed or interrupted run leaves a trace cut short: what came before the damage is still whole.
-        box.setInformativeText(tr("The %n complete event(s) before the problem can still be opened.", nullptr, int(std::min<qint64>(completeEventsBefore, INT_MAX))));
+        box.setInformativeText(tr("The %n complete event(s) before the problem can still be opened.", nullptr,
+                                  int(std::min<qint64>(completeEventsBefore, INT_MAX))));
         partial = box.addButton(tr("Open Readable Part"), QMessageBox::AcceptRole);
         box.setDefaultButton(partial);
     }
@@ -355,7 +357,10 @@ void MainWindow::updateFigures()
     for (const auto& d : r.devices) {
         if (!d.hasActivity)
             continue;
-        text += tr("GPU %1 utilization %2%, idle %3, %4 kernels").arg(d.device).arg(100 * d.utilization, 0, 'f', 1).arg(fmt(d.idleNs), count(d.kernels));
+        text += tr("GPU %1 utilization %2%, idle %3, %4 kernels")
+                    .arg(d.device)
+                    .arg(100 * d.utilization, 0, 'f', 1)
+                    .arg(fmt(d.idleNs), count(d.kernels));
         if (d.memcpys)
             text += tr(", %1 memcpys").arg(count(d.memcpys));
         if (d.memsets)

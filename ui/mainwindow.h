@@ -25,7 +25,6 @@ class TimelineView;
 class TraceLoadJob;
 struct TraceDocument;
 
-
 class MainWindow : public QMainWindow
 {
     Q_OBJECT

@@ -251,7 +251,8 @@ QWidget* ProfileDialog::scriptPage()
     m_active = spin(1, 100000, 3, tr("Steps recorded (active)"));
     m_repeat = spin(0, 1000, 1, tr("Cycles of wait+warmup+active; 0 repeats until the script ends. Each cycle is a trace"));
     schedule->addWidget(m_useSchedule);
-    for (auto [label, box] : {std::pair{tr("wait"), m_wait}, {tr("warmup"), m_warmupSteps}, {tr("active"), m_active}, {tr("repeat"), m_repeat}}) {
+    for (auto [label, box] :
+         {std::pair{tr("wait"), m_wait}, {tr("warmup"), m_warmupSteps}, {tr("active"), m_active}, {tr("repeat"), m_repeat}}) {
         schedule->addWidget(new QLabel(label));
         schedule->addWidget(box);
         connect(m_useSchedule, &QCheckBox::toggled, box, &QWidget::setEnabled);
@@ -430,10 +431,7 @@ void ProfileDialog::setConfig(const SessionConfig& c)
     m_timeout->setValue(int(c.timeoutSeconds));
 }
 
-bool ProfileDialog::isRunning() const
-{
-    return m_job->isRunning();
-}
+bool ProfileDialog::isRunning() const { return m_job->isRunning(); }
 
 void ProfileDialog::setRunning(bool running)
 {
@@ -445,10 +443,7 @@ void ProfileDialog::setRunning(bool running)
     onModeChanged();
 }
 
-void ProfileDialog::appendLog(const QString& line, bool isError)
-{
-    m_log->appendPlainText(isError ? QStringLiteral("! ") + line : line);
-}
+void ProfileDialog::appendLog(const QString& line, bool isError) { m_log->appendPlainText(isError ? QStringLiteral("! ") + line : line); }
 
 void ProfileDialog::startSession()
 {
@@ -490,8 +485,7 @@ bool ProfileDialog::confirmOutputFolder()
     const QDir dir(out);
     if (out.isEmpty() || !dir.exists() || dir.isEmpty())
         return true;
-    QMessageBox box(QMessageBox::Question, tr("Output folder in use"),
-                    tr("%1 already holds files from an earlier session.").arg(out),
+    QMessageBox box(QMessageBox::Question, tr("Output folder in use"), tr("%1 already holds files from an earlier session.").arg(out),
                     QMessageBox::NoButton, this);
     box.setInformativeText(tr("Use a new folder beside it, or replace the earlier session's files?"));
     QPushButton* fresh = box.addButton(tr("Use New Folder"), QMessageBox::AcceptRole);
@@ -533,11 +527,11 @@ void ProfileDialog::onFinished(std::shared_ptr<const SessionResult> result)
         appendLog(tr("note: ") + q(note), false);
     QStringList checks;
     for (const SessionCheck& check : result->manifest.checks)
-        checks << q(check.name) + (check.passed ? tr(" passed") : tr(" FAILED")) +
-                      (check.detail.empty() ? QString() : QStringLiteral(" (") + q(check.detail) + u')');
+        checks << q(check.name) + (check.passed ? tr(" passed") : tr(" FAILED"))
+                + (check.detail.empty() ? QString() : QStringLiteral(" (") + q(check.detail) + u')');
     if (result->status == SessionResult::Status::Ok) {
-        m_status->setText(tr("Done in %1 s: %2").arg(result->seconds, 0, 'f', 1).arg(q(result->tracePath)) +
-                          (checks.isEmpty() ? QString() : QStringLiteral("\n") + checks.join(u'\n')));
+        m_status->setText(tr("Done in %1 s: %2").arg(result->seconds, 0, 'f', 1).arg(q(result->tracePath))
+                          + (checks.isEmpty() ? QString() : QStringLiteral("\n") + checks.join(u'\n')));
         emit sessionFinished(result);
         return;
     }

@@ -34,7 +34,6 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
-
 #include <algorithm>
 #include <cmath>
 
@@ -137,7 +136,8 @@ RooflinePanel::RooflinePanel(QWidget* parent)
             QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
     });
     connect(m_calibration, &SessionJob::phase, this, [this](const QString& phase, int step, int of, const QString& message) {
-        m_ceilingsLabel->setText(tr("calibrating: %1 %2").arg(phase, step >= 0 && of > 0 ? QStringLiteral("%1/%2").arg(step).arg(of) : message));
+        m_ceilingsLabel->setText(
+            tr("calibrating: %1 %2").arg(phase, step >= 0 && of > 0 ? QStringLiteral("%1/%2").arg(step).arg(of) : message));
     });
     connect(m_calibration, &SessionJob::finished, this, [this](std::shared_ptr<const tilescope::session::SessionResult> r) {
         m_ceilings->setEnabled(true);
@@ -162,8 +162,9 @@ RooflinePanel::RooflinePanel(QWidget* parent)
 QString RooflinePanel::ceilingsText() const
 {
     if (m_measured)
-        return tr("measured: %1%2").arg(QFileInfo(m_ceilingsFile).fileName(),
-                                         m_measured->gpu.empty() ? QString() : QStringLiteral(" (") + QString::fromStdString(m_measured->gpu) + u')');
+        return tr("measured: %1%2")
+            .arg(QFileInfo(m_ceilingsFile).fileName(),
+                 m_measured->gpu.empty() ? QString() : QStringLiteral(" (") + QString::fromStdString(m_measured->gpu) + u')');
     return m_report.deviceRow.empty() ? tr("datasheet") : tr("datasheet: %1").arg(QString::fromStdString(m_report.deviceRow));
 }
 
@@ -246,7 +247,8 @@ void RooflinePanel::calibrate(const QString& device)
     c.device = device.toStdString();
     const QString base = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
     c.outputDirectory = QDir(base.isEmpty() ? QDir::homePath() : base)
-                            .filePath(QStringLiteral("calibration/") + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")))
+                            .filePath(QStringLiteral("calibration/")
+                                      + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")))
                             .toStdString();
     m_ceilings->setEnabled(false);
     m_ceilingsLabel->setText(tr("calibrating %1...").arg(device));
@@ -370,7 +372,8 @@ QString RooflinePanel::emptyMessage() const
     const auto& r = m_report;
     if (r.kernels.empty())
         return tr("This trace has no GPU activity (a CPU-only trace), so there is nothing to place on a roofline.");
-    const bool allCommunication = std::all_of(r.kernels.begin(), r.kernels.end(), [](const auto& k) { return k.cls == roofline::RooflineClass::Communication; });
+    const bool allCommunication = std::all_of(r.kernels.begin(), r.kernels.end(),
+                                              [](const auto& k) { return k.cls == roofline::RooflineClass::Communication; });
     if (allCommunication)
         return tr("This trace's GPU work is all NCCL communication, which has no point on a roofline: select a kernel to see its "
                   "algorithm and bus bandwidth.");
@@ -408,7 +411,8 @@ void RooflinePanel::showCard()
     m_attach->setEnabled(found != nullptr);
     m_cardAnnotations->setVisible(found && !found->flops && !found->bytes && found->cls != roofline::RooflineClass::Communication);
     if (!found) {
-        m_card->setHtml(tr("<i>%1 has no classification (not a GPU activity or region).</i>").arg(QString::fromStdString(m_selected).toHtmlEscaped()));
+        m_card->setHtml(
+            tr("<i>%1 has no classification (not a GPU activity or region).</i>").arg(QString::fromStdString(m_selected).toHtmlEscaped()));
         return;
     }
     m_card->setHtml(QString::fromStdString(report::toHtml(report::verdictOf(*found))));

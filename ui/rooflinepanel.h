@@ -93,7 +93,7 @@ private:
     QLabel* m_empty;
     struct PlotPoint
     {
-        double x, y; // arithmetic intensity, FLOP/s
+        double x, y;                                     // arithmetic intensity, FLOP/s
         const tilescope::roofline::Classification* item; // into m_report, rebuilt with it
         bool region;
     };

@@ -7,15 +7,11 @@ using namespace tilescope::session;
 
 SessionJob::SessionJob(QObject* parent)
     : QObject(parent)
-{
-}
+{ }
 
 SessionJob::~SessionJob() = default; // m_worker cancels the session and waits for its thread
 
-SessionTools SessionJob::applicationTools()
-{
-    return locateSessionTools(QCoreApplication::applicationFilePath().toStdString());
-}
+SessionTools SessionJob::applicationTools() { return locateSessionTools(QCoreApplication::applicationFilePath().toStdString()); }
 
 void SessionJob::start(const SessionConfig& config, const SessionTools& tools)
 {

@@ -74,7 +74,8 @@ int64_t tickStep(double nsPerPixel, double targetPx)
 
 } // namespace
 
-TimelineView::TimelineView(QWidget* parent) : QAbstractScrollArea(parent)
+TimelineView::TimelineView(QWidget* parent)
+    : QAbstractScrollArea(parent)
 {
     setFocusPolicy(Qt::StrongFocus);
     viewport()->setMouseTracking(true);
@@ -400,8 +401,8 @@ uint32_t TimelineView::eventAt(QPoint pos) const
         return trace::kNoIndex;
     const int depth = rowAt(*lane, pos.y());
     const int64_t t = timeAt(pos.x());
-    const auto list = m_doc->index->query(lane->id, t - int64_t(m_axis.nsPerPixel() * 2), t + int64_t(m_axis.nsPerPixel() * 2) + 1, m_axis.nsPerPixel(), 3.0,
-                                          layoutOf(lane->id), size_t(rowsShown(lane->id)));
+    const auto list = m_doc->index->query(lane->id, t - int64_t(m_axis.nsPerPixel() * 2), t + int64_t(m_axis.nsPerPixel() * 2) + 1,
+                                          m_axis.nsPerPixel(), 3.0, layoutOf(lane->id), size_t(rowsShown(lane->id)));
     uint32_t best = trace::kNoIndex;
     for (const auto& item : list.items)
         if (item.depth == depth && item.count == 1)
@@ -417,7 +418,8 @@ QPoint TimelineView::positionOfEvent(uint32_t event) const
         return {};
     for (const Lane& lane : m_lanes)
         if (lane.kind == Lane::Kind::Track && lane.id == e.track)
-            return QPoint(int(xOf(e.start + e.duration / 2)), lane.y - verticalScrollBar()->value() + 2 + row * m_rowHeight + m_rowHeight / 2);
+            return QPoint(int(xOf(e.start + e.duration / 2)),
+                          lane.y - verticalScrollBar()->value() + 2 + row * m_rowHeight + m_rowHeight / 2);
     return {};
 }
 
@@ -522,7 +524,8 @@ void TimelineView::drawAxis(QPainter& p)
 void TimelineView::drawTrack(QPainter& p, const Lane& lane, int top)
 {
     const trace::Trace& t = *m_doc->trace;
-    const auto list = m_doc->index->query(lane.id, viewStart(), viewEnd() + 1, m_axis.nsPerPixel(), 3.0, layoutOf(lane.id), size_t(rowsShown(lane.id)));
+    const auto list = m_doc->index->query(lane.id, viewStart(), viewEnd() + 1, m_axis.nsPerPixel(), 3.0, layoutOf(lane.id),
+                                          size_t(rowsShown(lane.id)));
     const QColor folded(150, 150, 160);
     for (const auto& item : list.items) {
         const double x0 = std::max(double(m_labelWidth), xOf(item.start));
@@ -545,8 +548,9 @@ void TimelineView::drawTrack(QPainter& p, const Lane& lane, int top)
         }
         if (box.width() > 24) {
             p.setPen(Qt::black);
-            p.drawText(box.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                       fontMetrics().elidedText(QString::fromUtf8(name.data(), qsizetype(name.size())), Qt::ElideRight, int(box.width()) - 4));
+            p.drawText(
+                box.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                fontMetrics().elidedText(QString::fromUtf8(name.data(), qsizetype(name.size())), Qt::ElideRight, int(box.width()) - 4));
         }
     }
 }
@@ -579,12 +583,8 @@ void TimelineView::drawBusy(QPainter& p, const Lane& lane, int top)
             if (uint32_t(d.device) == lane.id)
                 fill(d.busy, QColor(40, 110, 200));
         break;
-    case Lane::Kind::CpuBusy:
-        fill(ov.cpuBusy, QColor(200, 120, 40));
-        break;
-    case Lane::Kind::ThreadBusy:
-        fill(ov.threads[lane.id].busy, QColor(220, 150, 70));
-        break;
+    case Lane::Kind::CpuBusy: fill(ov.cpuBusy, QColor(200, 120, 40)); break;
+    case Lane::Kind::ThreadBusy: fill(ov.threads[lane.id].busy, QColor(220, 150, 70)); break;
     case Lane::Kind::Overlap:
         // grey: both idle; blue: GPU only; red: CPU works while the GPU idles; green: both busy.
         p.fillRect(QRectF(wx0, top + 2, std::max(0.0, wx1 - wx0), m_rowHeight - 3), QColor(210, 210, 210));
@@ -592,8 +592,7 @@ void TimelineView::drawBusy(QPainter& p, const Lane& lane, int top)
         fill(ov.cpuBusy, QColor(210, 60, 60));
         fill(m_doc->cpuAndGpu, QColor(60, 170, 80));
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -711,14 +710,21 @@ bool TimelineView::viewportEvent(QEvent* event)
         if (hit != trace::kNoIndex) {
             const auto& e = t.events[hit];
             const std::string_view name = t.strings.view(e.name);
-            QToolTip::showText(help->globalPos(), QStringLiteral("<b>%1</b><br>%2, %3").arg(QString::fromUtf8(name.data(), qsizetype(name.size())).toHtmlEscaped(), timeText(e.duration), QString::fromUtf8(t.strings.view(e.category).data(), qsizetype(t.strings.view(e.category).size()))), this);
+            QToolTip::showText(help->globalPos(),
+                               QStringLiteral("<b>%1</b><br>%2, %3")
+                                   .arg(QString::fromUtf8(name.data(), qsizetype(name.size())).toHtmlEscaped(), timeText(e.duration),
+                                        QString::fromUtf8(t.strings.view(e.category).data(), qsizetype(t.strings.view(e.category).size()))),
+                               this);
         } else if (const Lane* lane = laneAt(help->pos().y()); lane && lane->kind == Lane::Kind::Track && help->pos().x() > m_labelWidth) {
             const int depth = rowAt(*lane, help->pos().y());
             const int64_t at = timeAt(help->pos().x());
             bool shown = false;
-            for (const auto& item : m_doc->index->query(lane->id, at, at + 1, m_axis.nsPerPixel(), 3.0, layoutOf(lane->id), size_t(rowsShown(lane->id))).items)
+            for (const auto& item :
+                 m_doc->index->query(lane->id, at, at + 1, m_axis.nsPerPixel(), 3.0, layoutOf(lane->id), size_t(rowsShown(lane->id))).items)
                 if (item.depth == depth && item.count > 1) {
-                    QToolTip::showText(help->globalPos(), tr("%1 events folded (%2); zoom in to see them").arg(item.count).arg(timeText(item.end - item.start)), this);
+                    QToolTip::showText(
+                        help->globalPos(),
+                        tr("%1 events folded (%2); zoom in to see them").arg(item.count).arg(timeText(item.end - item.start)), this);
                     shown = true;
                 }
             if (!shown)

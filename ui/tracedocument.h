@@ -18,15 +18,15 @@ struct TraceDocument
     QString path;
     std::unique_ptr<tilescope::trace::Trace> trace;
     std::unique_ptr<tilescope::timeline::TimelineIndex> index;
-    tilescope::analysis::OverlapReport overlap;   // the whole trace
-    tilescope::analysis::IntervalSet cpuAndGpu;   // both busy
+    tilescope::analysis::OverlapReport overlap;                      // the whole trace
+    tilescope::analysis::IntervalSet cpuAndGpu;                      // both busy
     std::unique_ptr<tilescope::analysis::OverlapIndex> overlapIndex; // figures for any view in O(log n)
     tilescope::stats::KeyAverages averages;
     tilescope::stats::KeyAverages averagesByShape;
     tilescope::roofline::ClassifyOptions classifyOptions; // what `classification` was made with
-    tilescope::roofline::ClassifyReport classification; // with TRACE.annotations.json when it exists
-    std::vector<uint32_t> laneOrder;              // tracks with events: GPU streams, host threads, others
-    int64_t contentStart = 0, contentEnd = 0;     // extent of thread and stream events (not profiler spans)
+    tilescope::roofline::ClassifyReport classification;   // with TRACE.annotations.json when it exists
+    std::vector<uint32_t> laneOrder;                      // tracks with events: GPU streams, host threads, others
+    int64_t contentStart = 0, contentEnd = 0;             // extent of thread and stream events (not profiler spans)
 
     // Loads and analyses; throws tilescope::io::TraceFileError / LoadCancelled.
     static std::shared_ptr<const TraceDocument> build(const QString& path, const QByteArray& bytes,

@@ -5,7 +5,8 @@
 #include "trace/traceloader.h"
 #include "tracedocument.h"
 
-TraceLoadJob::TraceLoadJob(QObject* parent) : QObject(parent)
+TraceLoadJob::TraceLoadJob(QObject* parent)
+    : QObject(parent)
 {
     qRegisterMetaType<std::shared_ptr<const TraceDocument>>();
 }

@@ -9,13 +9,16 @@ void WorkerJob::Run::deliver(std::function<void()> fn, bool last) const
 {
     // Posted to the application object, which outlives every owner; the generation check on the GUI
     // thread decides whether the owner (and so this WorkerJob) still wants it.
-    QMetaObject::invokeMethod(QCoreApplication::instance(), [state = m_state, generation = m_generation, fn = std::move(fn), last] {
-        if (state->current != generation)
-            return;
-        if (last)
-            state->running = false;
-        fn();
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        QCoreApplication::instance(),
+        [state = m_state, generation = m_generation, fn = std::move(fn), last] {
+            if (state->current != generation)
+                return;
+            if (last)
+                state->running = false;
+            fn();
+        },
+        Qt::QueuedConnection);
 }
 
 WorkerJob::~WorkerJob()

@@ -47,7 +47,9 @@ public:
         std::shared_ptr<std::atomic<bool>> m_cancel;
     };
 
-    explicit WorkerJob(OnDestroy onDestroy = OnDestroy::Detach) : m_onDestroy(onDestroy) { }
+    explicit WorkerJob(OnDestroy onDestroy = OnDestroy::Detach)
+        : m_onDestroy(onDestroy)
+    { }
     ~WorkerJob();
     WorkerJob(const WorkerJob&) = delete;
     WorkerJob& operator=(const WorkerJob&) = delete;

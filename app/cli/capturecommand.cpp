@@ -22,7 +22,8 @@ namespace tilescope::cli {
 
 using namespace tilescope::session;
 
-const char* const kCaptureUsage = R"(  capture (--script FILE | --kernel MOD:FN --ref MOD:FN --inputs SPEC | --torchscript MODEL.pt --inputs SPEC
+const char* const kCaptureUsage
+    = R"(  capture (--script FILE | --kernel MOD:FN --ref MOD:FN --inputs SPEC | --torchscript MODEL.pt --inputs SPEC
            | --command 'TEMPLATE with {out}' | --config SESSION.json) --out DIR [options] [-- SCRIPT_ARGS]
       runs a profiling session in a child process group and prints the trace's path. Options:
         --python EXE            interpreter (a venv's python); default: python3 when it has torch, else the
@@ -57,10 +58,7 @@ constexpr int kExitCheckFailed = 3;
 
 std::atomic<bool> g_cancel{false};
 
-void onInterrupt(int)
-{
-    g_cancel.store(true);
-}
+void onInterrupt(int) { g_cancel.store(true); }
 
 struct Usage
 {
@@ -137,7 +135,7 @@ CaptureArguments parseCapture(int argc, char** argv)
             inlineValue = true;
         }
         static const std::vector<std::string> flags = {"cpu-only", "no-record-shapes", "profile-memory", "with-stack",
-                                                       "no-flops", "kernel-factory", "quiet"};
+                                                       "no-flops", "kernel-factory",   "quiet"};
         const bool isFlag = std::find(flags.begin(), flags.end(), name) != flags.end();
         if (isFlag && inlineValue)
             throw Usage{"option --" + name + " takes no value"};

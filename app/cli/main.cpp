@@ -95,9 +95,8 @@ struct CommandUsage
 // Every command's usage, in the order --help lists them.
 std::vector<CommandUsage> commandUsages()
 {
-    return {{"info", kInfoUsage},         {"summary", kSummaryUsage},   {"overlap", kOverlapUsage},
-            {"device", kDeviceUsage},     {"classify", kClassifyUsage}, {"inspect", kInspectUsage},
-            {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}};
+    return {{"info", kInfoUsage},         {"summary", kSummaryUsage}, {"overlap", kOverlapUsage},      {"device", kDeviceUsage},
+            {"classify", kClassifyUsage}, {"inspect", kInspectUsage}, {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}};
 }
 
 std::string fullUsage()
@@ -291,7 +290,8 @@ int runOverlap(const Arguments& a)
     const auto t = load(a);
     if (window && (window->end <= t->firstTime() || window->start >= t->lastTime()))
         throw UsageError{"--window " + *a.get("window") + " lies outside the trace, which spans ts "
-                         + io::formatNanosecondsAsMicroseconds(t->firstTime()) + " .. " + io::formatNanosecondsAsMicroseconds(t->lastTime()) + " us"};
+                         + io::formatNanosecondsAsMicroseconds(t->firstTime()) + " .. " + io::formatNanosecondsAsMicroseconds(t->lastTime())
+                         + " us"};
     const auto report = analysis::computeOverlap(*t, window);
     const report::OverlapReportOptions options{window.has_value(), a.has("all-devices")};
     std::cout << (format == "json" ? report::overlapJson(*t, report, options) : report::overlapText(*t, report, options));
@@ -307,9 +307,7 @@ int runDevice(const Arguments& a)
     const auto t = load(a);
     if (t->meta.devices.empty())
         std::cout << "no deviceProperties in the trace (a CPU-only run, or an old writer)\n";
-    auto rate = [](double v, const char* unit) {
-        return v > 0 ? stats::formatFixed(v / 1e12, 1) + " T" + unit : std::string("-");
-    };
+    auto rate = [](double v, const char* unit) { return v > 0 ? stats::formatFixed(v / 1e12, 1) + " T" + unit : std::string("-"); };
     for (const auto& d : t->meta.devices) {
         const auto match = roofline::matchDevice(database, d);
         std::cout << "device " << d.id << ": " << d.name << "\n";
@@ -325,9 +323,9 @@ int runDevice(const Arguments& a)
                 std::cout << " - WARNING: measured on another GPU";
             std::cout << " replace the datasheet where given\n";
         }
-        std::cout << "  memory " << rate(c.memoryBytesPerS, "B/s") << ", FP64 " << rate(c.fp64, "FLOP/s") << ", FP32 " << rate(c.fp32, "FLOP/s")
-                  << ", TF32 " << rate(c.tf32, "FLOP/s") << ", BF16 " << rate(c.bf16, "FLOP/s") << ", FP16 " << rate(c.fp16, "FLOP/s")
-                  << ", FP8 " << rate(c.fp8, "FLOP/s") << ", INT8 " << rate(c.int8, "OP/s") << "\n";
+        std::cout << "  memory " << rate(c.memoryBytesPerS, "B/s") << ", FP64 " << rate(c.fp64, "FLOP/s") << ", FP32 "
+                  << rate(c.fp32, "FLOP/s") << ", TF32 " << rate(c.tf32, "FLOP/s") << ", BF16 " << rate(c.bf16, "FLOP/s") << ", FP16 "
+                  << rate(c.fp16, "FLOP/s") << ", FP8 " << rate(c.fp8, "FLOP/s") << ", INT8 " << rate(c.int8, "OP/s") << "\n";
         if (c.memoryBytesPerS > 0 && c.fp32 > 0)
             std::cout << "  ridge points (FLOP/byte): FP32 " << stats::formatFixed(c.fp32 / c.memoryBytesPerS, 1)
                       << (c.bf16 > 0 ? ", BF16 " + stats::formatFixed(c.bf16 / c.memoryBytesPerS, 1) : std::string()) << "\n";

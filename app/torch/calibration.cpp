@@ -47,8 +47,8 @@ Plan planFor(const CalibrationOptions& o, bool cuda)
 
 struct Measurement
 {
-    std::string key;     // calibration.json key
-    std::string label;   // progress message
+    std::string key;                                    // calibration.json key
+    std::string label;                                  // progress message
     std::function<double(const DeviceTimer&, int)> run; // returns the rate (per second), median of N runs
 };
 
@@ -64,7 +64,8 @@ double medianRate(const DeviceTimer& timer, int runs, double work, const std::fu
 
 Measurement copyMeasurement(const c10::Device& device, int64_t bytes)
 {
-    return {"copy_bytes_per_s", "copy_ of " + std::to_string(bytes >> 20) + " MiB float32 (read + write)", [device, bytes](const DeviceTimer& timer, int runs) {
+    return {"copy_bytes_per_s", "copy_ of " + std::to_string(bytes >> 20) + " MiB float32 (read + write)",
+            [device, bytes](const DeviceTimer& timer, int runs) {
                 const auto options = torch::TensorOptions().dtype(torch::kFloat).device(device);
                 const torch::Tensor source = torch::ones({bytes / 4}, options);
                 torch::Tensor destination = torch::empty_like(source);
@@ -126,7 +127,8 @@ std::string measure(const CalibrationOptions& o, Progress& progress, Manifest& m
     const std::vector<Measurement> list = measurementsFor(choice, device, plan);
     for (size_t i = 0; i < list.size(); ++i) {
         const Measurement& m = list[i];
-        progress.phase("calibrate", m.label + " on " + choice.text() + ", median of " + std::to_string(plan.runs), int(i + 1), int(list.size()));
+        progress.phase("calibrate", m.label + " on " + choice.text() + ", median of " + std::to_string(plan.runs), int(i + 1),
+                       int(list.size()));
         file[m.key] = io::jsonNumber(m.run(timer, plan.runs));
     }
     if (choice.cuda) {

@@ -15,7 +15,9 @@ namespace tilescope::torchtool {
 class DeviceTimer
 {
 public:
-    explicit DeviceTimer(const DeviceChoice& device) : m_device(device) {}
+    explicit DeviceTimer(const DeviceChoice& device)
+        : m_device(device)
+    { }
     double seconds(const std::function<void()>& work) const;
     std::string method() const; // "cuda_events", "steady_clock", "steady_clock+synchronize"
 

@@ -10,10 +10,9 @@ namespace tilescope::torchtool {
 namespace {
 
 constexpr std::pair<std::string_view, std::string_view> kDtypes[] = {
-    {"float32", "float32"},   {"f32", "float32"},   {"float16", "float16"}, {"f16", "float16"},
-    {"bfloat16", "bfloat16"}, {"bf16", "bfloat16"}, {"float64", "float64"}, {"f64", "float64"},
-    {"int32", "int32"},       {"i32", "int32"},     {"int64", "int64"},     {"i64", "int64"},
-    {"bool", "bool"},
+    {"float32", "float32"}, {"f32", "float32"},     {"float16", "float16"}, {"f16", "float16"}, {"bfloat16", "bfloat16"},
+    {"bf16", "bfloat16"},   {"float64", "float64"}, {"f64", "float64"},     {"int32", "int32"}, {"i32", "int32"},
+    {"int64", "int64"},     {"i64", "int64"},       {"bool", "bool"},
 };
 
 constexpr std::string_view kExpected = "expected DTYPE:DIMS such as float32:4096x4096 (DTYPE one of float32, float16, bfloat16, "

@@ -20,14 +20,14 @@ using namespace tilescope::torchtool;
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage:\n"
-    "  tilescope-torch capture --torchscript MODEL.pt --out DIR [--inputs SPEC] [--device cpu|cuda[:N]]\n"
-    "                          [--warmup N (10)] [--iters N (5)] [--record-shapes] [--profile-memory] [--with-stack]\n"
-    "                          [--profiler auto|kineto|legacy]\n"
-    "  tilescope-torch calibrate [--device cpu|cuda[:N]] --out FILE|DIR/ [--quick] [--runs N]\n"
-    "  tilescope-torch --version\n"
-    "SPEC: comma-separated DTYPE:DIMS, e.g. float32:4096x4096,bf16:64x128 (docs/sessions.md)\n";
+constexpr const char* kUsage
+    = "usage:\n"
+      "  tilescope-torch capture --torchscript MODEL.pt --out DIR [--inputs SPEC] [--device cpu|cuda[:N]]\n"
+      "                          [--warmup N (10)] [--iters N (5)] [--record-shapes] [--profile-memory] [--with-stack]\n"
+      "                          [--profiler auto|kineto|legacy]\n"
+      "  tilescope-torch calibrate [--device cpu|cuda[:N]] --out FILE|DIR/ [--quick] [--runs N]\n"
+      "  tilescope-torch --version\n"
+      "SPEC: comma-separated DTYPE:DIMS, e.g. float32:4096x4096,bf16:64x128 (docs/sessions.md)\n";
 
 struct UsageError
 {
@@ -72,10 +72,15 @@ int capture(const std::vector<std::string>& args, Progress& progress)
     bool haveInputs = false;
     OptionTable table;
     table.values = {{"--torchscript", [&](const std::string& v) { o.model = v; }},
-                    {"--inputs", [&](const std::string& v) { o.inputs = v; haveInputs = true; }},
+                    {"--inputs",
+                     [&](const std::string& v) {
+                         o.inputs = v;
+                         haveInputs = true;
+                     }},
                     {"--out", [&](const std::string& v) { o.out = v; }},
                     {"--device", [&](const std::string& v) { o.device = v; }},
-                    {"--profiler", [&](const std::string& v) {
+                    {"--profiler",
+                     [&](const std::string& v) {
                          if (v != "auto" && v != "kineto" && v != "legacy")
                              throw UsageError{"--profiler must be auto, kineto or legacy, got '" + v + "'"};
                          o.profiler = v;

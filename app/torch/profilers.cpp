@@ -35,7 +35,9 @@ std::set<ActivityType> activities(const ProfilerOptions& o)
 class KinetoRecorder : public TraceRecorder
 {
 public:
-    explicit KinetoRecorder(const ProfilerOptions& options) : m_options(options) {}
+    explicit KinetoRecorder(const ProfilerOptions& options)
+        : m_options(options)
+    { }
     std::string name() const override { return "kineto"; }
 
     void start() override
@@ -58,7 +60,9 @@ private:
 class LegacyRecorder : public TraceRecorder
 {
 public:
-    explicit LegacyRecorder(const ProfilerOptions& options) : m_options(options) {}
+    explicit LegacyRecorder(const ProfilerOptions& options)
+        : m_options(options)
+    { }
     std::string name() const override { return "legacy"; }
 
     void start() override

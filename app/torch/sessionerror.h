@@ -14,7 +14,10 @@ enum ExitCode : int { kExitOk = 0, kExitFailed = 1, kExitUsage = 2 };
 class SessionError : public std::runtime_error
 {
 public:
-    explicit SessionError(const std::string& message, int exitCode = kExitFailed) : std::runtime_error(message), m_exitCode(exitCode) {}
+    explicit SessionError(const std::string& message, int exitCode = kExitFailed)
+        : std::runtime_error(message)
+        , m_exitCode(exitCode)
+    { }
     int exitCode() const { return m_exitCode; }
 
 private:

@@ -10,9 +10,9 @@ class Progress;
 // `tilescope-torch capture`: profiles a TorchScript module's forward() in this process.
 struct CaptureOptions
 {
-    std::string model;       // --torchscript FILE
-    std::string inputs;      // --inputs SPEC
-    std::string out;         // --out DIR
+    std::string model;  // --torchscript FILE
+    std::string inputs; // --inputs SPEC
+    std::string out;    // --out DIR
     std::string device = "cpu";
     std::string profiler = "auto"; // auto, kineto or legacy
     int warmup = 10;

@@ -163,7 +163,9 @@ int64_t lengthWithin(const IntervalSet& set, Interval w)
 
 } // namespace
 
-OverlapIndex::OverlapIndex(const trace::Trace& t) : OverlapIndex(t, computeOverlap(t)) { }
+OverlapIndex::OverlapIndex(const trace::Trace& t)
+    : OverlapIndex(t, computeOverlap(t))
+{ }
 
 OverlapIndex::OverlapIndex(const trace::Trace& t, const OverlapReport& whole)
 {
@@ -184,7 +186,10 @@ OverlapIndex::OverlapIndex(const trace::Trace& t, const OverlapReport& whole)
             continue;
         const int device = deviceOf(t, e);
         Starts& starts = m_starts[size_t(std::find(m_devices.begin(), m_devices.end(), device) - m_devices.begin())];
-        (e.kind == EventKind::Kernel ? starts.kernels : e.kind == EventKind::GpuMemcpy ? starts.memcpys : starts.memsets).push_back(e.start);
+        (e.kind == EventKind::Kernel          ? starts.kernels
+             : e.kind == EventKind::GpuMemcpy ? starts.memcpys
+                                              : starts.memsets)
+            .push_back(e.start);
         if (e.kind == EventKind::Kernel)
             if (const uint32_t launch = t.launchOf(i); launch != trace::kNoIndex)
                 kernelNsByLaunch[launch] += e.duration;
@@ -210,7 +215,8 @@ OverlapReport OverlapIndex::figures(Interval w) const
         busy.utilization = windowNs > 0 ? double(busy.busyNs) / double(windowNs) : 0.0;
         busy.hasActivity = m_hasActivity[d];
         const auto startingIn = [&](const std::vector<int64_t>& starts) {
-            return uint64_t(std::lower_bound(starts.begin(), starts.end(), w.end) - std::lower_bound(starts.begin(), starts.end(), w.start));
+            return uint64_t(std::lower_bound(starts.begin(), starts.end(), w.end)
+                            - std::lower_bound(starts.begin(), starts.end(), w.start));
         };
         busy.kernels = startingIn(m_starts[d].kernels);
         busy.memcpys = startingIn(m_starts[d].memcpys);

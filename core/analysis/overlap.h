@@ -19,9 +19,9 @@ struct DeviceBusy
     int64_t busyNs = 0; // union of kernel, memcpy and memset intervals on all streams of the device
     int64_t idleNs = 0;
     double utilization = 0;
-    uint64_t kernels = 0;  // kernels that start inside the window
-    uint64_t memcpys = 0;  // memcpys that start inside the window
-    uint64_t memsets = 0;  // memsets that start inside the window
+    uint64_t kernels = 0;     // kernels that start inside the window
+    uint64_t memcpys = 0;     // memcpys that start inside the window
+    uint64_t memsets = 0;     // memsets that start inside the window
     bool hasActivity = false; // any kernel, memcpy or memset on the device anywhere in the trace
     IntervalSet busy;
 };
@@ -35,9 +35,9 @@ struct ThreadBusy
 
 struct LaunchCost
 {
-    uint64_t count = 0;    // launch calls with at least one kernel, starting in the window
-    int64_t cpuNs = 0;     // their CPU duration
-    int64_t kernelNs = 0;  // the GPU duration of the kernels they launched
+    uint64_t count = 0;          // launch calls with at least one kernel, starting in the window
+    int64_t cpuNs = 0;           // their CPU duration
+    int64_t kernelNs = 0;        // the GPU duration of the kernels they launched
     uint64_t costlyLaunches = 0; // launches whose CPU time is at least 80% of their kernels' time
     // Many launches cost about as much CPU as their kernels run: the GPU waits on the CPU.
     bool launchBound() const { return count >= 100 && costlyLaunches * 2 >= count; }

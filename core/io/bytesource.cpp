@@ -25,8 +25,7 @@ public:
         : ByteSource(path)
         , m_fd(fd)
         , m_size(size)
-    {
-    }
+    { }
     ~FileSource() override { ::close(m_fd); }
 
     size_t read(char* buffer, size_t capacity) override
@@ -117,7 +116,10 @@ private:
 class MemorySource final : public ByteSource
 {
 public:
-    MemorySource(std::string_view data, std::string name) : ByteSource(std::move(name)), m_data(data) { }
+    MemorySource(std::string_view data, std::string name)
+        : ByteSource(std::move(name))
+        , m_data(data)
+    { }
     size_t read(char* buffer, size_t capacity) override
     {
         const size_t n = std::min(capacity, m_data.size() - m_pos);
@@ -138,7 +140,10 @@ class PrefixedSource final : public ByteSource
 {
 public:
     PrefixedSource(std::unique_ptr<ByteSource> inner, std::string prefix)
-        : ByteSource(inner->name()), m_inner(std::move(inner)), m_prefix(std::move(prefix)) { }
+        : ByteSource(inner->name())
+        , m_inner(std::move(inner))
+        , m_prefix(std::move(prefix))
+    { }
     size_t read(char* buffer, size_t capacity) override
     {
         if (m_pos < m_prefix.size()) {
@@ -165,7 +170,8 @@ std::unique_ptr<ByteSource> openTraceFile(const std::string& path)
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         throw TraceFileError(path, std::nullopt, std::string("cannot open: ") + std::strerror(errno));
-    struct stat info{};
+    struct stat info
+    { };
     if (::fstat(fd, &info) != 0) {
         const int err = errno;
         ::close(fd);

@@ -23,7 +23,9 @@ public:
     const std::string& name() const { return m_name; }
 
 protected:
-    explicit ByteSource(std::string name) : m_name(std::move(name)) { }
+    explicit ByteSource(std::string name)
+        : m_name(std::move(name))
+    { }
 
 private:
     std::string m_name;

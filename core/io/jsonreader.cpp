@@ -124,17 +124,13 @@ const char* jsonTokenName(JsonToken token)
 JsonReader::JsonReader(ByteSource& source, size_t bufferSize)
     : m_source(source)
     , m_buffer(std::max<size_t>(bufferSize, 64))
-{
-}
+{ }
 
 const std::string& JsonReader::sourceName() const { return m_source.name(); }
 
 void JsonReader::fail(const std::string& problem) const { failAt(m_base + m_pos, problem); }
 
-void JsonReader::failAt(uint64_t offset, const std::string& problem) const
-{
-    throw TraceFileError(m_source.name(), offset, problem);
-}
+void JsonReader::failAt(uint64_t offset, const std::string& problem) const { throw TraceFileError(m_source.name(), offset, problem); }
 
 bool JsonReader::fill()
 {
@@ -221,8 +217,7 @@ JsonToken JsonReader::next()
         if (!atEnd)
             fail("unexpected " + printable(c) + " after the end of the JSON document");
         return JsonToken::End;
-    case State::Value:
-        return readValue();
+    case State::Value: return readValue();
     case State::ValueOrArrayEnd:
         if (!atEnd && c == ']') {
             ++m_pos;
@@ -239,8 +234,7 @@ JsonToken JsonReader::next()
             return JsonToken::ObjectEnd;
         }
         return readKey();
-    case State::Key:
-        return readKey();
+    case State::Key: return readKey();
     case State::CommaOrEnd: {
         const bool inObject = m_stack.back();
         if (atEnd)
@@ -299,7 +293,7 @@ JsonToken JsonReader::readValue()
 {
     if (m_pos >= m_end)
         fail(m_stack.empty() && m_base == 0 && m_pos == 0 ? "empty document (expected a JSON value)"
-                                                           : "unexpected end of file: the JSON document is truncated (expected a value)");
+                                                          : "unexpected end of file: the JSON document is truncated (expected a value)");
     const char c = m_buffer[m_pos];
     switch (c) {
     case '{':
@@ -314,12 +308,9 @@ JsonToken JsonReader::readValue()
         readString();
         afterValue();
         return JsonToken::String;
-    case 't':
-        return readLiteral("true", JsonToken::True);
-    case 'f':
-        return readLiteral("false", JsonToken::False);
-    case 'n':
-        return readLiteral("null", JsonToken::Null);
+    case 't': return readLiteral("true", JsonToken::True);
+    case 'f': return readLiteral("false", JsonToken::False);
+    case 'n': return readLiteral("null", JsonToken::Null);
     default:
         if (c == '-' || isDigit(c))
             return readNumber();
@@ -521,8 +512,7 @@ void JsonReader::decodeEscapes(size_t begin, size_t end)
             appendUtf8(m_scratch, cp);
             break;
         }
-        default:
-            failAt(m_base + i, "invalid escape '\\" + std::string(1, e) + "' in a string");
+        default: failAt(m_base + i, "invalid escape '\\" + std::string(1, e) + "' in a string");
         }
     }
 }

@@ -64,9 +64,9 @@ private:
 
     ByteSource& m_source;
     std::vector<char> m_buffer;
-    size_t m_pos = 0;     // next unread byte
-    size_t m_end = 0;     // end of valid bytes
-    uint64_t m_base = 0;  // stream offset of m_buffer[0]
+    size_t m_pos = 0;    // next unread byte
+    size_t m_end = 0;    // end of valid bytes
+    uint64_t m_base = 0; // stream offset of m_buffer[0]
     size_t m_tokenStart = 0;
     size_t m_captureStart = SIZE_MAX;
     bool m_eof = false;

@@ -18,7 +18,6 @@ TraceFileError::TraceFileError(std::string path, std::optional<uint64_t> offset,
     , m_path(std::move(path))
     , m_offset(offset)
     , m_problem(std::move(problem))
-{
-}
+{ }
 
 } // namespace tilescope::io

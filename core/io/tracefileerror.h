@@ -32,7 +32,9 @@ private:
 class LoadCancelled : public std::runtime_error
 {
 public:
-    LoadCancelled() : std::runtime_error("cancelled") { }
+    LoadCancelled()
+        : std::runtime_error("cancelled")
+    { }
 };
 
 } // namespace tilescope::io

@@ -34,7 +34,10 @@ io::Json classificationJson(const roofline::Classification& c, bool region)
     if (region) {
         io::Json& kernels = j["kernels"] = io::Json::array();
         for (const auto& k : c.kernels)
-            kernels.push_back({{"name", k.name}, {"calls", k.calls}, {"total_us", io::jsonNumber(k.totalUs)}, {"share_of_busy", io::jsonNumber(k.share)}});
+            kernels.push_back({{"name", k.name},
+                               {"calls", k.calls},
+                               {"total_us", io::jsonNumber(k.totalUs)},
+                               {"share_of_busy", io::jsonNumber(k.share)}});
     }
     return j;
 }
@@ -48,8 +51,13 @@ std::string classifyJson(const roofline::ClassifyReport& r)
     io::Json& ceilings = j["ceilings"] = io::Json::object();
     ceilings["source"] = r.measured ? "measured where given, else datasheet" : "datasheet";
     ceilings["memory_bytes_per_s"] = io::jsonNumber(r.ceilings.memoryBytesPerS);
-    for (const auto& [k, v] : {std::pair{"fp64", r.ceilings.fp64}, {"fp32", r.ceilings.fp32}, {"tf32", r.ceilings.tf32}, {"bf16", r.ceilings.bf16},
-                               {"fp16", r.ceilings.fp16}, {"fp8", r.ceilings.fp8}, {"int8", r.ceilings.int8}})
+    for (const auto& [k, v] : {std::pair{"fp64", r.ceilings.fp64},
+                               {"fp32", r.ceilings.fp32},
+                               {"tf32", r.ceilings.tf32},
+                               {"bf16", r.ceilings.bf16},
+                               {"fp16", r.ceilings.fp16},
+                               {"fp8", r.ceilings.fp8},
+                               {"int8", r.ceilings.int8}})
         ceilings[std::string(k) + "_flops_per_s"] = io::jsonNumber(v);
     io::Json& kernels = j["kernels"] = io::Json::array();
     for (const auto& c : r.kernels)

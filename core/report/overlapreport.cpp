@@ -14,7 +14,10 @@ namespace {
 double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 // A timestamp in us: whole microseconds as an integer, else the double nearest ns / 1000 (one rounding).
 io::Json usExact(int64_t ns) { return ns % 1000 == 0 ? io::Json(ns / 1000) : io::Json(us(ns)); }
-std::string share(int64_t part, int64_t whole) { return whole > 0 ? stats::formatFixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + "%" : "-"; }
+std::string share(int64_t part, int64_t whole)
+{
+    return whole > 0 ? stats::formatFixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + "%" : "-";
+}
 
 bool listed(const analysis::DeviceBusy& d, const OverlapReportOptions& options) { return d.hasActivity || options.allDevices; }
 
@@ -102,14 +105,16 @@ std::string overlapText(const trace::Trace& t, const analysis::OverlapReport& r,
         out += "  " + threadLabel(t, th) + ": " + stats::formatDuration(th.busyNs) + "\n";
     if (gpu) {
         out += "CPU and GPU both busy: " + stats::formatDuration(r.overlapNs) + " (" + share(r.overlapNs, window) + ")\n";
-        out += "GPU idle while CPU works: " + stats::formatDuration(r.gpuIdleWhileCpuBusyNs) + " (" + share(r.gpuIdleWhileCpuBusyNs, window) + ")\n";
+        out += "GPU idle while CPU works: " + stats::formatDuration(r.gpuIdleWhileCpuBusyNs) + " (" + share(r.gpuIdleWhileCpuBusyNs, window)
+            + ")\n";
         out += "both idle: " + stats::formatDuration(r.bothIdleNs) + " (" + share(r.bothIdleNs, window) + ")\n";
     } else {
         out += "CPU idle: " + stats::formatDuration(r.bothIdleNs) + " (" + share(r.bothIdleNs, window) + ")\n";
     }
     out += "launches: " + launchCostText(r.launches);
     if (r.launches.count > 0)
-        out += " (in all: CPU " + stats::formatDuration(r.launches.cpuNs) + " in launch calls, " + stats::formatDuration(r.launches.kernelNs) + " of kernels)";
+        out += " (in all: CPU " + stats::formatDuration(r.launches.cpuNs) + " in launch calls, "
+            + stats::formatDuration(r.launches.kernelNs) + " of kernels)";
     out += "\n";
     return out;
 }

@@ -39,8 +39,9 @@ void printSummary(std::ostringstream& out, const roofline::SourceSummary& s, con
         out << indent << std::string("feature") << std::string(width - 6, ' ') << "calls  lines          meaning\n";
     for (const auto& f : s.features) {
         const std::string calls = std::to_string(f.callSites), lines = linesText(f.lines);
-        out << indent << f.name << std::string(width - f.name.size() + 1, ' ') << calls << std::string(calls.size() < 7 ? 7 - calls.size() : 1, ' ')
-            << lines << std::string(lines.size() < 15 ? 15 - lines.size() : 1, ' ') << f.meaning << "\n";
+        out << indent << f.name << std::string(width - f.name.size() + 1, ' ') << calls
+            << std::string(calls.size() < 7 ? 7 - calls.size() : 1, ' ') << lines
+            << std::string(lines.size() < 15 ? 15 - lines.size() : 1, ' ') << f.meaning << "\n";
     }
     out << indent << s.conclusion << "\n";
 }

@@ -72,8 +72,8 @@ std::string keyAveragesCsv(const stats::KeyAverages& averages, const std::vector
     for (const size_t index : rows) {
         const stats::KeyAverage& r = averages.rows.at(index);
         out += csvField(r.key) + ',' + csvField(r.inputShapes) + ',' + (r.deviceType == stats::DeviceType::CPU ? "CPU" : "CUDA") + ','
-            + (r.isUserAnnotation ? "true" : "false") + ',' + std::to_string(r.count) + ',' + io::formatShortest(r.selfCpuTimeTotal)
-            + ',' + io::formatShortest(r.cpuTimeTotal) + ',' + io::formatShortest(r.selfDeviceTimeTotal) + ','
+            + (r.isUserAnnotation ? "true" : "false") + ',' + std::to_string(r.count) + ',' + io::formatShortest(r.selfCpuTimeTotal) + ','
+            + io::formatShortest(r.cpuTimeTotal) + ',' + io::formatShortest(r.selfDeviceTimeTotal) + ','
             + io::formatShortest(r.deviceTimeTotal) + ',' + std::to_string(r.cpuMemoryUsage) + ',' + std::to_string(r.selfCpuMemoryUsage)
             + ',' + std::to_string(r.deviceMemoryUsage) + ',' + std::to_string(r.selfDeviceMemoryUsage) + ',' + std::to_string(r.flops)
             + '\n';

@@ -33,7 +33,10 @@ struct Facts
     std::optional<Distributed> distributed;
 };
 
-bool isOptionKey(std::string_view key) { return key == "record_shapes" || key == "profile_memory" || key == "with_stack" || key == "with_flops"; }
+bool isOptionKey(std::string_view key)
+{
+    return key == "record_shapes" || key == "profile_memory" || key == "with_stack" || key == "with_flops";
+}
 
 std::optional<Distributed> summariseDistributed(const std::optional<std::string>& raw)
 {
@@ -68,7 +71,8 @@ Facts gather(const trace::Trace& t)
     }
     for (size_t id = 0; id < perCategoryId.size(); ++id)
         if (perCategoryId[id] > 0)
-            f.perCategory[id == 0 ? std::string("(none)") : std::string(t.strings.view(static_cast<trace::StringId>(id)))] = perCategoryId[id];
+            f.perCategory[id == 0 ? std::string("(none)") : std::string(t.strings.view(static_cast<trace::StringId>(id)))]
+                = perCategoryId[id];
     uint64_t memory = 0, oom = 0;
     for (const trace::MemoryRecord& m : t.memory)
         (m.outOfMemory ? oom : memory) += 1;
@@ -90,8 +94,10 @@ Facts gather(const trace::Trace& t)
     };
     std::sort(f.trackOrder.begin(), f.trackOrder.end(), [&](size_t a, size_t b) { return sortKey(a) < sortKey(b); });
     const auto& m = t.meta;
-    for (const auto& [name, on] : {std::pair{"record_shapes", m.recordShapes}, {"profile_memory", m.profileMemory},
-                                  {"with_stack", m.withStack}, {"with_flops", m.withFlops}})
+    for (const auto& [name, on] : {std::pair{"record_shapes", m.recordShapes},
+                                   {"profile_memory", m.profileMemory},
+                                   {"with_stack", m.withStack},
+                                   {"with_flops", m.withFlops}})
         if (on)
             f.options.emplace_back(name);
     f.distributed = summariseDistributed(m.distributedInfo);
@@ -177,8 +183,8 @@ std::string traceInfoText(const std::string& path, const trace::Trace& t)
     out += "devices:    " + std::to_string(m.devices.size()) + "\n";
     for (const auto& d : m.devices)
         out += "  [" + std::to_string(d.id) + "] " + d.name + ", compute " + std::to_string(d.computeMajor) + "."
-            + std::to_string(d.computeMinor) + ", " + std::to_string(d.numSms) + " SMs, "
-            + stats::formatTorchMemory(d.totalGlobalMem) + "\n";
+            + std::to_string(d.computeMinor) + ", " + std::to_string(d.numSms) + " SMs, " + stats::formatTorchMemory(d.totalGlobalMem)
+            + "\n";
     if (const auto& d = f.distributed) {
         out += "distributed: backend " + (d->backend.empty() ? std::string("?") : d->backend);
         out += ", rank " + (d->rank ? std::to_string(*d->rank) : std::string("?"));
@@ -195,7 +201,8 @@ std::string traceInfoText(const std::string& path, const trace::Trace& t)
     out += "tracks:     " + std::to_string(f.trackOrder.size()) + " with events\n";
     for (const size_t i : f.trackOrder) {
         const Track& track = t.tracks[i];
-        out += "  " + std::string(trackTypeName(track.type)) + "  " + trackLabel(t, track) + ": " + std::to_string(f.perTrack[i]) + " events";
+        out += "  " + std::string(trackTypeName(track.type)) + "  " + trackLabel(t, track) + ": " + std::to_string(f.perTrack[i])
+            + " events";
         if (track.maxDepth > 0)
             out += ", depth " + std::to_string(track.maxDepth + 1);
         if (track.partialOverlaps > 0)

@@ -53,8 +53,8 @@ Verdict verdictOf(const roofline::Classification& c)
 
 std::string toText(const Verdict& v)
 {
-    std::string out = "  " + v.name + "  [" + std::to_string(v.calls) + " calls, " + v.total + "]  " + v.className + " (" + v.strength + "; "
-        + v.workSource + ")\n";
+    std::string out = "  " + v.name + "  [" + std::to_string(v.calls) + " calls, " + v.total + "]  " + v.className + " (" + v.strength
+        + "; " + v.workSource + ")\n";
     for (const auto& b : v.bullets)
         out += "      " + b + "\n";
     for (const auto& caveat : v.caveats)
@@ -69,21 +69,22 @@ std::string toText(const Verdict& v)
 std::string toHtml(const Verdict& v)
 {
     std::string html = "<b style='color:" + v.colour + "'>" + htmlEscaped(v.className) + "</b> (" + htmlEscaped(v.strength) + ") - "
-        + htmlEscaped(v.name) + "<br>" + std::to_string(v.calls) + " calls, " + htmlEscaped(v.total) + " total; " + htmlEscaped(v.workSource);
+        + htmlEscaped(v.name) + "<br>" + std::to_string(v.calls) + " calls, " + htmlEscaped(v.total) + " total; "
+        + htmlEscaped(v.workSource);
     html += "<ul>";
     for (const auto& b : v.bullets)
         html += "<li>" + htmlEscaped(b) + "</li>";
     html += "</ul>";
     if (v.source) {
         const auto& s = *v.source;
-        html += "<b>Generated source</b> " + htmlEscaped(s.path) + (s.kernel.empty() ? "" : " (kernel " + htmlEscaped(s.kernel) + ")") + "<br>"
-            + htmlEscaped(s.conclusion);
+        html += "<b>Generated source</b> " + htmlEscaped(s.path) + (s.kernel.empty() ? "" : " (kernel " + htmlEscaped(s.kernel) + ")")
+            + "<br>" + htmlEscaped(s.conclusion);
         if (s.contradicts)
             html += "<br><b style='color:#c83232'>The verdict and the source disagree (see the evidence).</b>";
         html += "<table cellspacing='4'><tr><th align='left'>feature</th><th>call sites</th><th align='left'>lines</th></tr>";
         for (const auto& f : s.features)
-            html += "<tr><td title='" + htmlEscaped(f.meaning) + "'>" + htmlEscaped(f.name) + "</td><td align='right'>" + std::to_string(f.callSites)
-                + "</td><td>" + htmlEscaped(f.lines) + "</td></tr>";
+            html += "<tr><td title='" + htmlEscaped(f.meaning) + "'>" + htmlEscaped(f.name) + "</td><td align='right'>"
+                + std::to_string(f.callSites) + "</td><td>" + htmlEscaped(f.lines) + "</td></tr>";
         html += "</table>";
     }
     for (const auto& caveat : v.caveats)

@@ -20,8 +20,8 @@ struct Verdict
     std::string strength;
     std::string name;
     uint64_t calls = 0;
-    std::string total;      // total time, torch's format
-    std::string workSource; // how the work was found, in words
+    std::string total;                // total time, torch's format
+    std::string workSource;           // how the work was found, in words
     std::vector<std::string> bullets; // the evidence, one line each
 
     struct Feature

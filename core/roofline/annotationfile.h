@@ -18,10 +18,10 @@ namespace tilescope::roofline {
 // loader and the writer live here; the CLI, the classifier and the app's editor all use them.
 struct Annotation
 {
-    std::string region;  // a record_function label, or empty
-    std::string kernel;  // an exact kernel name or "re:" + ECMAScript regex (searched), or empty
+    std::string region; // a record_function label, or empty
+    std::string kernel; // an exact kernel name or "re:" + ECMAScript regex (searched), or empty
     std::optional<double> flops, bytes;
-    std::string roof;    // fp32, tf32, bf16, fp16, fp8, fp64, int8, or empty
+    std::string roof;                       // fp32, tf32, bf16, fp16, fp8, fp64, int8, or empty
     std::optional<SourceInspection> source; // inspected when the file is loaded
     std::string sourcePath;                 // "source" as written in the file (for saving it back)
 };

@@ -106,8 +106,9 @@ DeviceMatch matchDevice(const std::vector<DeviceEntry>& database, const trace::D
             m.notes.push_back("this row's figures are provisional (not re-checked against the datasheet)");
         return m;
     }
-    m.notes.push_back("unknown device '" + device.name + "': no datasheet row matches; give measured ceilings with --ceilings "
-                      "(tilescope-cli calibrate) or a device file");
+    m.notes.push_back("unknown device '" + device.name
+                      + "': no datasheet row matches; give measured ceilings with --ceilings "
+                        "(tilescope-cli calibrate) or a device file");
     return m;
 }
 

@@ -28,13 +28,20 @@ constexpr double kHostLinkBytesPerS = 64e9; // PCIe Gen5 x16, one direction (roo
 
 double roofRate(const Ceilings& c, std::string_view roof)
 {
-    if (roof == "fp64") return c.fp64;
-    if (roof == "fp32") return c.fp32;
-    if (roof == "tf32") return c.tf32;
-    if (roof == "bf16") return c.bf16;
-    if (roof == "fp16") return c.fp16;
-    if (roof == "fp8") return c.fp8;
-    if (roof == "int8") return c.int8;
+    if (roof == "fp64")
+        return c.fp64;
+    if (roof == "fp32")
+        return c.fp32;
+    if (roof == "tf32")
+        return c.tf32;
+    if (roof == "bf16")
+        return c.bf16;
+    if (roof == "fp16")
+        return c.fp16;
+    if (roof == "fp8")
+        return c.fp8;
+    if (roof == "int8")
+        return c.int8;
     return 0;
 }
 
@@ -62,7 +69,7 @@ struct Aggregate
     bool dominantRuleUsed = false;
     bool assumedRoof = false;
     std::string declaredRoof;
-    std::string sourceRoof;        // the tensor roof the generated source's MMA call sites imply
+    std::string sourceRoof; // the tensor roof the generated source's MMA call sites imply
     bool sourcePrecisionAssumed = false;
     std::set<std::string> bases;          // how the known work was found, one line per formula instance
     std::set<std::string> unknownReasons; // why some calls have no estimate
@@ -95,7 +102,9 @@ struct Aggregate
     }
     static std::string busFactorFormula(std::string_view collective)
     {
-        return collective == "allreduce" ? "2(n-1)/n" : collective == "broadcast" || collective == "reduce" || collective == "sendrecv" ? "1" : "(n-1)/n";
+        return collective == "allreduce"                                                      ? "2(n-1)/n"
+            : collective == "broadcast" || collective == "reduce" || collective == "sendrecv" ? "1"
+                                                                                              : "(n-1)/n";
     }
 };
 
@@ -211,8 +220,9 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
         c.cls = RooflineClass::Inconclusive;
         c.strength = "provisional";
         addLines(c.evidence, "work: ", a.bases, 3);
-        c.evidence.push_back("no " + roof + " roof for this device: the estimated FLOPs exceed what its cores can do (a convolution by "
-                             "Winograd or FFT does fewer than the direct formula counts)");
+        c.evidence.push_back("no " + roof
+                             + " roof for this device: the estimated FLOPs exceed what its cores can do (a convolution by "
+                               "Winograd or FFT does fewer than the direct formula counts)");
         return;
     }
     const double uBw = bwRoof > 0 ? c.achievedBytesPerS / bwRoof : 0;
@@ -221,8 +231,10 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
     if (a.levels.count('B'))
         for (const char* source : {"op", "bytes"}) {
             const bool fromBytesArg = source == std::string_view("bytes");
-            if (std::any_of(a.bases.begin(), a.bases.end(), [&](const std::string& b) { return b.starts_with("the activity's bytes arg") == fromBytesArg; }))
-                columns += fromBytesArg ? ", the activity's bytes arg" : ", External id (activity to its launching op) and that op's recorded inputs";
+            if (std::any_of(a.bases.begin(), a.bases.end(),
+                            [&](const std::string& b) { return b.starts_with("the activity's bytes arg") == fromBytesArg; }))
+                columns += fromBytesArg ? ", the activity's bytes arg"
+                                        : ", External id (activity to its launching op) and that op's recorded inputs";
         }
     if (a.levels.count('C'))
         columns += ", the annotations file";
@@ -230,7 +242,8 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
     addLines(c.evidence, "work: ", a.bases, 3);
     if (a.known < a.calls)
         addLines(c.evidence, "unknown work: ", a.unknownReasons, 2);
-    c.evidence.push_back("bandwidth " + rate(c.achievedBytesPerS, "B/s") + " = " + pct(uBw) + " of the " + bwName + " roof " + rate(bwRoof, "B/s"));
+    c.evidence.push_back("bandwidth " + rate(c.achievedBytesPerS, "B/s") + " = " + pct(uBw) + " of the " + bwName + " roof "
+                         + rate(bwRoof, "B/s"));
     if (a.flops > 0)
         c.evidence.push_back("compute " + rate(c.achievedFlopsPerS, "FLOP/s") + " = " + pct(uCompute) + " of the " + roof + " roof "
                              + rate(computeRoof, "FLOP/s") + (measured ? " (measured)" : " (datasheet)"));
@@ -244,7 +257,8 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
     double u = uBw;
     if (a.flops > 0 && a.bytes > 0 && bwRoof > 0 && computeRoof > 0) {
         const double ai = a.flops / a.bytes, ridge = computeRoof / bwRoof;
-        c.evidence.push_back("arithmetic intensity " + stats::formatFixed(ai, 2) + " FLOP/B against the ridge " + stats::formatFixed(ridge, 1) + " FLOP/B");
+        c.evidence.push_back("arithmetic intensity " + stats::formatFixed(ai, 2) + " FLOP/B against the ridge "
+                             + stats::formatFixed(ridge, 1) + " FLOP/B");
         if (ai < ridge) {
             c.cls = RooflineClass::IoBound;
         } else {
@@ -311,9 +325,10 @@ void corroborate(Classification& c, SourceEvidence e, bool hopper)
         c.tensorCoreEvidence = "generated source";
     if (s.tensorCore == TensorCorePath::None && c.cls == RooflineClass::TensorCoreBound) {
         c.sourceContradicts = true;
-        c.evidence.push_back("CONFLICT: tensor-core-bound on the " + c.roof + " roof, but the generated source has no MMA call site: "
-                             "check that the source is this kernel's, and its FLOP count (faster than the FP32 peak without "
-                             "tensor cores means the FLOPs are overstated)");
+        c.evidence.push_back("CONFLICT: tensor-core-bound on the " + c.roof
+                             + " roof, but the generated source has no MMA call site: "
+                               "check that the source is this kernel's, and its FLOP count (faster than the FP32 peak without "
+                               "tensor cores means the FLOPs are overstated)");
     } else if (s.tensorCore == TensorCorePath::None && isTensorRoof(c.roof)) {
         c.evidence.push_back("the " + c.roof + " tensor roof is not corroborated: the generated source has no MMA call site");
     } else if (s.tensorCore != TensorCorePath::None && c.cls == RooflineClass::CudaCoreBound) {
@@ -475,7 +490,7 @@ struct KernelAggregates
     std::vector<Work> work;                            // by event
     std::vector<std::optional<Collective>> collective; // by event: NCCL kernels
     std::map<std::string, Aggregate> perKernel;
-    std::vector<std::string> order;                    // names in first-seen order
+    std::vector<std::string> order; // names in first-seen order
 };
 
 // An op's work goes to its longest kernel; its other activities carry zero.
@@ -572,7 +587,8 @@ struct GradingContext
 };
 
 // Verdict, kernels: graded against the ceilings, then the name hint and the generated source as corroboration.
-Classification kernelVerdict(const std::string& name, const Aggregate& agg, const std::optional<SourceEvidence>& source, const GradingContext& g)
+Classification kernelVerdict(const std::string& name, const Aggregate& agg, const std::optional<SourceEvidence>& source,
+                             const GradingContext& g)
 {
     Classification c;
     c.name = name;
@@ -622,8 +638,8 @@ struct RegionAggregate
     double busy = 0;                        // GPU time of its activities
     std::map<std::string, double> kernelNs; // by activity name
     std::map<std::string, uint64_t> kernelCalls;
-    std::set<std::string> kernelNames;      // kind Kernel only: "a region holding only that kernel"
-    bool partial = false;                   // some of its activities have no estimate
+    std::set<std::string> kernelNames; // kind Kernel only: "a region holding only that kernel"
+    bool partial = false;              // some of its activities have no estimate
 };
 
 // Its activities on the same stream, work from the region's annotation entry (`entry`) or the sum of the
@@ -702,7 +718,8 @@ RegionAggregate aggregateRegion(const trace::Trace& t, const std::vector<uint32_
         agg.assumedRoof = entry->roof.empty() && knownPrecision.empty();
         agg.roofFlops = {{agg.assumedRoof ? std::string("fp32") : knownPrecision, agg.flops}};
         if (entry->roof.empty() && !knownPrecision.empty())
-            agg.roofOrigin = "the " + knownPrecision + " roof comes from the region's kernels (their ops' input types or generated sources)";
+            agg.roofOrigin = "the " + knownPrecision
+                + " roof comes from the region's kernels (their ops' input types or generated sources)";
         agg.known = 1;
     } else {
         agg.known = agg.levels.empty() ? 0 : 1;
@@ -736,8 +753,9 @@ Classification regionVerdict(const std::string& name, const RegionAggregate& r, 
     } else {
         grade(c, agg, g.report.ceilings, g.report.datasheet, g.report.measured, r.partial);
         if (agg.commNs > 0)
-            c.evidence.push_back(pct(r.busy > 0 ? agg.commNs / r.busy : 0) + " of its GPU busy time is NCCL communication, which is not in "
-                                 "the roofline figures");
+            c.evidence.push_back(pct(r.busy > 0 ? agg.commNs / r.busy : 0)
+                                 + " of its GPU busy time is NCCL communication, which is not in "
+                                   "the roofline figures");
     }
     c.calls = agg.calls;
     c.evidence.push_back("GPU busy " + pct(agg.ns > 0 ? r.busy / agg.ns : 0) + " of its span (" + std::to_string(r.kernelNs.size())

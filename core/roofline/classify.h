@@ -18,7 +18,6 @@ class Trace;
 
 namespace tilescope::roofline {
 
-
 // One kernel (or memcpy/memset) name inside a region, over all the region's calls.
 struct RegionKernel
 {
@@ -42,12 +41,12 @@ struct Classification
     std::string name;
     uint64_t calls = 0;
     double totalUs = 0;
-    std::optional<double> flops, bytes; // totals over the calls; unset when unknown
+    std::optional<double> flops, bytes;                  // totals over the calls; unset when unknown
     double achievedFlopsPerS = 0, achievedBytesPerS = 0; // communication: bytes are the messages, the rate NCCL's algorithm bandwidth
-    std::optional<double> busBytesPerS;                   // communication: NCCL's bus bandwidth, when the group size is known
-    std::string roof;      // the compute roof compared against
+    std::optional<double> busBytesPerS;                  // communication: NCCL's bus bandwidth, when the group size is known
+    std::string roof;                                    // the compute roof compared against
     RooflineClass cls = RooflineClass::Inconclusive;
-    std::string strength;  // strong, weak, provisional
+    std::string strength;      // strong, weak, provisional
     std::string evidenceLevel; // B (torch op inputs), C (annotation), D (none), B/C mixed
     std::vector<std::string> evidence;
     // roofline.md §7.5 rule 4, the strongest tensor-core evidence: "generated source" (call sites),
@@ -55,7 +54,7 @@ struct Classification
     std::string tensorCoreEvidence = "none";
     std::optional<SourceEvidence> source; // when a generated source is attached
     bool sourceContradicts = false;       // the verdict's roof and the source's MMA call sites disagree
-    std::vector<RegionKernel> kernels; // regions only: the activities inside, by total time, largest first
+    std::vector<RegionKernel> kernels;    // regions only: the activities inside, by total time, largest first
 };
 
 // How a verdict's work was found, in words for the card and the CLI table (evidenceLevel stays in the JSON).
@@ -66,7 +65,7 @@ struct ClassifyReport
     std::string deviceName;
     std::string deviceRow; // the datasheet row used, empty when unknown
     Ceilings datasheet;
-    Ceilings ceilings;     // datasheet, or measured where given
+    Ceilings ceilings; // datasheet, or measured where given
     bool measured = false;
     std::vector<std::string> notes;
     std::vector<Classification> kernels; // by total time, largest first

@@ -17,7 +17,7 @@ Cleaned clean(std::string_view text)
     bool lineStart = true;
     bool asmKeyword = false; // saw asm/__asm__ (and qualifiers), waiting for its '('
     int depth = 0;
-    int asmDepth = -1;       // paren depth outside the asm statement while inside one
+    int asmDepth = -1; // paren depth outside the asm statement while inside one
     size_t i = 0;
     while (i < n) {
         const char c = text[i];
@@ -71,13 +71,13 @@ Cleaned clean(std::string_view text)
         }
         if (c == '"') {
             size_t end;
-            const bool raw = i > 0 && text[i - 1] == 'R' && (i < 2 || !isIdentChar(text[i - 2]) || text[i - 2] == '8'
-                                                             || text[i - 2] == 'u' || text[i - 2] == 'U' || text[i - 2] == 'L');
+            const bool raw = i > 0 && text[i - 1] == 'R'
+                && (i < 2 || !isIdentChar(text[i - 2]) || text[i - 2] == '8' || text[i - 2] == 'u' || text[i - 2] == 'U'
+                    || text[i - 2] == 'L');
             if (raw) {
                 const size_t paren = text.find('(', i + 1);
-                const std::string closing = paren == std::string_view::npos
-                    ? std::string("\"")
-                    : ")" + std::string(text.substr(i + 1, paren - i - 1)) + "\"";
+                const std::string closing = paren == std::string_view::npos ? std::string("\"")
+                                                                            : ")" + std::string(text.substr(i + 1, paren - i - 1)) + "\"";
                 end = text.find(closing, paren == std::string_view::npos ? i + 1 : paren);
                 end = end == std::string_view::npos ? n : end + closing.size();
             } else {

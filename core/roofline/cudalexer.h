@@ -27,8 +27,8 @@ struct Cleaned
         std::string text;
     };
     std::string code;
-    std::vector<Piece> removed;  // not evidence: only for the "mentioned but never called" caveats
-    std::vector<Piece> asmTexts; // string literals inside asm(...): inline PTX, a real call site
+    std::vector<Piece> removed;                           // not evidence: only for the "mentioned but never called" caveats
+    std::vector<Piece> asmTexts;                          // string literals inside asm(...): inline PTX, a real call site
     std::vector<std::pair<size_t, std::string>> includes; // offset of the #include line, its target
 };
 Cleaned clean(std::string_view text);

@@ -23,8 +23,7 @@ constexpr uint64_t kMaxSourceBytes = 64ull << 20;
 constexpr size_t kLinesKept = 5;
 
 // The §7.4 indicators, in the order of its tables (Ampere, Hopper, Blackwell).
-enum Feature : int
-{
+enum Feature : int {
     MmaSync,
     MmaSyncPtx,
     GemmMmaSync,
@@ -62,13 +61,16 @@ const std::array<FeatureSpec, FeatureCount> kFeatures{{
     {"tl::wgmma_*", "Hopper WGMMA tensor-core MMA (wgmma.mma_async)", TensorCorePath::Wgmma, ""},
     {"wgmma.mma_async (inline PTX)", "Hopper WGMMA written as PTX in asm()", TensorCorePath::Wgmma, ""},
     {"tl::gemm_ss/rs/sr<..., true>", "CuTe tile GEMM on Hopper WGMMA (use_wgmma template argument true)", TensorCorePath::Wgmma, ""},
-    {"tl::warpgroup_* / WGMMA descriptors", "WGMMA fences and matrix descriptors (accompany WGMMAs, are not MMAs)", TensorCorePath::None, ""},
+    {"tl::warpgroup_* / WGMMA descriptors", "WGMMA fences and matrix descriptors (accompany WGMMAs, are not MMAs)", TensorCorePath::None,
+     ""},
     {"CUtensorMap parameter", "TMA descriptor passed to the kernel (__grid_constant__ const CUtensorMap)", TensorCorePath::None, ""},
     {"TMA (tl::tma_*)", "Tensor Memory Accelerator bulk copies (tma_load/tma_store, cp.async.bulk)", TensorCorePath::None, "TMA"},
     {"mbarrier", "shared-memory mbarrier init/arrive/wait (asynchronous copy and MMA pipeline)", TensorCorePath::None, "mbarrier"},
-    {"tl::warpgroup_reg_alloc/dealloc", "warp specialisation: producer and consumer warpgroups trade registers (setmaxnreg)", TensorCorePath::None, ""},
+    {"tl::warpgroup_reg_alloc/dealloc", "warp specialisation: producer and consumer warpgroups trade registers (setmaxnreg)",
+     TensorCorePath::None, ""},
     {"tl::tcgen05mma_*", "Blackwell tcgen05 tensor-core MMA (accumulator in tensor memory)", TensorCorePath::Tcgen05, ""},
-    {"tl::tcgen05_* / tl::tmem_*", "Blackwell tensor-memory allocation, loads and MMA commits (accompany tcgen05 MMAs)", TensorCorePath::None, ""},
+    {"tl::tcgen05_* / tl::tmem_*", "Blackwell tensor-memory allocation, loads and MMA commits (accompany tcgen05 MMAs)",
+     TensorCorePath::None, ""},
 }};
 
 struct Hit
@@ -319,7 +321,8 @@ std::vector<Hit> callSites(const std::string& code, bool& noWgmmaFlag)
         }
         const size_t start = i;
         size_t end = i;
-        while (end < n && (isIdentChar(code[end]) || (code[end] == ':' && end + 2 < n && code[end + 1] == ':' && isIdentStart(code[end + 2]))))
+        while (end < n
+               && (isIdentChar(code[end]) || (code[end] == ':' && end + 2 < n && code[end + 1] == ':' && isIdentStart(code[end + 2]))))
             end += code[end] == ':' ? 2 : 1;
         const std::string_view name(code.data() + start, end - start);
         size_t next = skipSpaces(code, end);
@@ -464,8 +467,8 @@ void mentionCaveats(const Cleaned& cleaned, const SourceSummary& file, const Lin
                 continue;
             const char* kind = piece.kind == Cleaned::Kind::Comment ? "comments"
                 : piece.kind == Cleaned::Kind::String               ? "string literals"
-                : text.find("include") != std::string::npos          ? "#include lines"
-                                                                     : "preprocessor lines";
+                : text.find("include") != std::string::npos         ? "#include lines"
+                                                                    : "preprocessor lines";
             auto& l = where[kind];
             if (l.size() < kLinesKept)
                 l.push_back(lines.line(piece.pos));
@@ -573,7 +576,8 @@ SourceInspection inspectGeneratedSourceFile(const std::string& path)
         throw io::TraceFileError(path, std::nullopt, "is a directory, not a generated .cu source");
     const auto size = std::filesystem::file_size(path, ec);
     if (!ec && size > kMaxSourceBytes)
-        throw io::TraceFileError(path, std::nullopt, "too large for a generated source (" + std::to_string(size >> 20) + " MiB; the limit is 64 MiB)");
+        throw io::TraceFileError(path, std::nullopt,
+                                 "too large for a generated source (" + std::to_string(size >> 20) + " MiB; the limit is 64 MiB)");
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw io::TraceFileError(path, std::nullopt, "cannot open the generated source for reading");
@@ -589,8 +593,9 @@ SourceInspection inspectGeneratedSourceFile(const std::string& path)
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
         throw io::TraceFileError(path, std::nullopt, "empty file: no generated source in it");
     if (const size_t nul = text.find('\0'); nul != std::string::npos)
-        throw io::TraceFileError(path, uint64_t(nul), "binary data (a NUL byte), not CUDA source: give the .cu "
-                                                      "(kernel.get_kernel_source(), device_kernel.cu), not a cubin or .so");
+        throw io::TraceFileError(path, uint64_t(nul),
+                                 "binary data (a NUL byte), not CUDA source: give the .cu "
+                                 "(kernel.get_kernel_source(), device_kernel.cu), not a cubin or .so");
     SourceInspection out = inspectGeneratedSource(text);
     out.path = path;
     return out;

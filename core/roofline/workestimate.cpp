@@ -89,7 +89,10 @@ double allTensorBytes(const OpRecord& r)
 }
 
 // Concrete Inputs entry i, or empty when the trace has none.
-std::string_view concrete(const OpRecord& r, size_t i) { return r.hasConcrete && i < r.inputs.size() ? std::string_view(r.inputs[i].concrete) : std::string_view(); }
+std::string_view concrete(const OpRecord& r, size_t i)
+{
+    return r.hasConcrete && i < r.inputs.size() ? std::string_view(r.inputs[i].concrete) : std::string_view();
+}
 
 std::string columnsUsed(const OpRecord& r, bool concreteUsed)
 {
@@ -103,24 +106,57 @@ std::string columnsUsed(const OpRecord& r, bool concreteUsed)
 
 std::string gflop(double f) { return stats::formatFixed(f / 1e9, 3) + " GFLOP"; }
 
-const std::set<std::string_view> kElementwise{
-    "aten::mul", "aten::add", "aten::sub", "aten::div", "aten::mul_", "aten::add_", "aten::sub_", "aten::div_", "aten::relu", "aten::relu_",
-    "aten::exp", "aten::neg", "aten::sigmoid", "aten::tanh", "aten::gelu", "aten::silu", "aten::fill_", "aten::zero_", "aten::pow",
-    "aten::sqrt", "aten::rsqrt", "aten::abs", "aten::clamp_", "aten::clamp_min_", "aten::gelu_backward", "aten::silu_backward",
-    "aten::threshold_backward", "aten::sigmoid_backward", "aten::tanh_backward"};
+const std::set<std::string_view> kElementwise{"aten::mul",
+                                              "aten::add",
+                                              "aten::sub",
+                                              "aten::div",
+                                              "aten::mul_",
+                                              "aten::add_",
+                                              "aten::sub_",
+                                              "aten::div_",
+                                              "aten::relu",
+                                              "aten::relu_",
+                                              "aten::exp",
+                                              "aten::neg",
+                                              "aten::sigmoid",
+                                              "aten::tanh",
+                                              "aten::gelu",
+                                              "aten::silu",
+                                              "aten::fill_",
+                                              "aten::zero_",
+                                              "aten::pow",
+                                              "aten::sqrt",
+                                              "aten::rsqrt",
+                                              "aten::abs",
+                                              "aten::clamp_",
+                                              "aten::clamp_min_",
+                                              "aten::gelu_backward",
+                                              "aten::silu_backward",
+                                              "aten::threshold_backward",
+                                              "aten::sigmoid_backward",
+                                              "aten::tanh_backward"};
 
 // Reductions: 1 FLOP per input element (§6.1); the reduced dims sit at a per-op Concrete Inputs position.
 const std::unordered_map<std::string_view, size_t> kReductionDimPosition{
-    {"aten::sum", 1}, {"aten::mean", 1}, {"aten::nansum", 1}, {"aten::amax", 1}, {"aten::amin", 1}, {"aten::max", 1}, {"aten::min", 1},
-    {"aten::prod", 1}, {"aten::argmax", 1}, {"aten::argmin", 1}, {"aten::logsumexp", 1}, {"aten::any", 1}, {"aten::all", 1},
-    {"aten::norm", 2}, {"aten::var", 1}, {"aten::std", 1}};
+    {"aten::sum", 1}, {"aten::mean", 1}, {"aten::nansum", 1}, {"aten::amax", 1},   {"aten::amin", 1},      {"aten::max", 1},
+    {"aten::min", 1}, {"aten::prod", 1}, {"aten::argmax", 1}, {"aten::argmin", 1}, {"aten::logsumexp", 1}, {"aten::any", 1},
+    {"aten::all", 1}, {"aten::norm", 2}, {"aten::var", 1},    {"aten::std", 1}};
 
-const std::set<std::string_view> kSoftmax{"aten::softmax", "aten::_softmax", "aten::log_softmax", "aten::_log_softmax", "aten::_safe_softmax"};
+const std::set<std::string_view> kSoftmax{"aten::softmax", "aten::_softmax", "aten::log_softmax", "aten::_log_softmax",
+                                          "aten::_safe_softmax"};
 
-const std::set<std::string_view> kNormalisation{"aten::layer_norm", "aten::native_layer_norm", "aten::rms_norm", "aten::_fused_rms_norm",
-                                                "aten::batch_norm", "aten::native_batch_norm", "aten::_native_batch_norm_legit",
-                                                "aten::_native_batch_norm_legit_no_training", "aten::cudnn_batch_norm",
-                                                "aten::group_norm", "aten::native_group_norm", "aten::instance_norm"};
+const std::set<std::string_view> kNormalisation{"aten::layer_norm",
+                                                "aten::native_layer_norm",
+                                                "aten::rms_norm",
+                                                "aten::_fused_rms_norm",
+                                                "aten::batch_norm",
+                                                "aten::native_batch_norm",
+                                                "aten::_native_batch_norm_legit",
+                                                "aten::_native_batch_norm_legit_no_training",
+                                                "aten::cudnn_batch_norm",
+                                                "aten::group_norm",
+                                                "aten::native_group_norm",
+                                                "aten::instance_norm"};
 
 // "A few FLOP/element" for softmax and normalisation (§6.1): max/mean, subtract, exp/square, sum, divide/scale.
 constexpr double kFewFlopsPerElement = 5;
@@ -151,12 +187,9 @@ struct ConvolutionOp
 };
 constexpr size_t kNone = size_t(-1);
 constexpr ConvolutionOp kConvolution[] = {
-    {"aten::conv1d", 3, 4, 5, 6, kNone, true},
-    {"aten::conv2d", 3, 4, 5, 6, kNone, true},
-    {"aten::conv3d", 3, 4, 5, 6, kNone, true},
-    {"aten::convolution", 3, 4, 5, 8, 6, true},
-    {"aten::_convolution", 3, 4, 5, 8, 6, true},
-    {"aten::cudnn_convolution", 3, 2, 4, 5, kNone, false},
+    {"aten::conv1d", 3, 4, 5, 6, kNone, true},   {"aten::conv2d", 3, 4, 5, 6, kNone, true},
+    {"aten::conv3d", 3, 4, 5, 6, kNone, true},   {"aten::convolution", 3, 4, 5, 8, 6, true},
+    {"aten::_convolution", 3, 4, 5, 8, 6, true}, {"aten::cudnn_convolution", 3, 2, 4, 5, kNone, false},
 };
 
 Work bWork(double flops, double bytes, std::string roof, std::string basis)
@@ -273,8 +306,9 @@ Work WorkEstimator::convolution(const Event& op, const OpRecord& r) const
         out.assign(grad->begin() + 2, grad->end());
         how = "output size from the Input Dims of its autograd backward node (same Sequence number)";
     } else {
-        return unknown(std::string(name) + ": stride and padding unknown (no Concrete Inputs, no backward node with the output "
-                       "shape); not assuming stride 1");
+        return unknown(std::string(name)
+                       + ": stride and padding unknown (no Concrete Inputs, no backward node with the output "
+                         "shape); not assuming stride 1");
     }
     const double outSpatial = numel(out);
     double kernel = 1;
@@ -289,8 +323,8 @@ Work WorkEstimator::convolution(const Event& op, const OpRecord& r) const
     const double bytes = tensorBytes(r, 0) + tensorBytes(r, 1) + (spec->hasBias ? tensorBytes(r, 2) : 0.0) + outBytes;
     return bWork(flops, bytes, roofOfType(r.inputs[0].type, true, m_allowTf32),
                  std::string(name) + ": convolution 2·N·Cout·(Cin/groups)·kernel·output = " + gflop(flops) + " per call, " + how
-                     + "; bytes = input + weight" + (spec->hasBias ? " + bias" : "") + " + output (" + columnsUsed(r, how.starts_with("stride"))
-                     + ")");
+                     + "; bytes = input + weight" + (spec->hasBias ? " + bias" : "") + " + output ("
+                     + columnsUsed(r, how.starts_with("stride")) + ")");
 }
 
 Work WorkEstimator::estimate(uint32_t index) const
@@ -321,9 +355,10 @@ Work WorkEstimator::estimate(uint32_t index) const
         std::vector<int64_t> out(r.inputs[a].sizes.begin(), r.inputs[a].sizes.end());
         out.back() = r.inputs[b].sizes.back();
         const double flops = double(m_trace.ops[op.op].flops);
-        return bWork(flops, tensorBytes(r, a) + tensorBytes(r, b) + numel(out) * elementSize(r.inputs[a].type) + (addmm ? tensorBytes(r, 0) : 0.0),
-                     roofOfType(r.inputs[a].type, true, m_allowTf32),
-                     opName + ": torch's FLOP formula = " + gflop(flops) + " per call; bytes = inputs + output (" + columnsUsed(r, false) + ")");
+        return bWork(
+            flops, tensorBytes(r, a) + tensorBytes(r, b) + numel(out) * elementSize(r.inputs[a].type) + (addmm ? tensorBytes(r, 0) : 0.0),
+            roofOfType(r.inputs[a].type, true, m_allowTf32),
+            opName + ": torch's FLOP formula = " + gflop(flops) + " per call; bytes = inputs + output (" + columnsUsed(r, false) + ")");
     }
     if (name == "aten::matmul" || name == "aten::linear") {
         if (!isTensor(r, 0) || !isTensor(r, 1) || r.inputs[0].sizes.empty() || r.inputs[1].sizes.empty())
@@ -397,9 +432,10 @@ Work WorkEstimator::estimate(uint32_t index) const
         if (outType.empty())
             outType = dtype, outElements = 1;
         const bool fills = name == "aten::fill_" || name == "aten::zero_";
-        return bWork(fills ? 0 : outElements, (fills ? 0 : allTensorBytes(r)) + outElements * elementSize(outType), roofOfType(dtype, false, m_allowTf32),
-                     opName + (fills ? ": fill, bytes = output" : ": elementwise, 1 FLOP per output element; bytes = inputs + output") + " ("
-                         + columnsUsed(r, false) + ")");
+        return bWork(fills ? 0 : outElements, (fills ? 0 : allTensorBytes(r)) + outElements * elementSize(outType),
+                     roofOfType(dtype, false, m_allowTf32),
+                     opName + (fills ? ": fill, bytes = output" : ": elementwise, 1 FLOP per output element; bytes = inputs + output")
+                         + " (" + columnsUsed(r, false) + ")");
     }
     if (!isTensor(r, 0))
         return unknown(opName + ": input not recorded as a tensor");
@@ -432,7 +468,9 @@ Work WorkEstimator::estimate(uint32_t index) const
                 outElements = e;
             }
         }
-        const int outSize = name == "aten::argmax" || name == "aten::argmin" ? 8 : name == "aten::any" || name == "aten::all" ? 1 : elementSize(dtype);
+        const int outSize = name == "aten::argmax" || name == "aten::argmin" ? 8
+            : name == "aten::any" || name == "aten::all"                     ? 1
+                                                                             : elementSize(dtype);
         return bWork(inElements, inBytes + outElements.value_or(0) * outSize, roofOfType(dtype, false, m_allowTf32),
                      opName + ": reduction, 1 FLOP per input element; bytes = inputs + "
                          + (outElements ? "output" : "(output not counted: the reduced dimensions were not recorded)") + " ("
@@ -442,8 +480,10 @@ Work WorkEstimator::estimate(uint32_t index) const
     // Softmax and normalisation write one output like their input; _softmax(…, half_to_float=True) writes float.
     const int outSize = softmax && concrete(r, 2) == "True" && name.starts_with("aten::_") ? 4 : elementSize(r.inputs[0].type);
     return bWork(kFewFlopsPerElement * inElements, inBytes + inElements * outSize, roofOfType(dtype, false, m_allowTf32),
-                 opName + (softmax ? ": softmax" : ": normalisation") + ", ~5 FLOP per element; bytes = inputs + "
-                     "output" + (softmax ? "" : " (saved statistics not counted)") + " (" + columnsUsed(r, false) + ")");
+                 opName + (softmax ? ": softmax" : ": normalisation")
+                     + ", ~5 FLOP per element; bytes = inputs + "
+                       "output"
+                     + (softmax ? "" : " (saved statistics not counted)") + " (" + columnsUsed(r, false) + ")");
 }
 
 std::vector<Charge> WorkEstimator::chargeKernels() const
@@ -473,8 +513,9 @@ std::vector<Charge> WorkEstimator::chargeKernels() const
     }
     for (Charge& c : charge)
         if (c.op != kNoIndex && enclosingEstimated.count(c.op)) {
-            c.reason = std::string(t.strings.view(t.events[c.op].name)) + ": its work is partly counted on the kernels of its nested ops; "
-                       "charging it here would count that twice";
+            c.reason = std::string(t.strings.view(t.events[c.op].name))
+                + ": its work is partly counted on the kernels of its nested ops; "
+                  "charging it here would count that twice";
             c.op = kNoIndex;
         }
     return charge;
@@ -569,8 +610,7 @@ std::optional<Collective> collectiveOf(const trace::Trace& t, uint32_t kernel)
             if (const io::Json* w = io::jsonMember(info, "world_size"))
                 c.groupSize = io::jsonInteger(w);
             groupFrom = "the trace's distributedInfo world_size";
-        } catch (const io::TraceFileError&) {
-        }
+        } catch (const io::TraceFileError&) { }
     }
     if (c.groupSize)
         c.busFactor = busBandwidthFactor(c.name, *c.groupSize);
@@ -598,7 +638,11 @@ std::string kernelHint(std::string_view name)
     auto has = [&](std::string_view token) { return name.find(token) != std::string_view::npos; };
     // fp32 SGEMM without TF32 first: "xmma_gemm_f32f32" names CUDA-core GEMMs too (§6.2).
     if ((has("sgemm") || has("gemm_f32f32") || has("scudnn")) && !has("tf32"))
-        return "'" + std::string(has("sgemm") ? "sgemm" : has("scudnn") ? "scudnn" : "gemm_f32f32") + "' suggests an FP32 CUDA-core GEMM/convolution (no TF32)";
+        return "'"
+            + std::string(has("sgemm")        ? "sgemm"
+                              : has("scudnn") ? "scudnn"
+                                              : "gemm_f32f32")
+            + "' suggests an FP32 CUDA-core GEMM/convolution (no TF32)";
     for (const char* token : {"nvjet", "wgmma", "hmma", "16816", "tensorop", "fmha", "sdpa", "flash"})
         if (has(token))
             return "'" + std::string(token) + "' suggests tensor-core code";

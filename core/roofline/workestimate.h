@@ -12,7 +12,7 @@ namespace tilescope::trace {
 class Trace;
 struct Event;
 struct OpInputList;
-}
+} // namespace tilescope::trace
 
 namespace tilescope::roofline {
 
@@ -20,10 +20,10 @@ namespace tilescope::roofline {
 struct Work
 {
     double flops = 0, bytes = 0;
-    std::string roof;    // compute roof for F; empty for pure data movement
+    std::string roof; // compute roof for F; empty for pure data movement
     bool hostLink = false;
-    char level = 'D';    // B: from the op's inputs or the bytes arg, C: annotation, D: unknown
-    std::string basis;   // how F and B were found (op, formula, profiler columns); for level D why not
+    char level = 'D';  // B: from the op's inputs or the bytes arg, C: annotation, D: unknown
+    std::string basis; // how F and B were found (op, formula, profiler columns); for level D why not
 };
 
 // The op charged with a GPU activity's work, or why none is.

@@ -19,10 +19,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t0)
-{
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Splits a byte stream into lines; a final unterminated piece is flushed at the end.
 struct LineBuffer
@@ -76,8 +73,8 @@ void signalGroup(pid_t pgid, int sig)
 
 } // namespace
 
-ChildOutcome runChild(const ChildSpec& spec, const std::function<void(const std::string&, bool)>& onLine,
-                      const std::atomic<bool>* cancel, double timeoutSeconds, double graceSeconds)
+ChildOutcome runChild(const ChildSpec& spec, const std::function<void(const std::string&, bool)>& onLine, const std::atomic<bool>* cancel,
+                      double timeoutSeconds, double graceSeconds)
 {
     ChildOutcome outcome;
     if (spec.argv.empty()) {
@@ -145,9 +142,8 @@ ChildOutcome runChild(const ChildSpec& spec, const std::function<void(const std:
         ::waitpid(pid, nullptr, 0);
         ::close(outPipe[0]);
         ::close(errPipe[0]);
-        outcome.startError = msg[0] == 'c'
-            ? "cannot enter working directory '" + spec.workingDirectory + "': " + std::strerror(err)
-            : "cannot run '" + spec.argv[0] + "': " + std::strerror(err);
+        outcome.startError = msg[0] == 'c' ? "cannot enter working directory '" + spec.workingDirectory + "': " + std::strerror(err)
+                                           : "cannot run '" + spec.argv[0] + "': " + std::strerror(err);
         return outcome;
     }
     outcome.started = true;
@@ -158,7 +154,7 @@ ChildOutcome runChild(const ChildSpec& spec, const std::function<void(const std:
     bool open[2] = {true, true};
     bool exitedMain = false;
     int status = 0;
-    double killAt = -1;   // when SIGKILL follows the SIGTERM we sent
+    double killAt = -1; // when SIGKILL follows the SIGTERM we sent
     bool killed = false;
     char buffer[65536];
     for (;;) {

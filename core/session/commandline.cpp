@@ -9,8 +9,10 @@ std::string shellQuoted(const std::vector<std::string>& argv)
     for (const std::string& a : argv) {
         if (!out.empty())
             out += ' ';
-        const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                             "0123456789_-+=/.,:@%") == std::string::npos;
+        const bool plain = !a.empty()
+            && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                   "0123456789_-+=/.,:@%")
+                == std::string::npos;
         if (plain) {
             out += a;
             continue;

@@ -13,8 +13,7 @@ namespace tilescope::session {
 std::string exportHarness(const SessionConfig& config, const std::string& harnessText)
 {
     if (config.mode != SessionMode::Script && config.mode != SessionMode::Kernel)
-        throw std::invalid_argument(std::string("only script and kernel sessions run in the Python harness, not ") +
-                                    modeName(config.mode));
+        throw std::invalid_argument(std::string("only script and kernel sessions run in the Python harness, not ") + modeName(config.mode));
     const std::string marker = "\nEMBEDDED_CONFIG = None";
     const size_t at = harnessText.find(marker);
     if (at == std::string::npos)

@@ -12,15 +12,15 @@ namespace tilescope::session {
 // writes one, and the runner writes one for a command that wrote none. readSessionManifest reads it.
 struct ManifestRecord
 {
-    std::string mode;         // "torchscript", "calibrate", "command", ...
-    bool ok = false;          // "status": "ok" or "failed"
-    std::string torch;        // the torch version; left out when empty
-    std::string profiler;     // "kineto" or "legacy"; empty when nothing was profiled
-    io::Json device;          // a JSON object; null when not known
-    std::string trace;        // paths relative to DIR, empty when not produced
+    std::string mode;     // "torchscript", "calibrate", "command", ...
+    bool ok = false;      // "status": "ok" or "failed"
+    std::string torch;    // the torch version; left out when empty
+    std::string profiler; // "kineto" or "legacy"; empty when nothing was profiled
+    io::Json device;      // a JSON object; null when not known
+    std::string trace;    // paths relative to DIR, empty when not produced
     std::string calibration;
-    io::Json capture;         // a JSON object describing what ran (model, inputs, counts, options); null before
-    std::string error;        // the failure, when !ok
+    io::Json capture;  // a JSON object describing what ran (model, inputs, counts, options); null before
+    std::string error; // the failure, when !ok
     std::vector<std::string> notes;
 };
 

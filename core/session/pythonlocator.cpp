@@ -28,7 +28,8 @@ bool pythonHasTorch(const std::string& python)
 {
     ChildSpec spec;
     spec.argv = {python, "-c", "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('torch') else 1)"};
-    const ChildOutcome outcome = runChild(spec, [](const std::string&, bool) {}, nullptr, 30);
+    const ChildOutcome outcome = runChild(
+        spec, [](const std::string&, bool) {}, nullptr, 30);
     return outcome.started && outcome.exited && outcome.exitCode == 0;
 }
 

@@ -9,9 +9,9 @@ namespace tilescope::session {
 // The interpreters a session may use when none was chosen, in the order they are tried.
 struct PythonCandidates
 {
-    std::string onPath = "python3";           // whatever python3 the PATH finds
-    std::string virtualEnv;                   // $VIRTUAL_ENV (an active venv), empty when unset
-    std::string condaPrefix;                  // $CONDA_PREFIX (an active conda env), empty when unset
+    std::string onPath = "python3"; // whatever python3 the PATH finds
+    std::string virtualEnv;         // $VIRTUAL_ENV (an active venv), empty when unset
+    std::string condaPrefix;        // $CONDA_PREFIX (an active conda env), empty when unset
     std::string system = "/usr/bin/python3";
 };
 PythonCandidates pythonCandidatesFromEnvironment();
@@ -21,10 +21,10 @@ bool pythonHasTorch(const std::string& python);
 
 struct TorchPython
 {
-    std::string python;       // the interpreter to use; candidates.onPath when none has torch
+    std::string python; // the interpreter to use; candidates.onPath when none has torch
     bool hasTorch = false;
     std::vector<std::string> tried; // every interpreter asked, in order
-    std::string note;         // for the user: which was used and why; empty when python3 on PATH has torch
+    std::string note;               // for the user: which was used and why; empty when python3 on PATH has torch
 };
 
 // The first candidate with torch: python3 on PATH, the active venv's bin/python, the active conda env's

@@ -11,9 +11,8 @@ namespace tilescope::session {
 namespace {
 
 constexpr std::pair<SessionMode, const char*> kModes[] = {
-    {SessionMode::Script, "script"},           {SessionMode::Kernel, "kernel"},
-    {SessionMode::TorchScript, "torchscript"}, {SessionMode::Command, "command"},
-    {SessionMode::Calibrate, "calibrate"},
+    {SessionMode::Script, "script"},   {SessionMode::Kernel, "kernel"},       {SessionMode::TorchScript, "torchscript"},
+    {SessionMode::Command, "command"}, {SessionMode::Calibrate, "calibrate"},
 };
 
 struct Reader
@@ -113,7 +112,8 @@ std::string toJson(const SessionConfig& c)
     j["warmup"] = c.warmupIterations;
     j["iters"] = c.measuredIterations;
     if (c.schedule)
-        j["schedule"] = {{"wait", c.schedule->wait}, {"warmup", c.schedule->warmup}, {"active", c.schedule->active}, {"repeat", c.schedule->repeat}};
+        j["schedule"] = {
+            {"wait", c.schedule->wait}, {"warmup", c.schedule->warmup}, {"active", c.schedule->active}, {"repeat", c.schedule->repeat}};
     else
         j["schedule"] = nullptr;
     j["record_shapes"] = c.recordShapes;
@@ -224,10 +224,7 @@ SessionConfig sessionConfigFromJson(std::string_view json, const std::string& so
     return sessionConfigFromValue(io::parseSmallJson(json, sourceName), sourceName);
 }
 
-SessionConfig readSessionConfig(const std::string& path)
-{
-    return sessionConfigFromValue(io::readSmallJsonFile(path), path);
-}
+SessionConfig readSessionConfig(const std::string& path) { return sessionConfigFromValue(io::readSmallJsonFile(path), path); }
 
 std::vector<std::string> validate(const SessionConfig& c)
 {
@@ -247,26 +244,21 @@ std::vector<std::string> validate(const SessionConfig& c)
             problems.push_back(std::string(what) + " '" + spec + "' is not module:callable or file.py:callable");
     };
     switch (c.mode) {
-    case SessionMode::Script:
-        needFile(c.script, "script");
-        break;
+    case SessionMode::Script: needFile(c.script, "script"); break;
     case SessionMode::Kernel:
         needCallable(c.kernel, "kernel");
         needCallable(c.reference, "reference");
         if (c.inputs.empty())
             problems.push_back("no inputs given (e.g. float32:1024x1024,float32:1024x1024)");
         break;
-    case SessionMode::TorchScript:
-        needFile(c.torchscript, "TorchScript module");
-        break;
+    case SessionMode::TorchScript: needFile(c.torchscript, "TorchScript module"); break;
     case SessionMode::Command:
         if (c.command.empty())
             problems.push_back("no command given");
         else if (c.command.find("{out}") == std::string::npos)
             problems.push_back("the command has no {out}: TileScope would not know where its traces land");
         break;
-    case SessionMode::Calibrate:
-        break;
+    case SessionMode::Calibrate: break;
     }
     if (c.outputDirectory.empty())
         problems.push_back("no output folder given");

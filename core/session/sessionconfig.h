@@ -30,32 +30,32 @@ struct SessionConfig
 {
     SessionMode mode = SessionMode::Script;
 
-    std::string script;                   // Script: the .py file
-    std::vector<std::string> args;        // Script: its arguments
-    std::string kernel, reference;        // Kernel: "module:callable" or "path/file.py:callable"
-    bool kernelFactory = false;           // Kernel: call kernel() once (outside the profiler) to build it
-    std::string inputs;                   // Kernel, TorchScript: docs/sessions.md input spec
-    std::string torchscript;              // TorchScript: the .pt file
-    std::string command;                  // Command: template with {out} and {python}
+    std::string script;            // Script: the .py file
+    std::vector<std::string> args; // Script: its arguments
+    std::string kernel, reference; // Kernel: "module:callable" or "path/file.py:callable"
+    bool kernelFactory = false;    // Kernel: call kernel() once (outside the profiler) to build it
+    std::string inputs;            // Kernel, TorchScript: docs/sessions.md input spec
+    std::string torchscript;       // TorchScript: the .pt file
+    std::string command;           // Command: template with {out} and {python}
 
-    std::string python = "python3";       // the interpreter (a venv's python works)
+    std::string python = "python3"; // the interpreter (a venv's python works)
     std::vector<std::pair<std::string, std::string>> environment;
-    std::string workingDirectory;         // empty: the output folder's parent... see resolvedWorkingDirectory
-    std::string device;                   // empty: cuda when available, else cpu; or "cpu", "cuda", "cuda:N"
+    std::string workingDirectory; // empty: the output folder's parent... see resolvedWorkingDirectory
+    std::string device;           // empty: cuda when available, else cpu; or "cpu", "cuda", "cuda:N"
 
     bool cpuActivity = true, cudaActivity = true;
-    int warmupIterations = 10;            // Kernel, TorchScript: calls before the profiled window
-    int measuredIterations = 5;           // Kernel, TorchScript: calls inside it
+    int warmupIterations = 10;               // Kernel, TorchScript: calls before the profiled window
+    int measuredIterations = 5;              // Kernel, TorchScript: calls inside it
     std::optional<ProfileSchedule> schedule; // Script: unset profiles the whole script
     bool recordShapes = true, profileMemory = false, withStack = false, withFlops = true;
 
     std::optional<double> flopsPerCall, bytesPerCall;       // Kernel: into the annotations sidecar
     std::optional<double> refFlopsPerCall, refBytesPerCall; // Kernel: for the reference region
-    double rtol = 1e-2, atol = 1e-2;      // Kernel: the allclose check
-    bool quick = false;                   // Calibrate: small sizes, few runs
+    double rtol = 1e-2, atol = 1e-2;                        // Kernel: the allclose check
+    bool quick = false;                                     // Calibrate: small sizes, few runs
 
     std::string outputDirectory;
-    double timeoutSeconds = 0;            // 0: none
+    double timeoutSeconds = 0; // 0: none
 };
 
 std::string toJson(const SessionConfig& config);

@@ -73,7 +73,8 @@ std::string phaseLine(std::string_view phase, std::string_view message, std::opt
 
 std::string artifactLine(std::string_view artifactKind, std::string_view absolutePath)
 {
-    return kProgressPrefix + io::dumpJson({{"event", "artifact"}, {"kind", std::string(artifactKind)}, {"path", std::string(absolutePath)}});
+    return kProgressPrefix
+        + io::dumpJson({{"event", "artifact"}, {"kind", std::string(artifactKind)}, {"path", std::string(absolutePath)}});
 }
 
 std::string resultLine(std::string_view manifestPath, std::string_view calibrationPath)

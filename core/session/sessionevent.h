@@ -13,9 +13,9 @@ struct SessionEvent
     enum class Kind { Log, Phase, Artifact, Result, Error };
     Kind kind = Kind::Log;
     bool fromStderr = false;
-    std::string phase;      // Phase
-    int step = -1, of = -1; // Phase, when it counts
-    std::string message;    // Log: the line; Phase, Error: the text
+    std::string phase;              // Phase
+    int step = -1, of = -1;         // Phase, when it counts
+    std::string message;            // Log: the line; Phase, Error: the text
     std::string artifactKind, path; // Artifact; Result: path is the manifest
 };
 

@@ -5,12 +5,12 @@
 // tilescope-torch use. The Python harness (resources/harness/tilescope_harness.py) spells the same names.
 namespace tilescope::session {
 
-inline constexpr const char* kManifestFile = "tilescope-session.json";       // written last: "complete"
-inline constexpr const char* kConfigFile = "tilescope-session-config.json";  // the config the session ran with
+inline constexpr const char* kManifestFile = "tilescope-session.json";      // written last: "complete"
+inline constexpr const char* kConfigFile = "tilescope-session-config.json"; // the config the session ran with
 inline constexpr const char* kTraceFile = "trace.pt.trace.json";
 inline constexpr const char* kKeyAveragesFile = "key_averages.json";
 inline constexpr const char* kCalibrationFile = "calibration.json";
-inline constexpr const char* kSessionFilePrefix = "tilescope-session";       // the manifest and the config
+inline constexpr const char* kSessionFilePrefix = "tilescope-session"; // the manifest and the config
 
 // The prefix of a progress line on the child's stdout (docs/sessions.md, "Progress lines").
 inline constexpr const char* kProgressPrefix = "@tilescope ";

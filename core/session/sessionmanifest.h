@@ -9,7 +9,7 @@ namespace tilescope::session {
 
 struct SessionCheck
 {
-    std::string name;    // "allclose"
+    std::string name; // "allclose"
     bool passed = false;
     std::optional<double> maxAbsError;
     std::string detail;

@@ -61,8 +61,8 @@ std::string newestTrace(const fs::path& dir, fs::file_time_type startedAt)
     for (const auto& entry : fs::recursive_directory_iterator(dir, ec)) {
         const std::string name = entry.path().filename().string();
         const bool json = name.size() > 5 && (name.ends_with(".json") || name.ends_with(".json.gz"));
-        if (!entry.is_regular_file(ec) || !json || name.starts_with(kSessionFilePrefix) ||
-            name.ends_with(".annotations.json") || name == kKeyAveragesFile || name == kCalibrationFile)
+        if (!entry.is_regular_file(ec) || !json || name.starts_with(kSessionFilePrefix) || name.ends_with(".annotations.json")
+            || name == kKeyAveragesFile || name == kCalibrationFile)
             continue;
         const auto t = entry.last_write_time(ec);
         if (t >= startedAt && (best.empty() || t > bestTime)) {
@@ -74,8 +74,7 @@ std::string newestTrace(const fs::path& dir, fs::file_time_type startedAt)
 }
 
 // Command and Calibrate children may not write a manifest; the runner writes one for them.
-void writeOwnManifest(const fs::path& dir, const SessionConfig& c, const std::string& trace,
-                      const std::string& calibration, bool ok)
+void writeOwnManifest(const fs::path& dir, const SessionConfig& c, const std::string& trace, const std::string& calibration, bool ok)
 {
     ManifestRecord m;
     m.mode = modeName(c.mode);
@@ -108,8 +107,7 @@ SessionTools locateSessionTools(const std::string& executablePath)
     const fs::path source(TILESCOPE_SOURCE_DIR), binary(TILESCOPE_BINARY_DIR);
     SessionTools t;
     const char* harnessEnv = std::getenv("TILESCOPE_HARNESS");
-    t.harness = firstExisting({harnessEnv ? fs::path(harnessEnv) : fs::path(),
-                               exeDir / "harness" / "tilescope_harness.py",
+    t.harness = firstExisting({harnessEnv ? fs::path(harnessEnv) : fs::path(), exeDir / "harness" / "tilescope_harness.py",
                                exeDir.parent_path() / "share" / "tilescope" / "harness" / "tilescope_harness.py",
                                source.empty() ? fs::path() : source / "resources" / "harness" / "tilescope_harness.py"});
     const char* torchEnv = std::getenv("TILESCOPE_TORCH");
@@ -125,12 +123,14 @@ std::vector<std::string> sessionCommand(const SessionConfig& c, const SessionToo
     const std::string out = c.outputDirectory;
     switch (c.mode) {
     case SessionMode::Script:
-    case SessionMode::Kernel:
-        return {c.python, "-u", tools.harness, "--config", configPath};
+    case SessionMode::Kernel: return {c.python, "-u", tools.harness, "--config", configPath};
     case SessionMode::TorchScript: {
-        std::vector<std::string> argv = {tools.torchTool, "capture", "--torchscript", c.torchscript, "--inputs",
-                                         c.inputs, "--out", out, "--warmup", std::to_string(c.warmupIterations),
-                                         "--iters", std::to_string(c.measuredIterations)};
+        std::vector<std::string> argv = {tools.torchTool, "capture",
+                                         "--torchscript", c.torchscript,
+                                         "--inputs",      c.inputs,
+                                         "--out",         out,
+                                         "--warmup",      std::to_string(c.warmupIterations),
+                                         "--iters",       std::to_string(c.measuredIterations)};
         if (!c.device.empty())
             argv.insert(argv.end(), {"--device", c.device});
         if (c.recordShapes)
@@ -157,8 +157,8 @@ std::vector<std::string> sessionCommand(const SessionConfig& c, const SessionToo
     return {};
 }
 
-SessionResult runSession(const SessionConfig& input, const SessionTools& tools,
-                         const std::function<void(const SessionEvent&)>& onEvent, const std::atomic<bool>* cancel)
+SessionResult runSession(const SessionConfig& input, const SessionTools& tools, const std::function<void(const SessionEvent&)>& onEvent,
+                         const std::atomic<bool>* cancel)
 {
     SessionResult result;
     SessionConfig c = input;
@@ -270,8 +270,7 @@ SessionResult runSession(const SessionConfig& input, const SessionTools& tools,
         result.error = "cancelled: the session's processes were ended";
     } else if (outcome.timedOut) {
         result.status = SessionResult::Status::TimedOut;
-        result.error = "timed out after " + io::formatShortest(c.timeoutSeconds) +
-                       " s: the session's processes were ended";
+        result.error = "timed out after " + io::formatShortest(c.timeoutSeconds) + " s: the session's processes were ended";
     } else if (!outcome.started) {
         result.error = outcome.startError;
     } else if (!outcome.exited) {

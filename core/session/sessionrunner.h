@@ -27,26 +27,24 @@ struct SessionResult
 {
     enum class Status { Ok, Failed, Cancelled, TimedOut };
     Status status = Status::Failed;
-    std::string error;                 // one paragraph for the user; empty when Ok
-    std::string commandLine;           // what ran, quoted as a shell would need it
+    std::string error;       // one paragraph for the user; empty when Ok
+    std::string commandLine; // what ran, quoted as a shell would need it
     int exitCode = -1, signal = 0;
     double seconds = 0;
     std::vector<std::string> stderrTail; // the last lines of stderr (and error events)
     std::string outputDirectory, configPath, manifestPath;
-    std::string tracePath;             // set when a trace exists, also after a failure (it may open partially)
+    std::string tracePath; // set when a trace exists, also after a failure (it may open partially)
     std::string keyAveragesPath, annotationsPath, calibrationPath;
-    SessionManifest manifest;          // empty fields when the child wrote none
+    SessionManifest manifest; // empty fields when the child wrote none
 };
 const char* statusName(SessionResult::Status status);
 
 // The argv a config runs as (the harness reads its config from configPath).
-std::vector<std::string> sessionCommand(const SessionConfig& config, const SessionTools& tools,
-                                        const std::string& configPath);
+std::vector<std::string> sessionCommand(const SessionConfig& config, const SessionTools& tools, const std::string& configPath);
 
 // Runs a session to its end in a child process group: writes DIR/tilescope-session-config.json, streams
 // events, honours cancel and the config's timeout, and collects what the child produced.
-SessionResult runSession(const SessionConfig& config, const SessionTools& tools,
-                         const std::function<void(const SessionEvent&)>& onEvent,
+SessionResult runSession(const SessionConfig& config, const SessionTools& tools, const std::function<void(const SessionEvent&)>& onEvent,
                          const std::atomic<bool>* cancel = nullptr);
 
 } // namespace tilescope::session

@@ -62,17 +62,20 @@ bool isCudaKind(EventKind k)
 bool isFilteredName(std::string_view name)
 {
     return name == "[memory]" || name == "[OutOfMemory]" || name == "profiler::_record_function_enter"
-        || name == "profiler::_record_function_enter_new" || name == "profiler::_record_function_exit"
-        || name == "aten::is_leaf" || name == "aten::output_nr" || name == "aten::_version";
+        || name == "profiler::_record_function_enter_new" || name == "profiler::_record_function_exit" || name == "aten::is_leaf"
+        || name == "aten::output_nr" || name == "aten::_version";
 }
 
-bool isCpuMemoryDevice(int16_t t) { return t == 0 || t == 2 || t == 5; }            // CPU, MKLDNN, IDEEP
+bool isCpuMemoryDevice(int16_t t) { return t == 0 || t == 2 || t == 5; }                // CPU, MKLDNN, IDEEP
 bool isDeviceMemoryDevice(int16_t t) { return t == 1 || t == 20 || t == 6 || t == 12; } // CUDA, PrivateUse1, HIP, XPU
 
 class Builder
 {
 public:
-    Builder(const trace::Trace& trace, const KeyAveragesOptions& options) : m_trace(trace), m_options(options) { }
+    Builder(const trace::Trace& trace, const KeyAveragesOptions& options)
+        : m_trace(trace)
+        , m_options(options)
+    { }
     KeyAverages run();
 
 private:
@@ -187,11 +190,8 @@ void Builder::selectEvents()
         switch (e.kind) {
         case EventKind::CpuOp:
         case EventKind::UserAnnotation:
-        case EventKind::GpuUserAnnotation:
-            f.id = e.externalId == kNoId ? 0 : e.externalId;
-            break;
-        case EventKind::Overhead:
-            break; // borrowed in assignOverheadIds()
+        case EventKind::GpuUserAnnotation: f.id = e.externalId == kNoId ? 0 : e.externalId; break;
+        case EventKind::Overhead: break; // borrowed in assignOverheadIds()
         default:
             f.id = e.correlation == kNoId ? 0 : e.correlation;
             if (m_trace.hasExternalLink(e) && !(e.kind == EventKind::CudaSync && e.externalId == e.correlation))
@@ -629,9 +629,8 @@ std::vector<size_t> sortedRowOrder(const KeyAverages& averages, std::optional<So
     std::vector<size_t> order(averages.rows.size());
     std::iota(order.begin(), order.end(), size_t{0});
     if (key)
-        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-            return sortValue(averages.rows[a], *key) > sortValue(averages.rows[b], *key);
-        });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t a, size_t b) { return sortValue(averages.rows[a], *key) > sortValue(averages.rows[b], *key); });
     return order;
 }
 

@@ -70,8 +70,18 @@ KeyAverages computeKeyAverages(const trace::Trace& trace, const KeyAveragesOptio
 
 // Sort keys as torch names them; "cuda", "xpu" and "privateuse1" mean "device".
 enum class SortKey : uint8_t {
-    CpuTime, DeviceTime, CpuTimeTotal, DeviceTimeTotal, SelfCpuTimeTotal, SelfDeviceTimeTotal, CpuMemoryUsage,
-    DeviceMemoryUsage, SelfCpuMemoryUsage, SelfDeviceMemoryUsage, Count, Flops
+    CpuTime,
+    DeviceTime,
+    CpuTimeTotal,
+    DeviceTimeTotal,
+    SelfCpuTimeTotal,
+    SelfDeviceTimeTotal,
+    CpuMemoryUsage,
+    DeviceMemoryUsage,
+    SelfCpuMemoryUsage,
+    SelfDeviceMemoryUsage,
+    Count,
+    Flops
 };
 std::optional<SortKey> sortKeyFromName(std::string_view name);
 std::string sortKeyName(SortKey key); // torch's spelling with "cuda"

@@ -20,8 +20,9 @@ size_t gallop(const std::vector<int64_t>& values, size_t from, size_t to, int64_
         step *= 2;
     }
     const size_t high = std::min(from + step + 1, to);
-    return static_cast<size_t>(std::lower_bound(values.begin() + static_cast<ptrdiff_t>(low), values.begin() + static_cast<ptrdiff_t>(high), target)
-                               - values.begin());
+    return static_cast<size_t>(
+        std::lower_bound(values.begin() + static_cast<ptrdiff_t>(low), values.begin() + static_cast<ptrdiff_t>(high), target)
+        - values.begin());
 }
 
 } // namespace
@@ -34,7 +35,9 @@ void TimelineIndex::Level::add(int64_t start, int64_t end, uint32_t event)
 }
 
 TimelineIndex::TimelineIndex(const trace::Trace& trace)
-    : m_levels(trace.tracks.size()), m_compactLevels(trace.tracks.size()), m_compactDepth(trace.events.size())
+    : m_levels(trace.tracks.size())
+    , m_compactLevels(trace.tracks.size())
+    , m_compactDepth(trace.events.size())
 {
     // Python frames and other events above each event: those on the track's nesting stack, as the loader
     // computed depth (a slice that overlaps the one above it without nesting has no parent but a depth).

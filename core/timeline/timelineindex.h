@@ -52,8 +52,8 @@ public:
     explicit TimelineIndex(const trace::Trace& trace);
 
     // Rows at or below `maxDepths` are not queried (a lane capped to its first rows).
-    DrawList query(trace::TrackId track, int64_t t0, int64_t t1, double nsPerPixel, double minPixels = 3.0,
-                   Layout layout = Layout::Full, size_t maxDepths = std::numeric_limits<size_t>::max()) const;
+    DrawList query(trace::TrackId track, int64_t t0, int64_t t1, double nsPerPixel, double minPixels = 3.0, Layout layout = Layout::Full,
+                   size_t maxDepths = std::numeric_limits<size_t>::max()) const;
     size_t depthCount(trace::TrackId track, Layout layout = Layout::Full) const { return levels(track, layout).size(); }
     // The event's row in the compact layout, kHidden for a Python frame it leaves out.
     uint16_t compactDepth(uint32_t event) const { return m_compactDepth[event]; }

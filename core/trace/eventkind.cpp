@@ -40,8 +40,8 @@ EventKind eventKindFromCategory(std::string_view category)
 std::string_view eventKindName(EventKind kind)
 {
     static constexpr std::array<std::string_view, static_cast<size_t>(EventKind::Count)> names{
-        "cpu_op", "user_annotation", "cuda_runtime", "cuda_driver", "overhead", "python_function", "kernel",
-        "gpu_memcpy", "gpu_memset", "gpu_user_annotation", "cuda_sync", "Trace", "instant", "other"};
+        "cpu_op",     "user_annotation", "cuda_runtime",        "cuda_driver", "overhead", "python_function", "kernel",
+        "gpu_memcpy", "gpu_memset",      "gpu_user_annotation", "cuda_sync",   "Trace",    "instant",         "other"};
     return names[static_cast<size_t>(kind)];
 }
 

@@ -29,14 +29,8 @@ EventKind eventKindFromCategory(std::string_view category);
 std::string_view eventKindName(EventKind kind);
 
 // GPU-side activity shown on a device stream.
-constexpr bool isGpuActivity(EventKind k)
-{
-    return k == EventKind::Kernel || k == EventKind::GpuMemcpy || k == EventKind::GpuMemset;
-}
-constexpr bool isGpuSide(EventKind k)
-{
-    return isGpuActivity(k) || k == EventKind::GpuUserAnnotation || k == EventKind::CudaSync;
-}
+constexpr bool isGpuActivity(EventKind k) { return k == EventKind::Kernel || k == EventKind::GpuMemcpy || k == EventKind::GpuMemset; }
+constexpr bool isGpuSide(EventKind k) { return isGpuActivity(k) || k == EventKind::GpuUserAnnotation || k == EventKind::CudaSync; }
 constexpr bool isLaunchApi(EventKind k) { return k == EventKind::CudaRuntime || k == EventKind::CudaDriver; }
 
 } // namespace tilescope::trace

@@ -17,10 +17,7 @@ bool containsIgnoringCase(std::string_view haystack, std::string_view needle)
 }
 
 // Time order of the search: start, then index (events of one start are visited in file order).
-bool before(const Event& a, uint32_t ia, const Event& b, uint32_t ib)
-{
-    return a.start < b.start || (a.start == b.start && ia < ib);
-}
+bool before(const Event& a, uint32_t ia, const Event& b, uint32_t ib) { return a.start < b.start || (a.start == b.start && ia < ib); }
 
 } // namespace
 

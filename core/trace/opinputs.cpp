@@ -16,12 +16,11 @@ namespace {
 void expect(JsonReader& reader, JsonToken got, JsonToken want, const char* what)
 {
     if (got != want)
-        reader.failAt(reader.tokenOffset(), std::string("expected ") + io::jsonTokenName(want) + " for " + what + ", found "
-                          + io::jsonTokenName(got));
+        reader.failAt(reader.tokenOffset(),
+                      std::string("expected ") + io::jsonTokenName(want) + " for " + what + ", found " + io::jsonTokenName(got));
 }
 
-template<typename T>
-void appendBytes(std::string& out, const T& value)
+template <typename T> void appendBytes(std::string& out, const T& value)
 {
     out.append(reinterpret_cast<const char*>(&value), sizeof value);
 }
@@ -43,7 +42,8 @@ void OpInputTable::get(uint32_t id, const StringPool& strings, OpInputList& out)
     for (uint32_t i = 0; i < list.count; ++i) {
         const Entry& e = m_entries[list.firstEntry + i];
         const int64_t* values = m_values.data() + e.firstValue;
-        out.inputs.push_back({{values, e.sizeCount}, {values + e.sizeCount, e.strideCount}, strings.view(e.type), strings.view(e.concrete), e.isList});
+        out.inputs.push_back(
+            {{values, e.sizeCount}, {values + e.sizeCount, e.strideCount}, strings.view(e.type), strings.view(e.concrete), e.isList});
     }
 }
 
@@ -95,7 +95,8 @@ void OpInputReader::readDims(JsonReader& reader, JsonToken first)
             if (token == JsonToken::Number) {
                 const auto v = io::parseExactInteger(reader.text());
                 if (!v)
-                    reader.failAt(reader.tokenOffset(), "expected an integer size in args 'Input Dims', found " + std::string(reader.text()));
+                    reader.failAt(reader.tokenOffset(),
+                                  "expected an integer size in args 'Input Dims', found " + std::string(reader.text()));
                 in.sizes.push_back(*v);
             } else {
                 in.isList = in.isList || token == JsonToken::ArrayBegin;
@@ -230,10 +231,7 @@ uint64_t product(std::span<const int64_t> sizes)
     return p;
 }
 
-bool tensorAt(std::span<const OpInput> inputs, size_t i)
-{
-    return i < inputs.size() && !inputs[i].isList && isTensorType(inputs[i].type);
-}
+bool tensorAt(std::span<const OpInput> inputs, size_t i) { return i < inputs.size() && !inputs[i].isList && isTensorType(inputs[i].type); }
 
 uint64_t matmulFlops(std::span<const int64_t> mat1, std::span<const int64_t> mat2)
 {
@@ -253,8 +251,7 @@ uint64_t batchedMatmulFlops(std::span<const int64_t> mat1, std::span<const int64
 
 bool isTensorType(std::string_view type)
 {
-    return !(type.empty() || type == "Scalar" || type == "ScalarList" || type == "TensorList" || type == "GenericList"
-             || type == "None");
+    return !(type.empty() || type == "Scalar" || type == "ScalarList" || type == "TensorList" || type == "GenericList" || type == "None");
 }
 
 uint64_t computeFlops(std::string_view op, std::span<const OpInput> in)
@@ -280,8 +277,8 @@ uint64_t computeFlops(std::string_view op, std::span<const OpInput> in)
         const auto padding = concreteInts(in[4].concrete);
         const auto dilation = concreteInts(in[5].concrete);
         const auto groups = concreteInts(in[6].concrete);
-        if (stride.size() != 2 || padding.size() != 2 || dilation.size() != 2 || groups.size() != 1 || groups[0] == 0
-            || stride[0] == 0 || stride[1] == 0)
+        if (stride.size() != 2 || padding.size() != 2 || dilation.size() != 2 || groups.size() != 1 || groups[0] == 0 || stride[0] == 0
+            || stride[1] == 0)
             return 0;
         const int64_t oh = (x[2] + 2 * padding[0] - dilation[0] * (w[2] - 1) - 1) / stride[0] + 1;
         const int64_t ow = (x[3] + 2 * padding[1] - dilation[1] * (w[3] - 1) - 1) / stride[1] + 1;

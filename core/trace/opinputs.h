@@ -74,7 +74,7 @@ private:
 class OpInputReader
 {
 public:
-    void reset(); // before each event
+    void reset();                                // before each event
     bool hasInputs() const { return m_hasDims; } // the event had Input Dims
 
     // At the value of the arg; `first` is its first token. Errors name the arg and the offset.

@@ -43,7 +43,8 @@ OpInputList Trace::inputsOf(const Event& e) const
 
 std::optional<double> Trace::transferBytesOf(uint32_t event) const
 {
-    const auto it = std::lower_bound(transferBytes.begin(), transferBytes.end(), event, [](const auto& entry, uint32_t i) { return entry.first < i; });
+    const auto it = std::lower_bound(transferBytes.begin(), transferBytes.end(), event,
+                                     [](const auto& entry, uint32_t i) { return entry.first < i; });
     if (it == transferBytes.end() || it->first != event)
         return std::nullopt;
     return it->second;
@@ -51,7 +52,8 @@ std::optional<double> Trace::transferBytesOf(uint32_t event) const
 
 const CollectiveArgs* Trace::collectiveArgsOf(uint32_t event) const
 {
-    const auto it = std::lower_bound(collectiveArgs.begin(), collectiveArgs.end(), event, [](const CollectiveArgs& a, uint32_t i) { return a.event < i; });
+    const auto it = std::lower_bound(collectiveArgs.begin(), collectiveArgs.end(), event,
+                                     [](const CollectiveArgs& a, uint32_t i) { return a.event < i; });
     return it != collectiveArgs.end() && it->event == event ? &*it : nullptr;
 }
 

@@ -26,14 +26,14 @@ struct Event
     int64_t externalId;  // args "External id" (1.8: "external id"), kNoId when absent
     int64_t correlation; // args "correlation", kNoId when absent
     StringId name;
-    StringId category;   // the category text as written
+    StringId category; // the category text as written
     TrackId track;
-    uint32_t parent;     // enclosing event on the same track, kNoIndex at the top level
-    uint32_t args;       // raw args JSON in Trace::args, kNoIndex when not kept
-    uint32_t op;         // Trace::ops entry (input shapes, FLOPs), kNoIndex when none
+    uint32_t parent; // enclosing event on the same track, kNoIndex at the top level
+    uint32_t args;   // raw args JSON in Trace::args, kNoIndex when not kept
+    uint32_t op;     // Trace::ops entry (input shapes, FLOPs), kNoIndex when none
     EventKind kind;
     uint8_t flags;
-    uint16_t depth;      // nesting depth on its track
+    uint16_t depth; // nesting depth on its track
     uint32_t reserved;
 
     int64_t end() const { return start + duration; }
@@ -53,9 +53,9 @@ struct MemoryRecord
     int64_t bytes;          // negative for a free; for OOM the failed request
     int64_t totalAllocated; // kNoId when absent (1.8 format)
     int64_t totalReserved;
-    int64_t address;        // kNoId when absent
+    int64_t address; // kNoId when absent
     TrackId track;
-    int16_t deviceType;     // c10::DeviceType
+    int16_t deviceType; // c10::DeviceType
     int16_t deviceId;
     bool outOfMemory;
 };
@@ -63,10 +63,10 @@ struct MemoryRecord
 struct Flow
 {
     int64_t time;
-    int64_t id;  // a numeric id, or the StringId of a string id (idIsString)
+    int64_t id; // a numeric id, or the StringId of a string id (idIsString)
     StringId category;
     TrackId track;
-    char phase;  // 's', 't' or 'f'
+    char phase; // 's', 't' or 'f'
     bool bindsEnclosing;
     bool idIsString;
 };
@@ -92,8 +92,8 @@ struct OpInfo
 struct CollectiveArgs
 {
     uint32_t event;
-    StringId collectiveName;   // "Collective name", 0 when absent
-    StringId dtype;            // "dtype" (a c10::ScalarType name), 0 when absent
+    StringId collectiveName; // "Collective name", 0 when absent
+    StringId dtype;          // "dtype" (a c10::ScalarType name), 0 when absent
     bool hasDtype;
     std::optional<double> inNelems, outNelems; // "In msg nelems", "Out msg nelems"
     std::optional<int64_t> groupSize;          // "Group size"
@@ -119,7 +119,7 @@ struct Track
     std::optional<int64_t> tid; // numeric value (also of a numeric string)
     StringId name = 0;
     std::optional<int64_t> sortIndex;
-    int device = -1;            // GPU device index for streams
+    int device = -1; // GPU device index for streams
     std::optional<int64_t> stream;
     std::vector<uint32_t> events; // sorted by start, longer first (stable)
     uint16_t maxDepth = 0;
@@ -193,17 +193,17 @@ class Trace
 {
 public:
     StringPool strings;
-    std::vector<Event> events; // in file order
+    std::vector<Event> events;        // in file order
     std::vector<MemoryRecord> memory; // in file order
     std::vector<Flow> flows;
     std::vector<CounterSample> counters;
     std::vector<Process> processes;
     std::vector<Track> tracks;
     std::vector<OpInfo> ops;
-    OpInputTable opInputs; // the distinct input lists of `ops`
+    OpInputTable opInputs;                                  // the distinct input lists of `ops`
     std::vector<std::pair<uint32_t, double>> transferBytes; // memcpy/memset event -> its "bytes" arg, by event
     std::vector<CollectiveArgs> collectiveArgs;             // by event; only events with a message size
-    std::string argsText; // raw args JSON of all events, back to back
+    std::string argsText;                                   // raw args JSON of all events, back to back
     std::vector<std::pair<uint64_t, uint32_t>> argsSpans;
     TraceMetadata meta;
     LoadStatistics stats;
@@ -224,7 +224,7 @@ public:
     // Links (trace-format.md §8.1). All return kNoIndex / empty when there is no link.
     uint32_t launchOf(uint32_t gpuActivity) const;
     std::vector<uint32_t> activitiesOf(uint32_t launch) const;
-    uint32_t opOf(uint32_t event) const; // the cpu_op/user_annotation whose External id the event carries
+    uint32_t opOf(uint32_t event) const;                     // the cpu_op/user_annotation whose External id the event carries
     uint32_t annotationOf(uint32_t gpuUserAnnotation) const; // the CPU user_annotation of a GPU span
     const std::vector<std::pair<uint32_t, uint32_t>>& forwardBackward() const { return m_forwardBackward; }
     bool hasExternalLink(const Event& e) const;

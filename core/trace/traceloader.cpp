@@ -22,78 +22,123 @@ enum class EventField : uint8_t { Other, Ph, Cat, Name, Pid, Tid, Ts, Dur, Args,
 EventField eventFieldOf(std::string_view key)
 {
     switch (key.size()) {
-    case 1:
-        return key[0] == 's' ? EventField::Scope : EventField::Other;
+    case 1: return key[0] == 's' ? EventField::Scope : EventField::Other;
     case 2:
-        if (key == "ph") return EventField::Ph;
-        if (key == "ts") return EventField::Ts;
-        if (key == "id") return EventField::Id;
-        if (key == "bp") return EventField::BindPoint;
+        if (key == "ph")
+            return EventField::Ph;
+        if (key == "ts")
+            return EventField::Ts;
+        if (key == "id")
+            return EventField::Id;
+        if (key == "bp")
+            return EventField::BindPoint;
         return EventField::Other;
     case 3:
-        if (key == "cat") return EventField::Cat;
-        if (key == "pid") return EventField::Pid;
-        if (key == "tid") return EventField::Tid;
-        if (key == "dur") return EventField::Dur;
+        if (key == "cat")
+            return EventField::Cat;
+        if (key == "pid")
+            return EventField::Pid;
+        if (key == "tid")
+            return EventField::Tid;
+        if (key == "dur")
+            return EventField::Dur;
         return EventField::Other;
     case 4:
-        if (key == "name") return EventField::Name;
-        if (key == "args") return EventField::Args;
+        if (key == "name")
+            return EventField::Name;
+        if (key == "args")
+            return EventField::Args;
         return EventField::Other;
-    default:
-        return EventField::Other;
+    default: return EventField::Other;
     }
 }
 
 enum class ArgField : uint8_t {
-    Other, ExternalId, Correlation, InputDims, InputType, InputStrides, ConcreteInputs, SequenceNumber, Bytes, TotalAllocated,
-    TotalReserved, Address, DeviceType, DeviceId, Name, Labels, SortIndex, TransferBytes, InMsgNelems, OutMsgNelems, Dtype,
-    GroupSize, CollectiveName
+    Other,
+    ExternalId,
+    Correlation,
+    InputDims,
+    InputType,
+    InputStrides,
+    ConcreteInputs,
+    SequenceNumber,
+    Bytes,
+    TotalAllocated,
+    TotalReserved,
+    Address,
+    DeviceType,
+    DeviceId,
+    Name,
+    Labels,
+    SortIndex,
+    TransferBytes,
+    InMsgNelems,
+    OutMsgNelems,
+    Dtype,
+    GroupSize,
+    CollectiveName
 };
 
 ArgField argFieldOf(std::string_view key)
 {
     switch (key.size()) {
     case 4:
-        if (key == "name") return ArgField::Name;
-        if (key == "Addr") return ArgField::Address;
+        if (key == "name")
+            return ArgField::Name;
+        if (key == "Addr")
+            return ArgField::Address;
         return ArgField::Other;
     case 5:
-        if (key == "Bytes") return ArgField::Bytes;
-        if (key == "bytes") return ArgField::TransferBytes;
-        if (key == "dtype") return ArgField::Dtype;
+        if (key == "Bytes")
+            return ArgField::Bytes;
+        if (key == "bytes")
+            return ArgField::TransferBytes;
+        if (key == "dtype")
+            return ArgField::Dtype;
         return ArgField::Other;
-    case 6:
-        return key == "labels" ? ArgField::Labels : ArgField::Other;
-    case 9:
-        return key == "Device Id" ? ArgField::DeviceId : ArgField::Other;
+    case 6: return key == "labels" ? ArgField::Labels : ArgField::Other;
+    case 9: return key == "Device Id" ? ArgField::DeviceId : ArgField::Other;
     case 10:
-        if (key == "Input Dims") return ArgField::InputDims;
-        if (key == "Input type") return ArgField::InputType;
-        if (key == "sort_index") return ArgField::SortIndex;
-        if (key == "Group size") return ArgField::GroupSize;
+        if (key == "Input Dims")
+            return ArgField::InputDims;
+        if (key == "Input type")
+            return ArgField::InputType;
+        if (key == "sort_index")
+            return ArgField::SortIndex;
+        if (key == "Group size")
+            return ArgField::GroupSize;
         return ArgField::Other;
     case 11:
-        if (key == "External id" || key == "external id") return ArgField::ExternalId;
-        if (key == "correlation") return ArgField::Correlation;
-        if (key == "Device Type") return ArgField::DeviceType;
+        if (key == "External id" || key == "external id")
+            return ArgField::ExternalId;
+        if (key == "correlation")
+            return ArgField::Correlation;
+        if (key == "Device Type")
+            return ArgField::DeviceType;
         return ArgField::Other;
     case 13:
-        if (key == "Input Strides") return ArgField::InputStrides;
-        if (key == "In msg nelems") return ArgField::InMsgNelems;
+        if (key == "Input Strides")
+            return ArgField::InputStrides;
+        if (key == "In msg nelems")
+            return ArgField::InMsgNelems;
         return ArgField::Other;
     case 14:
-        if (key == "Total Reserved") return ArgField::TotalReserved;
-        if (key == "Out msg nelems") return ArgField::OutMsgNelems;
+        if (key == "Total Reserved")
+            return ArgField::TotalReserved;
+        if (key == "Out msg nelems")
+            return ArgField::OutMsgNelems;
         return ArgField::Other;
     case 15:
-        if (key == "Concrete Inputs") return ArgField::ConcreteInputs;
-        if (key == "Total Allocated") return ArgField::TotalAllocated;
-        if (key == "Sequence number") return ArgField::SequenceNumber;
-        if (key == "Collective name") return ArgField::CollectiveName;
+        if (key == "Concrete Inputs")
+            return ArgField::ConcreteInputs;
+        if (key == "Total Allocated")
+            return ArgField::TotalAllocated;
+        if (key == "Sequence number")
+            return ArgField::SequenceNumber;
+        if (key == "Collective name")
+            return ArgField::CollectiveName;
         return ArgField::Other;
-    default:
-        return ArgField::Other;
+    default: return ArgField::Other;
     }
 }
 
@@ -136,14 +181,21 @@ struct PendingRecord
         ts = dur = 0;
         offset = at;
         externalId = correlation = kNoId;
-        bytes.reset(); totalAllocated.reset(); totalReserved.reset(); address.reset(); deviceType.reset();
-        deviceId.reset(); sortIndex.reset();
+        bytes.reset();
+        totalAllocated.reset();
+        totalReserved.reset();
+        address.reset();
+        deviceType.reset();
+        deviceId.reset();
+        sortIndex.reset();
         hasArgName = hasArgLabels = false;
         inputs.reset();
         sequence.reset();
         transferBytes.reset();
         hasMessage = hasDtype = false;
-        inNelems.reset(); outNelems.reset(); groupSize.reset();
+        inNelems.reset();
+        outNelems.reset();
+        groupSize.reset();
         dtype.clear();
         collectiveName.clear();
         counterValues.clear();
@@ -193,8 +245,7 @@ public:
         , m_reader(source)
         , m_options(options)
         , m_trace(std::make_unique<Trace>())
-    {
-    }
+    { }
 
     std::unique_ptr<Trace> run();
 
@@ -246,8 +297,8 @@ private:
 void Loader::expect(JsonToken got, JsonToken want, const char* what)
 {
     if (got != want)
-        failAt(m_reader.tokenOffset(), std::string("expected ") + io::jsonTokenName(want) + " for " + what + ", found "
-                   + io::jsonTokenName(got));
+        failAt(m_reader.tokenOffset(),
+               std::string("expected ") + io::jsonTokenName(want) + " for " + what + ", found " + io::jsonTokenName(got));
 }
 
 int64_t Loader::integerValue(JsonToken token, const char* what)
@@ -318,7 +369,8 @@ std::unique_ptr<Trace> Loader::run()
             m_sawTraceEvents = true;
             readEventArray();
         } else {
-            failAt(m_reader.tokenOffset(), std::string("expected a JSON object or array at the top level, found ") + io::jsonTokenName(first));
+            failAt(m_reader.tokenOffset(),
+                   std::string("expected a JSON object or array at the top level, found ") + io::jsonTokenName(first));
         }
         if (m_reader.next() != JsonToken::End)
             failAt(m_reader.tokenOffset(), "unexpected data after the end of the trace");
@@ -431,19 +483,32 @@ void Loader::readDeviceProperties(JsonToken first)
         }
         device.rawJson = m_reader.endCapture();
         for (const auto& [key, v] : numbers) {
-            if (key == "id") device.id = v;
-            else if (key == "totalGlobalMem") device.totalGlobalMem = v;
-            else if (key == "computeMajor") device.computeMajor = v;
-            else if (key == "computeMinor") device.computeMinor = v;
-            else if (key == "numSms") device.numSms = v;
-            else if (key == "maxThreadsPerBlock") device.maxThreadsPerBlock = v;
-            else if (key == "maxThreadsPerMultiprocessor") device.maxThreadsPerMultiprocessor = v;
-            else if (key == "regsPerBlock") device.regsPerBlock = v;
-            else if (key == "regsPerMultiprocessor") device.regsPerMultiprocessor = v;
-            else if (key == "warpSize") device.warpSize = v;
-            else if (key == "sharedMemPerBlock") device.sharedMemPerBlock = v;
-            else if (key == "sharedMemPerBlockOptin") device.sharedMemPerBlockOptin = v;
-            else if (key == "sharedMemPerMultiprocessor") device.sharedMemPerMultiprocessor = v;
+            if (key == "id")
+                device.id = v;
+            else if (key == "totalGlobalMem")
+                device.totalGlobalMem = v;
+            else if (key == "computeMajor")
+                device.computeMajor = v;
+            else if (key == "computeMinor")
+                device.computeMinor = v;
+            else if (key == "numSms")
+                device.numSms = v;
+            else if (key == "maxThreadsPerBlock")
+                device.maxThreadsPerBlock = v;
+            else if (key == "maxThreadsPerMultiprocessor")
+                device.maxThreadsPerMultiprocessor = v;
+            else if (key == "regsPerBlock")
+                device.regsPerBlock = v;
+            else if (key == "regsPerMultiprocessor")
+                device.regsPerMultiprocessor = v;
+            else if (key == "warpSize")
+                device.warpSize = v;
+            else if (key == "sharedMemPerBlock")
+                device.sharedMemPerBlock = v;
+            else if (key == "sharedMemPerBlockOptin")
+                device.sharedMemPerBlockOptin = v;
+            else if (key == "sharedMemPerMultiprocessor")
+                device.sharedMemPerMultiprocessor = v;
         }
         t().meta.devices.push_back(std::move(device));
     }
@@ -474,9 +539,10 @@ void Loader::readEventArray()
             failAt(offset, "element 0 of the top-level array is an array, expected a trace event object");
         }
         if (token != JsonToken::ObjectBegin)
-            failAt(m_reader.tokenOffset(), std::string(m_topLevelArray ? "element " : "traceEvents element ")
-                       + std::to_string(t().stats.records) + (m_topLevelArray ? " of the top-level array is " : " is ")
-                       + io::jsonTokenName(token) + ", expected a trace event object");
+            failAt(m_reader.tokenOffset(),
+                   std::string(m_topLevelArray ? "element " : "traceEvents element ") + std::to_string(t().stats.records)
+                       + (m_topLevelArray ? " of the top-level array is " : " is ") + io::jsonTokenName(token)
+                       + ", expected a trace event object");
         readEvent();
         ++t().stats.records;
         if ((t().stats.records & 255) == 0)
@@ -526,8 +592,9 @@ void Loader::readEvent()
         case EventField::Pid:
         case EventField::Tid: {
             if (token != JsonToken::Number && token != JsonToken::String)
-                failAt(m_reader.tokenOffset(), std::string("expected a number or string for '") + (field == EventField::Pid ? "pid" : "tid")
-                           + "', found " + io::jsonTokenName(token));
+                failAt(m_reader.tokenOffset(),
+                       std::string("expected a number or string for '") + (field == EventField::Pid ? "pid" : "tid") + "', found "
+                           + io::jsonTokenName(token));
             // pid and tid repeat from one event to the next: skip the hash when the text is the same.
             auto& cache = m_idCache[field == EventField::Pid ? 0 : 1];
             if (m_reader.text() != cache.second) {
@@ -586,9 +653,7 @@ void Loader::readEvent()
             readArgs();
             break;
         case EventField::Scope:
-        case EventField::Other:
-            m_reader.skipValue(token);
-            break;
+        case EventField::Other: m_reader.skipValue(token); break;
         }
     }
     commit();
@@ -768,11 +833,12 @@ void Loader::commit()
         return;
     }
     if (!m_rec.hasTs)
-        failAt(m_rec.offset, "event " + std::to_string(tr.stats.records) + " ('" + std::string(tr.strings.view(m_rec.name))
-                   + "', ph '" + std::string(1, phase) + "') has no 'ts'");
+        failAt(m_rec.offset,
+               "event " + std::to_string(tr.stats.records) + " ('" + std::string(tr.strings.view(m_rec.name)) + "', ph '"
+                   + std::string(1, phase) + "') has no 'ts'");
     const StringId zero = tr.strings.intern("0");
-    const TrackId track = trackFor(m_rec.hasPid ? m_rec.pid : zero, m_rec.hasPid && m_rec.pidIsString,
-                                   m_rec.hasTid ? m_rec.tid : zero, m_rec.hasTid && m_rec.tidIsString);
+    const TrackId track = trackFor(m_rec.hasPid ? m_rec.pid : zero, m_rec.hasPid && m_rec.pidIsString, m_rec.hasTid ? m_rec.tid : zero,
+                                   m_rec.hasTid && m_rec.tidIsString);
     auto makeEvent = [&](EventKind kind, int64_t duration) {
         Event e{};
         e.start = m_rec.ts;
@@ -792,10 +858,12 @@ void Loader::commit()
     switch (phase) {
     case 'X': {
         if (!m_rec.hasDur)
-            failAt(m_rec.offset, "complete event " + std::to_string(tr.stats.records) + " ('" + std::string(tr.strings.view(m_rec.name))
+            failAt(m_rec.offset,
+                   "complete event " + std::to_string(tr.stats.records) + " ('" + std::string(tr.strings.view(m_rec.name))
                        + "') has no 'dur'");
         if (m_rec.dur < 0)
-            failAt(m_rec.offset, "event " + std::to_string(tr.stats.records) + " ('" + std::string(tr.strings.view(m_rec.name))
+            failAt(m_rec.offset,
+                   "event " + std::to_string(tr.stats.records) + " ('" + std::string(tr.strings.view(m_rec.name))
                        + "') has a negative duration");
         tr.events.push_back(makeEvent(kindFor(), m_rec.dur));
         return;
@@ -842,9 +910,7 @@ void Loader::commit()
             tr.counters.push_back({m_rec.ts, track, tr.strings.intern(series), value});
         }
         return;
-    default:
-        ++tr.stats.ignoredRecords;
-        return;
+    default: ++tr.stats.ignoredRecords; return;
     }
 }
 
@@ -926,7 +992,8 @@ void Loader::closeOpenBegins()
         }
     }
     if (unclosed > 0)
-        tr.stats.warnings.push_back(std::to_string(unclosed) + " 'B' events have no matching 'E'; they are shown up to the end of the trace");
+        tr.stats.warnings.push_back(std::to_string(unclosed)
+                                    + " 'B' events have no matching 'E'; they are shown up to the end of the trace");
 }
 
 } // namespace

@@ -45,7 +45,11 @@ struct NullSax : nlohmann::json_sax<nlohmann::json>
     bool number_float(number_float_t, const string_t&) override { return true; }
     bool string(string_t&) override { return true; }
     bool binary(binary_t&) override { return true; }
-    bool start_object(std::size_t) override { ++objects; return true; }
+    bool start_object(std::size_t) override
+    {
+        ++objects;
+        return true;
+    }
     bool key(string_t&) override { return true; }
     bool end_object() override { return true; }
     bool start_array(std::size_t) override { return true; }
@@ -81,7 +85,11 @@ struct SourceIterator
     State* state = nullptr;
     bool atEnd() const { return !state || (state->pos >= state->end && (state->refill(), state->eof)); }
     reference operator*() const { return state->buffer[state->pos]; }
-    SourceIterator& operator++() { ++state->pos; return *this; }
+    SourceIterator& operator++()
+    {
+        ++state->pos;
+        return *this;
+    }
     bool operator==(const SourceIterator& other) const { return atEnd() == other.atEnd(); }
     bool operator!=(const SourceIterator& other) const { return !(*this == other); }
 };
@@ -151,8 +159,8 @@ int main(int argc, char** argv)
         return 2;
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%-15s %8.3f s  %8.1f MB/s  %10.0f events/s  peak RSS %7.1f MB  (%llu JSON bytes, %llu events)%s\n", mode.c_str(),
-                seconds, static_cast<double>(bytes) / 1e6 / seconds, static_cast<double>(events) / seconds, peakRssMb(),
+    std::printf("%-15s %8.3f s  %8.1f MB/s  %10.0f events/s  peak RSS %7.1f MB  (%llu JSON bytes, %llu events)%s\n", mode.c_str(), seconds,
+                static_cast<double>(bytes) / 1e6 / seconds, static_cast<double>(events) / seconds, peakRssMb(),
                 static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(events), note.c_str());
     return 0;
 }

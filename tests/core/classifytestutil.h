@@ -12,7 +12,7 @@ namespace testutil {
 
 // The first classification whose name starts with `prefix` (kernel names are long), or null.
 inline const tilescope::roofline::Classification* find(const std::vector<tilescope::roofline::Classification>& list,
-                                                        std::string_view prefix)
+                                                       std::string_view prefix)
 {
     for (const auto& c : list)
         if (std::string_view(c.name).starts_with(prefix))

@@ -17,8 +17,10 @@ using namespace tilescope;
 namespace {
 
 const char* kGoodPrefix = "{\"schemaVersion\": 1, \"traceEvents\": [\n"
-    "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 100.000, \"dur\": 5.000, \"args\": {\"External id\": 1}},\n"
-    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 101.000, \"dur\": 2.000, \"args\": {\"correlation\": 9, \"External id\": 1}}";
+                          "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 100.000, "
+                          "\"dur\": 5.000, \"args\": {\"External id\": 1}},\n"
+                          "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 101.000, \"dur\": "
+                          "2.000, \"args\": {\"correlation\": 9, \"External id\": 1}}";
 
 std::string write(const QTemporaryDir& dir, const std::string& name, const std::string& content)
 {
@@ -55,28 +57,46 @@ private slots:
         const QByteArray good(kGoodPrefix);
         QTest::newRow("not json") << QByteArray("this is not a trace\n") << "expected a JSON value";
         QTest::newRow("truncated") << good.left(good.size() - 30) << "truncated";
-        QTest::newRow("truncated after comma") << good + "," << "truncated";
+        QTest::newRow("truncated after comma") << good + ","
+                                               << "truncated";
         QTest::newRow("scalar top level") << QByteArray("42") << "expected a JSON object or array";
         QTest::newRow("no traceEvents") << QByteArray("{\"schemaVersion\": 1}") << "no 'traceEvents'";
         QTest::newRow("traceEvents not array") << QByteArray("{\"traceEvents\": {}}") << "expected '[' for 'traceEvents'";
         QTest::newRow("event not object") << QByteArray("{\"traceEvents\": [1]}") << "expected a trace event object";
-        QTest::newRow("ts is string") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": \"1\", \"dur\": 1}]}") << "expected a number for 'ts'";
-        QTest::newRow("name is object") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": {}, \"ts\": 1, \"dur\": 1}]}") << "for 'name'";
-        QTest::newRow("args not object") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 1, \"args\": 3}]}") << "for 'args'";
-        QTest::newRow("external id string") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 1, \"args\": {\"External id\": \"x\"}}]}") << "integer for args 'External id'";
-        QTest::newRow("fractional id") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 1, \"args\": {\"correlation\": 1.5}}]}") << "integer for args 'correlation'";
+        QTest::newRow("ts is string") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": \"1\", \"dur\": 1}]}")
+                                      << "expected a number for 'ts'";
+        QTest::newRow("name is object") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": {}, \"ts\": 1, \"dur\": 1}]}")
+                                        << "for 'name'";
+        QTest::newRow("args not object") << QByteArray(
+            "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 1, \"args\": 3}]}")
+                                         << "for 'args'";
+        QTest::newRow("external id string") << QByteArray(
+            "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 1, \"args\": {\"External id\": \"x\"}}]}")
+                                            << "integer for args 'External id'";
+        QTest::newRow("fractional id") << QByteArray(
+            "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 1, \"args\": {\"correlation\": 1.5}}]}")
+                                       << "integer for args 'correlation'";
         QTest::newRow("missing ts") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"dur\": 1}]}") << "has no 'ts'";
         QTest::newRow("missing dur") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1}]}") << "has no 'dur'";
         QTest::newRow("missing ph") << QByteArray("{\"traceEvents\": [{\"name\": \"a\", \"ts\": 1}]}") << "has no 'ph'";
         QTest::newRow("bad ph") << QByteArray("{\"traceEvents\": [{\"ph\": \"XX\", \"name\": \"a\", \"ts\": 1}]}") << "invalid 'ph'";
-        QTest::newRow("negative dur") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": -5}]}") << "negative duration";
+        QTest::newRow("negative dur") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": -5}]}")
+                                      << "negative duration";
         QTest::newRow("nan") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": NaN, \"dur\": 1}]}") << "NaN";
-        QTest::newRow("infinity") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": Infinity, \"dur\": 1}]}") << "NaN and Infinity";
-        QTest::newRow("huge ts") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1e300, \"dur\": 1}]}") << "out of range";
-        QTest::newRow("huge integer ts") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 123456789012345678901234567890, \"dur\": 1}]}") << "out of range";
-        QTest::newRow("invalid utf8") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\xc3\x28\", \"ts\": 1, \"dur\": 1}]}") << "invalid UTF-8";
-        QTest::newRow("end before begin") << QByteArray("{\"traceEvents\": [{\"ph\": \"B\", \"name\": \"a\", \"ts\": 5, \"pid\": 1, \"tid\": 1}, {\"ph\": \"E\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]}") << "end event before its begin";
-        QTest::newRow("garbage after") << good + "]} trailing" << "after the end of the JSON document";
+        QTest::newRow("infinity") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": Infinity, \"dur\": 1}]}")
+                                  << "NaN and Infinity";
+        QTest::newRow("huge ts") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1e300, \"dur\": 1}]}")
+                                 << "out of range";
+        QTest::newRow("huge integer ts") << QByteArray(
+            "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 123456789012345678901234567890, \"dur\": 1}]}")
+                                         << "out of range";
+        QTest::newRow("invalid utf8") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\xc3\x28\", \"ts\": 1, \"dur\": 1}]}")
+                                      << "invalid UTF-8";
+        QTest::newRow("end before begin") << QByteArray("{\"traceEvents\": [{\"ph\": \"B\", \"name\": \"a\", \"ts\": 5, \"pid\": 1, "
+                                                        "\"tid\": 1}, {\"ph\": \"E\", \"ts\": 2, \"pid\": 1, \"tid\": 1}]}")
+                                          << "end event before its begin";
+        QTest::newRow("garbage after") << good + "]} trailing"
+                                       << "after the end of the JSON document";
         QTest::newRow("binary") << QByteArray("\x00\x01\x02\x03", 4) << "expected a JSON value";
     }
     void rejected()
@@ -105,9 +125,12 @@ private slots:
     {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("what");
-        QTest::newRow("timeline") << "memory/memory_timeline.json" << "this is a torch memory timeline export (";
-        QTest::newRow("raw timeline") << "memory/memory_timeline.raw.json.gz" << "this is a torch memory timeline export (prof.export_memory_timeline raw";
-        QTest::newRow("snapshot") << "memory/memory_snapshot.pickle" << "this is a CUDA allocator snapshot (";
+        QTest::newRow("timeline") << "memory/memory_timeline.json"
+                                  << "this is a torch memory timeline export (";
+        QTest::newRow("raw timeline") << "memory/memory_timeline.raw.json.gz"
+                                      << "this is a torch memory timeline export (prof.export_memory_timeline raw";
+        QTest::newRow("snapshot") << "memory/memory_snapshot.pickle"
+                                  << "this is a CUDA allocator snapshot (";
     }
     void memoryDataIsNamed()
     {
@@ -173,7 +196,8 @@ private slots:
     void partialLoadKeepsCompleteEvents()
     {
         QTemporaryDir dir;
-        const std::string truncated = std::string(kGoodPrefix) + ", {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"cut\", \"pid\": 1, \"ts\": 1";
+        const std::string truncated = std::string(kGoodPrefix)
+            + ", {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"cut\", \"pid\": 1, \"ts\": 1";
         const std::string path = write(dir, "crashed.json", truncated);
         QVERIFY_THROWS_EXCEPTION(io::TraceFileError, trace::loadTrace(path));
         trace::LoadOptions options;

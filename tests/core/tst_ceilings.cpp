@@ -86,7 +86,8 @@ private slots:
         const auto db = roofline::builtinDeviceDatabase();
         const auto cut = roofline::matchDevice(db, device("NVIDIA H100 80GB HBM3", 9, 0, 114, 79.2));
         QVERIFY(cut.entry);
-        QVERIFY(std::any_of(cut.notes.begin(), cut.notes.end(), [](const std::string& n) { return n.find("114 SMs") != std::string::npos; }));
+        QVERIFY(
+            std::any_of(cut.notes.begin(), cut.notes.end(), [](const std::string& n) { return n.find("114 SMs") != std::string::npos; }));
         const auto unknown = roofline::matchDevice(db, device("AMD Instinct MI300X", 9, 4, 304, 191.0));
         QVERIFY(!unknown.entry);
         QVERIFY(unknown.notes.back().find("unknown device") != std::string::npos);
@@ -129,9 +130,9 @@ private slots:
             return path;
         };
         for (const auto& [file, text, problem] : {std::tuple{"notjson.json", "copy = 4", "expected a JSON value"},
-                                                 {"array.json", "[1, 2]", "expected a JSON object"},
-                                                 {"negative.json", "{\"copy_bytes_per_s\": -1}", "must be a positive number"},
-                                                 {"nokeys.json", "{\"gpu\": \"x\"}", "no known ceiling keys"}}) {
+                                                  {"array.json", "[1, 2]", "expected a JSON object"},
+                                                  {"negative.json", "{\"copy_bytes_per_s\": -1}", "must be a positive number"},
+                                                  {"nokeys.json", "{\"gpu\": \"x\"}", "no known ceiling keys"}}) {
             const std::string path = write(file, text);
             try {
                 roofline::loadMeasuredCeilings(path);

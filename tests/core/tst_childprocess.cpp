@@ -60,7 +60,8 @@ private slots:
     {
         Captured c;
         const std::string dir = std::filesystem::temp_directory_path().string();
-        const ChildOutcome o = runChild({{"sh", "-c", "echo $TILESCOPE_TEST_VALUE; pwd"}, dir, {{"TILESCOPE_TEST_VALUE", "a b"}}}, c.sink());
+        const ChildOutcome o = runChild({{"sh", "-c", "echo $TILESCOPE_TEST_VALUE; pwd"}, dir, {{"TILESCOPE_TEST_VALUE", "a b"}}},
+                                        c.sink());
         QCOMPARE(o.exitCode, 0);
         QCOMPARE(c.out.size(), size_t(2));
         QCOMPARE(c.out[0], std::string("a b"));
@@ -94,12 +95,13 @@ private slots:
     {
         std::atomic<bool> cancel{false};
         pid_t grandchild = 0;
-        const ChildOutcome o = runChild({{"sh", "-c", "sleep 300 & echo $!; sleep 300"}, {}, {}},
-                                        [&](const std::string& line, bool) {
-                                            grandchild = static_cast<pid_t>(std::stol(line));
-                                            cancel = true;
-                                        },
-                                        &cancel);
+        const ChildOutcome o = runChild(
+            {{"sh", "-c", "sleep 300 & echo $!; sleep 300"}, {}, {}},
+            [&](const std::string& line, bool) {
+                grandchild = static_cast<pid_t>(std::stol(line));
+                cancel = true;
+            },
+            &cancel);
         QVERIFY(o.cancelled);
         QVERIFY(!o.timedOut);
         QVERIFY(o.seconds < 10);
@@ -118,8 +120,8 @@ private slots:
 
     void ignoringSigtermStillEndsAfterTheGrace()
     {
-        const ChildOutcome o = runChild({{"sh", "-c", "trap '' TERM; echo ready; while true; do sleep 0.1; done"}, {}, {}},
-                                        nullptr, nullptr, 0.3, 0.5);
+        const ChildOutcome o = runChild({{"sh", "-c", "trap '' TERM; echo ready; while true; do sleep 0.1; done"}, {}, {}}, nullptr,
+                                        nullptr, 0.3, 0.5);
         QVERIFY(o.timedOut);
         QCOMPARE(o.signal, SIGKILL);
         QVERIFY(o.seconds < 5);

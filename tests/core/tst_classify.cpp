@@ -44,8 +44,13 @@ std::string mmRegionTrace(const QTemporaryDir& dir, const char* dtype, int64_t n
         x("gpu_user_annotation", "gemm_region", 129, kernelUs + 2, 0, 7, {{"External id", 1}, {"device", 0}, {"stream", 7}}),
         x("kernel", "gemm_kernel_128x128", 130, kernelUs, 0, 7, {{"External id", 2}, {"correlation", 77}, {"device", 0}, {"stream", 7}}),
     };
-    const QJsonObject root{{"deviceProperties", QJsonArray{QJsonObject{{"id", 0}, {"name", "NVIDIA H200"}, {"totalGlobalMem", 150109880320.0},
-                                                                       {"computeMajor", 9}, {"computeMinor", 0}, {"numSms", 132}}}},
+    const QJsonObject root{{"deviceProperties",
+                            QJsonArray{QJsonObject{{"id", 0},
+                                                   {"name", "NVIDIA H200"},
+                                                   {"totalGlobalMem", 150109880320.0},
+                                                   {"computeMajor", 9},
+                                                   {"computeMinor", 0},
+                                                   {"numSms", 132}}}},
                            {"traceEvents", events}};
     const std::string path = dir.path().toStdString() + "/mm_" + dtype + std::to_string(int64_t(kernelUs)) + ".json";
     QFile f(QString::fromStdString(path));
@@ -99,7 +104,7 @@ private slots:
         const auto r = roofline::classify(*trace::loadTrace(testutil::workloadTrace("gemm_compare")), options);
         const auto* cublas = find(r.kernels, "nvjet_sm90");
         QVERIFY(mentions(*cublas, "103.3% of the bf16 roof 775.14 TFLOP/s (measured)")); // not clamped at 100%
-        QVERIFY(!find(r.kernels, "matmul_kernel")->flops); // no annotation: no work, no verdict
+        QVERIFY(!find(r.kernels, "matmul_kernel")->flops);                               // no annotation: no work, no verdict
         QCOMPARE(find(r.kernels, "matmul_kernel")->cls, roofline::RooflineClass::Inconclusive);
     }
 
@@ -149,10 +154,22 @@ private slots:
         QTest::addColumn<QString>("kernel");
         QTest::addColumn<QString>("cls");
         QTest::addColumn<QString>("strength");
-        QTest::newRow("fp32 matmul, TF32 off") << "fp32_mm" << "sm80_xmma_gemm_f32f32" << "cuda-core-bound" << "strong";
-        QTest::newRow("bf16 matmul") << "bf16_mm" << "nvjet_sm90" << "tensor-core-bound" << "strong";
-        QTest::newRow("1 GiB elementwise") << "elementwise" << "void at::native::vectorized_elementwise_kernel" << "io-bound" << "strong";
-        QTest::newRow("tiny kernels") << "tiny" << "void at::native::vectorized_elementwise_kernel" << "latency-bound" << "provisional";
+        QTest::newRow("fp32 matmul, TF32 off") << "fp32_mm"
+                                               << "sm80_xmma_gemm_f32f32"
+                                               << "cuda-core-bound"
+                                               << "strong";
+        QTest::newRow("bf16 matmul") << "bf16_mm"
+                                     << "nvjet_sm90"
+                                     << "tensor-core-bound"
+                                     << "strong";
+        QTest::newRow("1 GiB elementwise") << "elementwise"
+                                           << "void at::native::vectorized_elementwise_kernel"
+                                           << "io-bound"
+                                           << "strong";
+        QTest::newRow("tiny kernels") << "tiny"
+                                      << "void at::native::vectorized_elementwise_kernel"
+                                      << "latency-bound"
+                                      << "provisional";
     }
     void oneTracePerClass()
     {
@@ -302,7 +319,8 @@ private slots:
         QTest::addColumn<QString>("path");
         for (const char* w : testutil::h200Workloads)
             QTest::newRow(w) << QString::fromStdString(testutil::workloadTrace(w));
-        QTest::newRow("resnet50 (convolution backward)") << QString::fromStdString(testutil::dataPath("external/tb_plugin/resnet50_v100_worker0.pt.trace.json.gz"));
+        QTest::newRow("resnet50 (convolution backward)")
+            << QString::fromStdString(testutil::dataPath("external/tb_plugin/resnet50_v100_worker0.pt.trace.json.gz"));
         QTest::newRow("nccl") << QString::fromStdString(testutil::dataPath("nccl/nccl_allreduce_broadcast.json"));
     }
     void leanLoadClassifiesLikeRawArgs()
@@ -343,11 +361,15 @@ private slots:
         const report::Verdict v = report::verdictOf(c);
         const std::string text = report::toText(v);
         QVERIFY2(text.starts_with("  gemm<float, 128>&  [3 calls, "), text.c_str());
-        QVERIFY2(text.find("]  tensor-core-bound (strong; work estimated from the trace)\n      arithmetic intensity 12 < ridge\n      at the roof\n")
-                     != std::string::npos, text.c_str());
+        QVERIFY2(
+            text.find(
+                "]  tensor-core-bound (strong; work estimated from the trace)\n      arithmetic intensity 12 < ridge\n      at the roof\n")
+                != std::string::npos,
+            text.c_str());
         QVERIFY2(text.find("  75.0%  inner<T>\n") != std::string::npos, text.c_str());
         const std::string html = report::toHtml(v);
-        QVERIFY2(html.starts_with("<b style='color:#28a046'>tensor-core-bound</b> (strong) - gemm&lt;float, 128&gt;&amp;<br>3 calls, "), html.c_str());
+        QVERIFY2(html.starts_with("<b style='color:#28a046'>tensor-core-bound</b> (strong) - gemm&lt;float, 128&gt;&amp;<br>3 calls, "),
+                 html.c_str());
         QVERIFY(html.find("<li>arithmetic intensity 12 &lt; ridge</li><li>at the roof</li>") != std::string::npos);
         QVERIFY(html.find("inner&lt;T&gt;") != std::string::npos);
         QVERIFY(html.find('<' + std::string("float")) == std::string::npos);
@@ -373,14 +395,17 @@ private slots:
             std::ofstream(path) << text;
             return path;
         };
-        const auto ok = roofline::loadAnnotations(write("ok.json", "{\"annotations\": [{\"region\": \"tilelang_kernel\", \"flops\": 1e9, \"bytes\": 2e6},\n"
-    "            {\"kernel\": \"re:^main_kernel\", \"flops\": 5, \"roof\": \"fp16\"}]}"));
+        const auto ok = roofline::loadAnnotations(
+            write("ok.json",
+                  "{\"annotations\": [{\"region\": \"tilelang_kernel\", \"flops\": 1e9, \"bytes\": 2e6},\n"
+                  "            {\"kernel\": \"re:^main_kernel\", \"flops\": 5, \"roof\": \"fp16\"}]}"));
         QCOMPARE(ok.size(), size_t(2));
         QCOMPARE(ok[1].roof, std::string("fp16"));
-        for (const auto& [name, text, problem] : {std::tuple{"a.json", "{}", "'annotations' array"},
-                                                 {"b.json", "{\"annotations\": [{\"flops\": 1}]}", "exactly one of"},
-                                                 {"c.json", "{\"annotations\": [{\"kernel\": \"k\"}]}", "neither 'flops' nor 'bytes'"},
-                                                 {"d.json", "{\"annotations\": [{\"kernel\": \"re:([\", \"flops\": 1}]}", "bad regular expression"}}) {
+        for (const auto& [name, text, problem] :
+             {std::tuple{"a.json", "{}", "'annotations' array"},
+              {"b.json", "{\"annotations\": [{\"flops\": 1}]}", "exactly one of"},
+              {"c.json", "{\"annotations\": [{\"kernel\": \"k\"}]}", "neither 'flops' nor 'bytes'"},
+              {"d.json", "{\"annotations\": [{\"kernel\": \"re:([\", \"flops\": 1}]}", "bad regular expression"}}) {
             try {
                 roofline::loadAnnotations(write(name, text));
                 QFAIL("no error");

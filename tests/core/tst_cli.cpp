@@ -35,8 +35,17 @@ private slots:
         QCOMPARE(doc.value("trace").toString(), trace("gemm_compare"));
         const QJsonArray rows = doc.value("rows").toArray();
         QCOMPARE(rows.size(), 13);
-        const QStringList fields{"count", "cpu_memory_usage", "cpu_time_total_us", "device_memory_usage", "device_time_total_us", "flops",
-                                 "input_shapes", "key", "self_cpu_memory_usage", "self_cpu_time_total_us", "self_device_memory_usage",
+        const QStringList fields{"count",
+                                 "cpu_memory_usage",
+                                 "cpu_time_total_us",
+                                 "device_memory_usage",
+                                 "device_time_total_us",
+                                 "flops",
+                                 "input_shapes",
+                                 "key",
+                                 "self_cpu_memory_usage",
+                                 "self_cpu_time_total_us",
+                                 "self_device_memory_usage",
                                  "self_device_time_total_us"};
         for (const auto& row : rows) {
             QCOMPARE(row.toObject().keys(), fields);
@@ -56,7 +65,8 @@ private slots:
         QCOMPARE(rows.size(), 5);
         QCOMPARE(rows[0].toObject().value("key").toString(), QStringLiteral("ProfilerStep*"));
         for (qsizetype i = 1; i < rows.size(); ++i)
-            QVERIFY(rows[i - 1].toObject().value("cpu_time_total_us").toDouble() >= rows[i].toObject().value("cpu_time_total_us").toDouble());
+            QVERIFY(rows[i - 1].toObject().value("cpu_time_total_us").toDouble()
+                    >= rows[i].toObject().value("cpu_time_total_us").toDouble());
         QVERIFY(rows[0].toObject().value("input_shapes").isString());
 
         const Run csv = cli({"summary", trace("launch_bound"), "--format", "csv"});
@@ -93,7 +103,8 @@ private slots:
 
     void infoSummarisesDistributedRuns()
     {
-        const QString cpuOnly = QString::fromStdString(testutil::dataPath("external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"));
+        const QString cpuOnly = QString::fromStdString(
+            testutil::dataPath("external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"));
         const Run text = cli({"info", cpuOnly});
         QCOMPARE(text.exitCode, 0);
         QVERIFY2(text.out.contains("distributed: backend gloo, rank 34 of world size 300, 10 process groups\n"), text.out.constData());
@@ -114,9 +125,9 @@ private slots:
         const Run r = cli({"overlap", trace("launch_bound"), "--format", "json"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
-        QCOMPARE(doc.keys(), (QStringList{"both_idle_us", "cpu_busy_us", "cpu_gpu_overlap_us", "cpu_threads", "devices", "gpu_devices",
-                                          "gpu_idle_while_cpu_busy_us", "launches", "window_end_us", "window_given", "window_start_us",
-                                          "window_us"}));
+        QCOMPARE(doc.keys(),
+                 (QStringList{"both_idle_us", "cpu_busy_us", "cpu_gpu_overlap_us", "cpu_threads", "devices", "gpu_devices",
+                              "gpu_idle_while_cpu_busy_us", "launches", "window_end_us", "window_given", "window_start_us", "window_us"}));
         QCOMPARE(doc.value("gpu_devices").toInt(), 1);
         QCOMPARE(doc.value("window_given").toBool(), false);
         const QJsonObject device = doc.value("devices").toArray()[0].toObject();
@@ -152,7 +163,8 @@ private slots:
         QVERIFY(windowed.out.contains("\"window_start_us\":5349368714433,"));
         QVERIFY(windowed.out.contains("\"window_end_us\":5349368754433.5,"));
         const Run windowedText = cli({"overlap", trace("launch_bound"), "--window", "5349368714433,5349368754433"});
-        QVERIFY2(windowedText.out.startsWith("window: 40.000ms (given: ts 5349368714433 .. 5349368754433 us)"), windowedText.out.constData());
+        QVERIFY2(windowedText.out.startsWith("window: 40.000ms (given: ts 5349368714433 .. 5349368754433 us)"),
+                 windowedText.out.constData());
         QCOMPARE(cli({"overlap", trace("launch_bound"), "--window", "5,1"}).exitCode, 2);
         const Run outside = cli({"overlap", trace("launch_bound"), "--window", "1,2"});
         QCOMPARE(outside.exitCode, 2);
@@ -162,7 +174,8 @@ private slots:
 
     void overlapCpuOnlyTrace()
     {
-        const QString cpuOnly = QString::fromStdString(testutil::dataPath("external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"));
+        const QString cpuOnly = QString::fromStdString(
+            testutil::dataPath("external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"));
         const Run text = cli({"overlap", cpuOnly});
         QCOMPARE(text.exitCode, 0);
         QVERIFY2(text.out.contains("GPU: no GPU activity in the trace"), text.out.constData());
@@ -264,7 +277,8 @@ private slots:
         QVERIFY2(err.contains("venv python ran"), err.constData());
         QVERIFY(!err.contains("wrong python ran"));
         // --python is taken as given.
-        p.start(QStringLiteral(TILESCOPE_CLI), {"capture", "--python", "python3", "--script", dir.filePath("s.py"), "--out", dir.filePath("out")});
+        p.start(QStringLiteral(TILESCOPE_CLI),
+                {"capture", "--python", "python3", "--script", dir.filePath("s.py"), "--out", dir.filePath("out")});
         QVERIFY(p.waitForFinished(60000));
         const QByteArray given = p.readAllStandardError();
         QVERIFY2(given.contains("wrong python ran") && !given.contains("has no torch"), given.constData());
@@ -287,7 +301,8 @@ private slots:
         bool sawTriton = false;
         for (const auto& k : doc.value("kernels").toArray()) {
             const QJsonObject o = k.toObject();
-            for (const char* field : {"name", "calls", "total_us", "flops", "bytes", "achieved_flops_per_s", "achieved_bytes_per_s", "class", "strength", "evidence"})
+            for (const char* field : {"name", "calls", "total_us", "flops", "bytes", "achieved_flops_per_s", "achieved_bytes_per_s",
+                                      "class", "strength", "evidence"})
                 QVERIFY2(o.contains(QLatin1String(field)), field);
             if (o.value("name").toString() == QLatin1String("matmul_kernel")) {
                 sawTriton = true;

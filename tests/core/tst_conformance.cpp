@@ -84,9 +84,11 @@ private slots:
     void oldWriterExternalIds()
     {
         // Before pytorch/kineto#1001 every unlinked activity carried its own correlation as External id.
-        const auto t = trace::loadTrace(testutil::dataPath("external/hta/critical_path_alexnet_benchmark_result_2869224_1695835535_trace.json.gz"));
+        const auto t = trace::loadTrace(
+            testutil::dataPath("external/hta/critical_path_alexnet_benchmark_result_2869224_1695835535_trace.json.gz"));
         QVERIFY(t->meta.externalIdEqualsCorrelationMeansNone);
-        const auto sync = std::find_if(t->events.begin(), t->events.end(), [](const auto& e) { return e.kind == trace::EventKind::CudaSync; });
+        const auto sync = std::find_if(t->events.begin(), t->events.end(),
+                                       [](const auto& e) { return e.kind == trace::EventKind::CudaSync; });
         QVERIFY(sync != t->events.end());
         QVERIFY(!t->hasExternalLink(*sync));
     }

@@ -49,8 +49,20 @@ private slots:
     void tokenStream()
     {
         const QStringList got = tokens("{\"a\": [1, -2.5e3, \"x\", true, false, null], \"b\": {}}");
-        const QStringList want{"'{'", "an object key:a", "'['", "a number:1", "a number:-2.5e3", "a string:x", "a boolean", "a boolean",
-                               "null", "']'", "an object key:b", "'{'", "'}'", "'}'"};
+        const QStringList want{"'{'",
+                               "an object key:a",
+                               "'['",
+                               "a number:1",
+                               "a number:-2.5e3",
+                               "a string:x",
+                               "a boolean",
+                               "a boolean",
+                               "null",
+                               "']'",
+                               "an object key:b",
+                               "'{'",
+                               "'}'",
+                               "'}'"};
         QCOMPARE(got, want);
     }
 

@@ -41,7 +41,8 @@ void compareRows(const stats::KeyAverages& ours, const QJsonArray& reference, bo
         const QJsonObject ref = reference[i].toObject();
         // The legacy exporter writes no [memory] events, so torch's leftover-memory row cannot be rebuilt;
         // nor the async flag (key-averages.md §9): torch gives the async TorchScript _fork_join self time 0.
-        if (legacy && (ref.value("key").toString() == QLatin1String("[memory]") || ref.value("key").toString() == QLatin1String("_fork_join"))) {
+        if (legacy
+            && (ref.value("key").toString() == QLatin1String("[memory]") || ref.value("key").toString() == QLatin1String("_fork_join"))) {
             ++skipped;
             continue;
         }
@@ -112,7 +113,8 @@ private slots:
         stats::TorchTableOptions options;
         options.rowLimit = -1;
         options.maxNameColumnWidth = 80;
-        options.sortBy = workload == QLatin1String("memory_churn") ? stats::SortKey::SelfDeviceMemoryUsage : stats::SortKey::SelfDeviceTimeTotal;
+        options.sortBy = workload == QLatin1String("memory_churn") ? stats::SortKey::SelfDeviceMemoryUsage
+                                                                   : stats::SortKey::SelfDeviceTimeTotal;
         std::string text = stats::renderTorchTable(averages, options);
         options.sortBy = stats::SortKey::SelfCpuTimeTotal;
         text += "\n\n# sorted by self_cpu_time_total\n" + stats::renderTorchTable(averages, options);
@@ -123,7 +125,9 @@ private slots:
             int line = 1;
             while (std::getline(a, la) && std::getline(b, lb) && la == lb)
                 ++line;
-            QFAIL(qPrintable(QStringLiteral("first difference at line %1:\nours:  %2\ntorch: %3").arg(line).arg(QString::fromStdString(la), QString::fromStdString(lb))));
+            QFAIL(qPrintable(QStringLiteral("first difference at line %1:\nours:  %2\ntorch: %3")
+                                 .arg(line)
+                                 .arg(QString::fromStdString(la), QString::fromStdString(lb))));
         }
     }
 
@@ -146,11 +150,13 @@ private slots:
     {
         // key-averages.md §10: values torch prints, which depend on the subtle rules.
         const auto jit = stats::computeKeyAverages(*trace::loadTrace(testutil::workloadTrace("jit_cold")));
-        const auto iter0 = std::find_if(jit.rows.begin(), jit.rows.end(), [](const auto& r) { return r.key == "iter_0" && r.deviceType == stats::DeviceType::CPU; });
+        const auto iter0 = std::find_if(jit.rows.begin(), jit.rows.end(),
+                                        [](const auto& r) { return r.key == "iter_0" && r.deviceType == stats::DeviceType::CPU; });
         QVERIFY(iter0 != jit.rows.end());
         QCOMPARE(stats::formatTorchTime(iter0->selfCpuTimeTotal), std::string("360.710ms")); // overhead nests under iter_0
         const auto streams = stats::computeKeyAverages(*trace::loadTrace(testutil::workloadTrace("streams_overlap")));
-        const auto buffer = std::find_if(streams.rows.begin(), streams.rows.end(), [](const auto& r) { return r.key == "Activity Buffer Request"; });
+        const auto buffer = std::find_if(streams.rows.begin(), streams.rows.end(),
+                                         [](const auto& r) { return r.key == "Activity Buffer Request"; });
         QCOMPARE(stats::formatTorchTime(buffer->selfDeviceTimeTotal), std::string("1.429ms")); // borrowed id gets the op's kernels
         const auto train = stats::computeKeyAverages(*trace::loadTrace(testutil::workloadTrace("train_scheduled")));
         const auto step = std::find_if(train.rows.begin(), train.rows.end(), [](const auto& r) { return r.key == "ProfilerStep*"; });

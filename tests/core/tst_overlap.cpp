@@ -223,7 +223,8 @@ private slots:
         launches.count = 8772;
         launches.costlyLaunches = 5604;
         QVERIFY(launches.launchBound());
-        QCOMPARE(report::launchCostText(launches), std::string("launch-bound: 5,604 of 8,772 launches cost at least 80% of their kernel's time"));
+        QCOMPARE(report::launchCostText(launches),
+                 std::string("launch-bound: 5,604 of 8,772 launches cost at least 80% of their kernel's time"));
         launches.costlyLaunches = 4385; // just under half: not launch-bound, and the sentence says so
         QVERIFY(!launches.launchBound());
         QCOMPARE(report::launchCostText(launches), std::string("4,385 of 8,772 launches cost at least 80% of their kernel's time"));

@@ -259,7 +259,7 @@ private slots:
         QCOMPARE(phases, (std::vector<std::string>{"setup", "profile", "export", "done"}));
 
         const auto t = trace::loadTrace(r.tracePath);
-        QCOMPARE(countPrefixed(*t, "ProfilerStep#"), 3);      // the active window only
+        QCOMPARE(countPrefixed(*t, "ProfilerStep#"), 3); // the active window only
         QCOMPARE(testutil::countNamed(*t, "train_step"), 3);
         // torch's own key_averages (written by the harness) equals TileScope's, key by key.
         const io::Json ref = io::readSmallJsonFile(r.keyAveragesPath);
@@ -320,9 +320,8 @@ private slots:
         c.flopsPerCall = 2.0 * 64 * 32 * 48;
         c.bytesPerCall = 4.0 * (64 * 32 + 32 * 48 + 64 * 48);
         int warmups = 0;
-        const SessionResult r = runSession(c, tools(), [&](const SessionEvent& e) {
-            warmups += e.kind == SessionEvent::Kind::Phase && e.phase == "warmup";
-        });
+        const SessionResult r = runSession(
+            c, tools(), [&](const SessionEvent& e) { warmups += e.kind == SessionEvent::Kind::Phase && e.phase == "warmup"; });
         QVERIFY2(r.status == SessionResult::Status::Ok, r.error.c_str());
         QCOMPARE(warmups, 3);
         QCOMPARE(r.manifest.checks.size(), size_t(1));
@@ -331,7 +330,7 @@ private slots:
         const auto t = trace::loadTrace(r.tracePath);
         QCOMPARE(testutil::countNamed(*t, "tilelang_kernel"), 4);
         QCOMPARE(testutil::countNamed(*t, "torch_ref"), 4);
-        QCOMPARE(testutil::countNamed(*t, "aten::mm"), 4);              // only the reference calls torch.mm
+        QCOMPARE(testutil::countNamed(*t, "aten::mm"), 4); // only the reference calls torch.mm
         // The generated source is saved, named after its kernel, and the sidecar loads.
         QCOMPARE(r.manifest.sources.size(), size_t(1));
         QCOMPARE(r.manifest.sources[0].kernel, std::string("main_kernel"));
@@ -366,11 +365,15 @@ private slots:
         QTest::addColumn<QString>("inputs");
         QTest::addColumn<QString>("expected");
         const QString k = QString::fromStdString(testutil::sessionData("kernels.py"));
-        QTest::newRow("no attribute") << k + QStringLiteral(":nope") << QStringLiteral("f32:4x4,f32:4x4") << QStringLiteral("has no attribute 'nope'");
+        QTest::newRow("no attribute") << k + QStringLiteral(":nope") << QStringLiteral("f32:4x4,f32:4x4")
+                                      << QStringLiteral("has no attribute 'nope'");
         QTest::newRow("no file") << QStringLiteral("/nonexistent/k.py:fn") << QStringLiteral("f32:4x4") << QStringLiteral("does not exist");
-        QTest::newRow("bad dtype") << k + QStringLiteral(":broadcast_mm") << QStringLiteral("float31:4x4") << QStringLiteral("unknown dtype 'float31'");
-        QTest::newRow("bad dims") << k + QStringLiteral(":broadcast_mm") << QStringLiteral("f32:4xq") << QStringLiteral("'q' is not a dimension");
-        QTest::newRow("shape mismatch") << k + QStringLiteral(":broadcast_mm") << QStringLiteral("f32:4x5,f32:4x4") << QStringLiteral("failed on its first call");
+        QTest::newRow("bad dtype") << k + QStringLiteral(":broadcast_mm") << QStringLiteral("float31:4x4")
+                                   << QStringLiteral("unknown dtype 'float31'");
+        QTest::newRow("bad dims") << k + QStringLiteral(":broadcast_mm") << QStringLiteral("f32:4xq")
+                                  << QStringLiteral("'q' is not a dimension");
+        QTest::newRow("shape mismatch") << k + QStringLiteral(":broadcast_mm") << QStringLiteral("f32:4x5,f32:4x4")
+                                        << QStringLiteral("failed on its first call");
     }
 
     void badKernelSpecsFailWithTheirReason()
@@ -479,10 +482,13 @@ private slots:
         SessionConfig c = base(SessionMode::Script, "cancel");
         c.script = testutil::sessionData("hang.py");
         std::atomic<bool> cancel{false};
-        const SessionResult r = runSession(c, tools(), [&](const SessionEvent& e) {
-            if (e.message.starts_with("child "))
-                cancel = true; // the script is running and has started its own child
-        }, &cancel);
+        const SessionResult r = runSession(
+            c, tools(),
+            [&](const SessionEvent& e) {
+                if (e.message.starts_with("child "))
+                    cancel = true; // the script is running and has started its own child
+            },
+            &cancel);
         QVERIFY(r.status == SessionResult::Status::Cancelled);
         QVERIFY(r.seconds < 30);
         QCOMPARE(processesWith("tilescope-hang-child"), 0);
@@ -540,9 +546,8 @@ private slots:
         c.warmupIterations = 2;
         c.measuredIterations = 3;
         int profileSteps = 0;
-        const SessionResult r = runSession(c, tools(), [&](const SessionEvent& e) {
-            profileSteps += e.kind == SessionEvent::Kind::Phase && e.phase == "profile";
-        });
+        const SessionResult r = runSession(
+            c, tools(), [&](const SessionEvent& e) { profileSteps += e.kind == SessionEvent::Kind::Phase && e.phase == "profile"; });
         QVERIFY2(r.status == SessionResult::Status::Ok, r.error.c_str());
         QCOMPARE(profileSteps, 3);
         QCOMPARE(r.manifest.mode, std::string("torchscript"));
@@ -574,9 +579,10 @@ private slots:
     void cliCapturePrintsTheTracePath()
     {
         const QString dir = QString::fromStdString(out("cli"));
-        const CliResult r = runCli({QStringLiteral("capture"), QStringLiteral("--script"), QString::fromStdString(testutil::sessionData("train_loop.py")),
-                                    QStringLiteral("--python"), QString::fromLatin1(kPython), QStringLiteral("--out"), dir,
-                                    QStringLiteral("--quiet"), QStringLiteral("--"), QStringLiteral("3")});
+        const CliResult r = runCli({QStringLiteral("capture"), QStringLiteral("--script"),
+                                    QString::fromStdString(testutil::sessionData("train_loop.py")), QStringLiteral("--python"),
+                                    QString::fromLatin1(kPython), QStringLiteral("--out"), dir, QStringLiteral("--quiet"),
+                                    QStringLiteral("--"), QStringLiteral("3")});
         QVERIFY2(r.exitCode == 0, r.err.c_str());
         QCOMPARE(r.out, dir.toStdString() + "/trace.pt.trace.json\n");
         QVERIFY(r.err.find("[export]") != std::string::npos);
@@ -586,21 +592,26 @@ private slots:
     void cliCaptureExitCodes()
     {
         const QString k = QString::fromStdString(testutil::sessionData("kernels.py"));
-        CliResult r = runCli({QStringLiteral("capture"), QStringLiteral("--kernel"), k + QStringLiteral(":wrong_mm"), QStringLiteral("--ref"),
-                              k + QStringLiteral(":reference_mm"), QStringLiteral("--inputs"), QStringLiteral("f32:8x8,f32:8x8"),
-                              QStringLiteral("--python"), QString::fromLatin1(kPython), QStringLiteral("--warmup"), QStringLiteral("1"),
-                              QStringLiteral("--out"), QString::fromStdString(out("cliwrong"))});
+        CliResult r = runCli({QStringLiteral("capture"), QStringLiteral("--kernel"), k + QStringLiteral(":wrong_mm"),
+                              QStringLiteral("--ref"), k + QStringLiteral(":reference_mm"), QStringLiteral("--inputs"),
+                              QStringLiteral("f32:8x8,f32:8x8"), QStringLiteral("--python"), QString::fromLatin1(kPython),
+                              QStringLiteral("--warmup"), QStringLiteral("1"), QStringLiteral("--out"),
+                              QString::fromStdString(out("cliwrong"))});
         QCOMPARE(r.exitCode, 3);
         QVERIFY2(r.err.find("check allclose: FAILED") != std::string::npos, r.err.c_str());
         r = runCli({QStringLiteral("capture"), QStringLiteral("--script"), QString::fromStdString(testutil::sessionData("crash.py")),
-                    QStringLiteral("--python"), QString::fromLatin1(kPython), QStringLiteral("--out"), QString::fromStdString(out("clicrash"))});
+                    QStringLiteral("--python"), QString::fromLatin1(kPython), QStringLiteral("--out"),
+                    QString::fromStdString(out("clicrash"))});
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.err.find("capture failed") != std::string::npos && r.err.find("tilescope test crash") != std::string::npos, r.err.c_str());
+        QVERIFY2(r.err.find("capture failed") != std::string::npos && r.err.find("tilescope test crash") != std::string::npos,
+                 r.err.c_str());
         QVERIFY(r.err.find("a partial trace was written") != std::string::npos);
-        r = runCli({QStringLiteral("capture"), QStringLiteral("--script"), QStringLiteral("x.py"), QStringLiteral("--schedule"), QStringLiteral("1,2")});
+        r = runCli({QStringLiteral("capture"), QStringLiteral("--script"), QStringLiteral("x.py"), QStringLiteral("--schedule"),
+                    QStringLiteral("1,2")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.find("--schedule expects WAIT,WARMUP,ACTIVE,REPEAT") != std::string::npos, r.err.c_str());
-        r = runCli({QStringLiteral("capture"), QStringLiteral("--script"), QStringLiteral("/nonexistent.py"), QStringLiteral("--out"), QStringLiteral("o")});
+        r = runCli({QStringLiteral("capture"), QStringLiteral("--script"), QStringLiteral("/nonexistent.py"), QStringLiteral("--out"),
+                    QStringLiteral("o")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.find("script '/nonexistent.py' does not exist") != std::string::npos, r.err.c_str());
     }

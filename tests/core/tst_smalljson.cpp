@@ -92,20 +92,26 @@ private slots:
         QCOMPARE(io::jsonDouble(io::jsonMember(j, "d")), std::optional<double>(4.5));
         QCOMPARE(io::jsonDouble(io::jsonMember(j, "e")), std::optional<double>());
         QCOMPARE(io::jsonText(j, "e"), std::string("4"));
-        QCOMPARE(io::jsonText(j, "a"), std::string()); // not a string
+        QCOMPARE(io::jsonText(j, "a"), std::string());       // not a string
         QVERIFY(!io::jsonMember(io::Json::array({1}), "a")); // no object, no member
     }
 
     void bytesThatAreNotUtf8DoNotFailTheOutput()
     {
-        const io::Json j = {{"path", std::string("a\xff" "b")}, {"ctl", std::string("\x01\n")}};
-        QCOMPARE(io::dumpJson(j), std::string("{\"path\":\"a\xef\xbf\xbd" "b\",\"ctl\":\"\\u0001\\n\"}"));
+        const io::Json j = {{"path",
+                             std::string("a\xff"
+                                         "b")},
+                            {"ctl", std::string("\x01\n")}};
+        QCOMPARE(io::dumpJson(j),
+                 std::string("{\"path\":\"a\xef\xbf\xbd"
+                             "b\",\"ctl\":\"\\u0001\\n\"}"));
     }
 
     void indentedLikePythonsJsonDump()
     {
         const io::Json j = {{"copy_bytes_per_s", io::jsonNumber(4217367912345.0)}, {"gpu", "NVIDIA H200"}, {"quick", false}};
-        QCOMPARE(io::dumpJson(j, 1), std::string("{\n \"copy_bytes_per_s\": 4217367912345,\n \"gpu\": \"NVIDIA H200\",\n \"quick\": false\n}"));
+        QCOMPARE(io::dumpJson(j, 1),
+                 std::string("{\n \"copy_bytes_per_s\": 4217367912345,\n \"gpu\": \"NVIDIA H200\",\n \"quick\": false\n}"));
     }
 };
 

@@ -130,7 +130,8 @@ private slots:
         QCOMPARE(s.mmaPrecision, std::string("fp16"));
         QCOMPARE(calls(s, kWgmmaName), uint64_t(1));
         QCOMPARE(feature(s, kWgmmaName)->lines, linesWith(path, "tl::wgmma_ss<"));
-        QCOMPARE(calls(s, kTmaName), uint64_t(linesWith(path, "tl::tma_load(").size() + linesWith(path, "tl::prefetch_tma_descriptor(").size()));
+        QCOMPARE(calls(s, kTmaName),
+                 uint64_t(linesWith(path, "tl::tma_load(").size() + linesWith(path, "tl::prefetch_tma_descriptor(").size()));
         // mbarrier[i].init x6, .wait x2, .expect_transaction, .arrive_and_expect_tx, .arrive
         QCOMPARE(calls(s, "mbarrier"), uint64_t(11));
         QCOMPARE(calls(s, "CUtensorMap parameter"), uint64_t(2));
@@ -152,7 +153,8 @@ private slots:
         QCOMPARE(s.tensorCore, TensorCorePath::Wgmma);
         QCOMPARE(s.mmaPrecision, std::string("fp16"));
         QCOMPARE(feature(s, kWgmmaName)->lines, linesWith(path, "tl::wgmma_"));
-        QCOMPARE(calls(s, kTmaName), uint64_t(linesWith(path, "tl::tma_load(").size() + linesWith(path, "tl::prefetch_tma_descriptor(").size()));
+        QCOMPARE(calls(s, kTmaName),
+                 uint64_t(linesWith(path, "tl::tma_load(").size() + linesWith(path, "tl::prefetch_tma_descriptor(").size()));
         QCOMPARE(calls(s, kCpAsyncName), uint64_t(0));
         QVERIFY(s.conclusion.find("Hopper WGMMA") != std::string::npos);
     }
@@ -211,7 +213,7 @@ private slots:
         QCOMPARE(calls(s, "tl::gemm_ss/rs/sr (mma.sync)"), uint64_t(0));
         QCOMPARE(calls(s, kTmaName), uint64_t(4));
         QCOMPARE(calls(s, "mbarrier"), uint64_t(linesWith(path, "tl::mbarrier_").size()));
-        QCOMPARE(calls(s, kCpAsyncName), uint64_t(0)); // tl::mbarrier_cp_async_arrive is an mbarrier call
+        QCOMPARE(calls(s, kCpAsyncName), uint64_t(0));            // tl::mbarrier_cp_async_arrive is an mbarrier call
         QCOMPARE(calls(s, "CUtensorMap parameter"), uint64_t(2)); // not the host code's CUtensorMap local
         QCOMPARE(calls(s, "tl::warpgroup_reg_alloc/dealloc"), uint64_t(2));
         QCOMPARE(calls(r.file, "CUtensorMap parameter"), uint64_t(2));
@@ -264,7 +266,8 @@ private slots:
         const auto printed = roofline::inspectGeneratedSource("__global__ void k() { printf(\"mma.sync.aligned wgmma.mma_async\"); }");
         QCOMPARE(printed.file.tensorCore, TensorCorePath::None);
         const auto wgmmaAsm = roofline::inspectGeneratedSource(
-            "__global__ void k() {\n asm volatile(\"{\\n\"\n \"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0}, %1, %2;\\n\"\n \"}\\n\" : \"+f\"(d) : \"l\"(a), \"l\"(b));\n}\n");
+            "__global__ void k() {\n asm volatile(\"{\\n\"\n \"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0}, %1, %2;\\n\"\n "
+            "\"}\\n\" : \"+f\"(d) : \"l\"(a), \"l\"(b));\n}\n");
         QCOMPARE(wgmmaAsm.file.tensorCore, TensorCorePath::Wgmma);
         QCOMPARE(wgmmaAsm.file.features[0].lines, std::vector<int>{3});
     }
@@ -292,12 +295,15 @@ private slots:
             std::ofstream(path, std::ios::binary) << bytes;
             return path;
         };
-        const std::string binary = write("kernel.cubin", std::string("\x7f" "ELF\0\0\x01", 7));
+        const std::string binary = write("kernel.cubin",
+                                         std::string("\x7f"
+                                                     "ELF\0\0\x01",
+                                                     7));
         for (const auto& [path, problem] : {std::pair{write("empty.cu", ""), "empty"},
-                                           {write("blank.cu", "  \n\n"), "empty"},
-                                           {binary, "binary"},
-                                           {dir.path().toStdString(), "directory"},
-                                           {dir.path().toStdString() + "/missing.cu", "no such file"}}) {
+                                            {write("blank.cu", "  \n\n"), "empty"},
+                                            {binary, "binary"},
+                                            {dir.path().toStdString(), "directory"},
+                                            {dir.path().toStdString() + "/missing.cu", "no such file"}}) {
             try {
                 roofline::inspectGeneratedSourceFile(path);
                 QFAIL(path.c_str());
@@ -457,8 +463,9 @@ private slots:
         a.write("{\"annotations\": [{\"kernel\": \"matmul_kernel\", \"flops\": 137438953472, \"bytes\": 100663296}]}");
         a.close();
         const QString trace = QString::fromStdString(testutil::workloadTrace("gemm_compare"));
-        p.start(QStringLiteral(TILESCOPE_CLI), {"classify", trace, "--annotations", annotations, "--format", "json", "--source",
-                                                "matmul_kernel=" + QString::fromStdString(fixture("elementwise_mul2.cu"))});
+        p.start(QStringLiteral(TILESCOPE_CLI),
+                {"classify", trace, "--annotations", annotations, "--format", "json", "--source",
+                 "matmul_kernel=" + QString::fromStdString(fixture("elementwise_mul2.cu"))});
         QVERIFY(p.waitForFinished(120000));
         QCOMPARE(p.exitCode(), 0);
         const QJsonObject classified = QJsonDocument::fromJson(p.readAllStandardOutput()).object();

@@ -41,7 +41,7 @@ private slots:
         a.zoomBy(0.5, anchorX);
         QCOMPARE(a.nsPerPixel(), 30'000.0);
         QVERIFY(std::abs(a.timeAt(anchorX) - under) <= 30'000); // within a pixel
-        a.zoomBy(1e-9, anchorX); // never deeper than 100 px per ns
+        a.zoomBy(1e-9, anchorX);                                // never deeper than 100 px per ns
         QCOMPARE(a.nsPerPixel(), TimeAxis::kMinNsPerPixel);
     }
 

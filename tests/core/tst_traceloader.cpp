@@ -186,7 +186,8 @@ private slots:
   {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7, "ts": 30, "dur": 2,
    "args": {"bytes": 4096}},
   {"ph": "C", "name": "transfer", "pid": 1, "ts": 40, "args": {"bytes": 12, "other": 3}}
-]})JSON", lean);
+]})JSON",
+                                lean);
         const auto& first = t->events[0];
         const auto& second = t->events[1];
         QVERIFY(first.op != kNoIndex && second.op != kNoIndex);
@@ -200,7 +201,8 @@ private slots:
         QCOMPARE(conv.inputs.size(), size_t(7));
         QVERIFY(conv.hasStrides && conv.hasConcrete);
         QCOMPARE(std::vector<int64_t>(conv.inputs[1].sizes.begin(), conv.inputs[1].sizes.end()), (std::vector<int64_t>{16, 3, 3, 3}));
-        QCOMPARE(std::vector<int64_t>(conv.inputs[0].strides.begin(), conv.inputs[0].strides.end()), (std::vector<int64_t>{3072, 1024, 32, 1}));
+        QCOMPARE(std::vector<int64_t>(conv.inputs[0].strides.begin(), conv.inputs[0].strides.end()),
+                 (std::vector<int64_t>{3072, 1024, 32, 1}));
         QCOMPARE(conv.inputs[3].concrete, std::string_view("[1, 1]"));
         QCOMPARE(conv.inputs[0].type, std::string_view("float"));
         const trace::OpInputList cat = t->inputsOf(t->events[2]);

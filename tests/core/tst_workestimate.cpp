@@ -84,12 +84,29 @@ std::string convTrace(const QTemporaryDir& dir, const char* name, const QJsonArr
         events.append(o);
     }
     const int innermost = id - 1;
-    events.append(QJsonObject{{"ph", "X"}, {"cat", "cuda_runtime"}, {"name", "cudaLaunchKernel"}, {"pid", 1}, {"tid", 1}, {"ts", ts}, {"dur", 5},
+    events.append(QJsonObject{{"ph", "X"},
+                              {"cat", "cuda_runtime"},
+                              {"name", "cudaLaunchKernel"},
+                              {"pid", 1},
+                              {"tid", 1},
+                              {"ts", ts},
+                              {"dur", 5},
                               {"args", QJsonObject{{"External id", innermost}, {"correlation", 77}}}});
-    events.append(QJsonObject{{"ph", "X"}, {"cat", "kernel"}, {"name", "conv_kernel"}, {"pid", 0}, {"tid", 7}, {"ts", ts + 10}, {"dur", 100},
+    events.append(QJsonObject{{"ph", "X"},
+                              {"cat", "kernel"},
+                              {"name", "conv_kernel"},
+                              {"pid", 0},
+                              {"tid", 7},
+                              {"ts", ts + 10},
+                              {"dur", 100},
                               {"args", QJsonObject{{"External id", innermost}, {"correlation", 77}, {"device", 0}, {"stream", 7}}}});
-    const QJsonObject root{{"deviceProperties", QJsonArray{QJsonObject{{"id", 0}, {"name", "NVIDIA H200"}, {"totalGlobalMem", 150109880320.0},
-                                                                       {"computeMajor", 9}, {"computeMinor", 0}, {"numSms", 132}}}},
+    const QJsonObject root{{"deviceProperties",
+                            QJsonArray{QJsonObject{{"id", 0},
+                                                   {"name", "NVIDIA H200"},
+                                                   {"totalGlobalMem", 150109880320.0},
+                                                   {"computeMajor", 9},
+                                                   {"computeMinor", 0},
+                                                   {"numSms", 132}}}},
                            {"traceEvents", events}};
     const std::string path = dir.path().toStdString() + "/" + name + ".json";
     QFile f(QString::fromStdString(path));
@@ -190,7 +207,8 @@ private slots:
             QCOMPARE(k->evidenceLevel, std::string("B"));
             QCOMPARE(*k->flops, work.first);
             QCOMPARE(*k->bytes, work.second);
-            QVERIFY(k->cls != roofline::RooflineClass::TensorCoreBound && k->cls != roofline::RooflineClass::CudaCoreBound); // AI ≈ 0.25-0.5: never compute-bound
+            QVERIFY(k->cls != roofline::RooflineClass::TensorCoreBound
+                    && k->cls != roofline::RooflineClass::CudaCoreBound); // AI ≈ 0.25-0.5: never compute-bound
         }
     }
 
@@ -215,7 +233,9 @@ private slots:
                 // fp32 on a V100 (no TF32): at most the CUDA-core peak, else the direct FLOP count overstates a
                 // Winograd/FFT algorithm, and the verdict must not claim a roof.
                 if (k.achievedFlopsPerS < r.datasheet.fp32) {
-                    QVERIFY2(k.cls == roofline::RooflineClass::CudaCoreBound || k.cls == roofline::RooflineClass::IoBound || k.cls == roofline::RooflineClass::LatencyBound, roofline::className(k.cls).data());
+                    QVERIFY2(k.cls == roofline::RooflineClass::CudaCoreBound || k.cls == roofline::RooflineClass::IoBound
+                                 || k.cls == roofline::RooflineClass::LatencyBound,
+                             roofline::className(k.cls).data());
                 } else {
                     QCOMPARE(k.cls, roofline::RooflineClass::Inconclusive);
                     QVERIFY(mentions(k, "Winograd"));
@@ -264,24 +284,30 @@ private slots:
 
         // Grouped aten::convolution (groups at 8): weight 128x32x3x3 on 64 channels, groups 2, stride 1, padding 0.
         const QJsonArray gw{128, 32, 3, 3};
-        const auto grouped = trace::loadTrace(convTrace(dir, "grouped", QJsonArray{op("aten::convolution",
-            {x, gw, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}},
-            {"float", "float", "", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"},
-            {"", "", "", "[1, 1]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "2"})}));
+        const auto grouped = trace::loadTrace(convTrace(
+            dir, "grouped",
+            QJsonArray{op("aten::convolution",
+                          {x, gw, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}},
+                          {"float", "float", "", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"},
+                          {"", "", "", "[1, 1]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "2"})}));
         const auto groupedReport = roofline::classify(*grouped, {});
         QCOMPARE(*find(groupedReport.kernels, "conv_kernel")->flops, 2.0 * 8 * 54 * 54 * 9 * 64 * 128 / 2);
 
         // Transposed: not modelled. No Concrete Inputs and no backward node: no FLOPs, never "stride 1".
-        const auto transposed = trace::loadTrace(convTrace(dir, "transposed", QJsonArray{op("aten::convolution",
-            {x, gw, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}},
-            {"float", "float", "", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"},
-            {"", "", "", "[1, 1]", "[0, 0]", "[1, 1]", "True", "[0, 0]", "2"})}));
+        const auto transposed = trace::loadTrace(convTrace(
+            dir, "transposed",
+            QJsonArray{op("aten::convolution",
+                          {x, gw, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}},
+                          {"float", "float", "", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"},
+                          {"", "", "", "[1, 1]", "[0, 0]", "[1, 1]", "True", "[0, 0]", "2"})}));
         const auto transposedReport = roofline::classify(*transposed, {});
         const auto* tk = find(transposedReport.kernels, "conv_kernel");
         QCOMPARE(tk->evidenceLevel, std::string("D"));
         QVERIFY(mentions(*tk, "transposed convolution is not modelled"));
-        const auto bare = trace::loadTrace(convTrace(dir, "bare", QJsonArray{op("aten::conv2d", {x, w, QJsonArray{}, QJsonArray{}, QJsonArray{},
-            QJsonArray{}, QJsonArray{}}, {"float", "float", "", "GenericList", "GenericList", "GenericList", "Int"}, {})}));
+        const auto bare = trace::loadTrace(
+            convTrace(dir, "bare",
+                      QJsonArray{op("aten::conv2d", {x, w, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}, QJsonArray{}},
+                                    {"float", "float", "", "GenericList", "GenericList", "GenericList", "Int"}, {})}));
         const auto bareReport = roofline::classify(*bare, {});
         const auto* bk = find(bareReport.kernels, "conv_kernel");
         QCOMPARE(bk->evidenceLevel, std::string("D"));
@@ -311,8 +337,10 @@ private slots:
             for (const auto& c : *list) {
                 QVERIFY(!c.strength.empty());
                 // Communication moves messages: bytes, no FLOPs.
-                QVERIFY2(c.evidenceLevel == "D" || (c.bytes && (c.flops || c.cls == roofline::RooflineClass::Communication)), c.name.c_str());
-                QCOMPARE(c.cls == roofline::RooflineClass::Communication, roofline::isCommunicationKernel(c.name) || c.name.starts_with("nccl:"));
+                QVERIFY2(c.evidenceLevel == "D" || (c.bytes && (c.flops || c.cls == roofline::RooflineClass::Communication)),
+                         c.name.c_str());
+                QCOMPARE(c.cls == roofline::RooflineClass::Communication,
+                         roofline::isCommunicationKernel(c.name) || c.name.starts_with("nccl:"));
                 if (c.evidenceLevel != "D")
                     QVERIFY2(std::isfinite(c.achievedFlopsPerS) && std::isfinite(c.achievedBytesPerS), c.name.c_str());
             }
@@ -347,8 +375,9 @@ private slots:
         const auto& top = region->kernels.front();
         QVERIFY(top.name.starts_with("nvjet_sm90"));
         QCOMPARE(top.calls, uint64_t(24));
-        QVERIFY(std::any_of(region->kernels.begin(), region->kernels.end(),
-                            [](const roofline::RegionKernel& k) { return k.name.find("sdpa_sm90_flash_fprop") != std::string::npos && k.calls == 12; }));
+        QVERIFY(std::any_of(region->kernels.begin(), region->kernels.end(), [](const roofline::RegionKernel& k) {
+            return k.name.find("sdpa_sm90_flash_fprop") != std::string::npos && k.calls == 12;
+        }));
     }
 
     void nameHintsOnlyCorroborate()
@@ -359,7 +388,8 @@ private slots:
         QVERIFY(roofline::kernelHint("sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32").find("tensor-core") != std::string::npos);
         QVERIFY(roofline::kernelHint("triton_poi_fused_add_cos_sin_0").find("Triton") != std::string::npos);
         // The Triton kernel has no op: the hint does not give it a verdict.
-        const auto triton = roofline::classify(*trace::loadTrace(testutil::dataPath("external/hta/triton_example_triton_example.json.gz")), {});
+        const auto triton = roofline::classify(*trace::loadTrace(testutil::dataPath("external/hta/triton_example_triton_example.json.gz")),
+                                               {});
         const auto* k = find(triton.kernels, "triton_poi_fused_add_cos_sin_0");
         QCOMPARE(k->cls, roofline::RooflineClass::Inconclusive);
         QVERIFY(mentions(*k, "name hint 'triton_'"));

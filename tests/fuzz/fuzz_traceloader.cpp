@@ -23,8 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             stats::TorchTableOptions table;
             table.rowLimit = 20;
             (void)stats::renderTorchTable(averages, table);
-        } catch (const io::TraceFileError&) {
-        }
+        } catch (const io::TraceFileError&) { }
     }
     return 0;
 }

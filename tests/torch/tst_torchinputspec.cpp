@@ -26,11 +26,10 @@ private slots:
 
     void everyDtypeName()
     {
-        const std::pair<const char*, const char*> names[] = {{"float32", "float32"}, {"f32", "float32"}, {"float16", "float16"},
-                                                             {"f16", "float16"},     {"bfloat16", "bfloat16"}, {"bf16", "bfloat16"},
-                                                             {"float64", "float64"}, {"f64", "float64"}, {"int32", "int32"},
-                                                             {"i32", "int32"},       {"int64", "int64"},   {"i64", "int64"},
-                                                             {"bool", "bool"}};
+        const std::pair<const char*, const char*> names[] = {
+            {"float32", "float32"}, {"f32", "float32"},     {"float16", "float16"}, {"f16", "float16"}, {"bfloat16", "bfloat16"},
+            {"bf16", "bfloat16"},   {"float64", "float64"}, {"f64", "float64"},     {"int32", "int32"}, {"i32", "int32"},
+            {"int64", "int64"},     {"i64", "int64"},       {"bool", "bool"}};
         for (const auto& [alias, canonical] : names)
             QCOMPARE(canonicalDtype(alias), std::string(canonical));
         QVERIFY(canonicalDtype("float").empty());
@@ -51,18 +50,30 @@ private slots:
     {
         QTest::addColumn<QString>("spec");
         QTest::addColumn<QString>("message");
-        QTest::newRow("no colon") << "float32" << "tensor 1 'float32': no ':' between dtype and dimensions";
-        QTest::newRow("unknown dtype") << "f32:2,float8:4" << "tensor 2 'float8:4': unknown dtype 'float8'";
-        QTest::newRow("missing dtype") << ":4x4" << "tensor 1 ':4x4': missing dtype";
-        QTest::newRow("empty dim") << "bf16:64xx128" << "tensor 1 'bf16:64xx128': dimension 2 is empty";
-        QTest::newRow("trailing x") << "f16:4x" << "dimension 2 is empty";
-        QTest::newRow("negative") << "f32:-4" << "dimension 1 '-4' must be a non-negative integer";
-        QTest::newRow("not a number") << "f32:4xk" << "dimension 2 'k' is not an integer";
-        QTest::newRow("comma for x") << "f32:4,4" << "tensor 2 '4': no ':'";
-        QTest::newRow("stray comma") << "f32:4,,f32:2" << "tensor 2 is empty (a stray ','";
-        QTest::newRow("trailing comma") << "f32:4," << "tensor 2 is empty";
-        QTest::newRow("too large") << "f32:99999999999999999999" << "is too large";
-        QTest::newRow("overflow") << "f32:4294967296x4294967296" << "the element count overflows 64 bits";
+        QTest::newRow("no colon") << "float32"
+                                  << "tensor 1 'float32': no ':' between dtype and dimensions";
+        QTest::newRow("unknown dtype") << "f32:2,float8:4"
+                                       << "tensor 2 'float8:4': unknown dtype 'float8'";
+        QTest::newRow("missing dtype") << ":4x4"
+                                       << "tensor 1 ':4x4': missing dtype";
+        QTest::newRow("empty dim") << "bf16:64xx128"
+                                   << "tensor 1 'bf16:64xx128': dimension 2 is empty";
+        QTest::newRow("trailing x") << "f16:4x"
+                                    << "dimension 2 is empty";
+        QTest::newRow("negative") << "f32:-4"
+                                  << "dimension 1 '-4' must be a non-negative integer";
+        QTest::newRow("not a number") << "f32:4xk"
+                                      << "dimension 2 'k' is not an integer";
+        QTest::newRow("comma for x") << "f32:4,4"
+                                     << "tensor 2 '4': no ':'";
+        QTest::newRow("stray comma") << "f32:4,,f32:2"
+                                     << "tensor 2 is empty (a stray ','";
+        QTest::newRow("trailing comma") << "f32:4,"
+                                        << "tensor 2 is empty";
+        QTest::newRow("too large") << "f32:99999999999999999999"
+                                   << "is too large";
+        QTest::newRow("overflow") << "f32:4294967296x4294967296"
+                                  << "the element count overflows 64 bits";
     }
 
     void badSpecs()

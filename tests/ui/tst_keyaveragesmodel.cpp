@@ -28,7 +28,8 @@ private slots:
         model.setAverages(std::make_shared<const stats::KeyAverages>(stats::computeKeyAverages(*t)));
         QCOMPARE(model.rowCount(), 13);
         QCOMPARE(model.columnCount(), int(KeyAveragesModel::NUM_COLUMNS));
-        model.setAverages(std::make_shared<const stats::KeyAverages>(stats::computeKeyAverages(*t, stats::KeyAveragesOptions::byInputShape(true))));
+        model.setAverages(
+            std::make_shared<const stats::KeyAverages>(stats::computeKeyAverages(*t, stats::KeyAveragesOptions::byInputShape(true))));
         model.setAverages(nullptr);
         QCOMPARE(model.rowCount(), 0);
     }
@@ -82,11 +83,12 @@ private slots:
         QVERIFY(dir.isValid());
         const QString exported = dir.filePath(QStringLiteral("key_averages.csv"));
         QVERIFY(panel.exportCsv(exported));
-        QStringList arguments = {QString::fromStdString(path), QStringLiteral("--format"), QStringLiteral("csv"),
-                                 QStringLiteral("--sort"), QStringLiteral("self_cuda_time_total")};
+        QStringList arguments = {QString::fromStdString(path), QStringLiteral("--format"), QStringLiteral("csv"), QStringLiteral("--sort"),
+                                 QStringLiteral("self_cuda_time_total")};
         if (byShape)
             arguments << QStringLiteral("--group-by-input-shape");
-        const testutil::ProcessRun cli = testutil::runProcess(QStringLiteral(TILESCOPE_CLI), QStringList{QStringLiteral("summary")} + arguments);
+        const testutil::ProcessRun cli = testutil::runProcess(QStringLiteral(TILESCOPE_CLI),
+                                                              QStringList{QStringLiteral("summary")} + arguments);
         QCOMPARE(cli.exitCode, 0);
         QFile file(exported);
         QVERIFY(file.open(QIODevice::ReadOnly));

@@ -100,7 +100,8 @@ private slots:
         const QModelIndexList selected = w.table()->selectionModel()->selectedRows();
         QCOMPARE(selected.size(), 1);
         QCOMPARE(selected.first().data().toString(), QStringLiteral("custom_kernel"));
-        QCOMPARE(w.table()->model()->index(selected.first().row(), KeyAveragesModel::DeviceColumn).data().toString().left(3), QStringLiteral("CPU"));
+        QCOMPARE(w.table()->model()->index(selected.first().row(), KeyAveragesModel::DeviceColumn).data().toString().left(3),
+                 QStringLiteral("CPU"));
 
         // Box zoom with Ctrl+drag.
         const double wide = timeline->nsPerPixel();
@@ -157,17 +158,22 @@ private slots:
         QCustomPlot* plot = w.roofline()->plot();
         QCPGraph* points = nullptr;
         for (int g = 0; g < plot->graphCount(); ++g)
-            if (plot->graph(g)->property("kernelNames").toStringList().contains(QStringLiteral("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT")))
+            if (plot->graph(g)
+                    ->property("kernelNames")
+                    .toStringList()
+                    .contains(QStringLiteral("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT")))
                 points = plot->graph(g);
         QVERIFY(points && points->dataCount() == 1);
         plot->replot();
-        const QPoint at(int(plot->xAxis->coordToPixel(points->data()->begin()->key)), int(plot->yAxis->coordToPixel(points->data()->begin()->value)));
+        const QPoint at(int(plot->xAxis->coordToPixel(points->data()->begin()->key)),
+                        int(plot->yAxis->coordToPixel(points->data()->begin()->value)));
         const int rebuilds = w.roofline()->rebuildCount();
         QTest::mouseClick(plot, Qt::LeftButton, {}, at);
         QCOMPARE(clicked.size(), 1);
         // The click goes through the main window once: one plot rebuild for the new selection.
         QCOMPARE(w.roofline()->rebuildCount(), rebuilds + 1);
-        QCOMPARE(doc->trace->name(doc->trace->events[w.timeline()->selectedEvent()]), std::string_view("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"));
+        QCOMPARE(doc->trace->name(doc->trace->events[w.timeline()->selectedEvent()]),
+                 std::string_view("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"));
     }
 
     void rooflineCardShowsAttachedSource()
@@ -239,7 +245,8 @@ private slots:
             if (lane.kind != TimelineView::Lane::Kind::Track || doc->trace->tracks[lane.id].type != trace::Track::Type::GpuStream)
                 continue;
             const auto& events = doc->trace->tracks[lane.id].events;
-            const bool hasKernel = std::any_of(events.begin(), events.end(), [&](uint32_t e) { return doc->trace->events[e].kind == trace::EventKind::Kernel; });
+            const bool hasKernel = std::any_of(events.begin(), events.end(),
+                                               [&](uint32_t e) { return doc->trace->events[e].kind == trace::EventKind::Kernel; });
             kernelLaneVisible = kernelLaneVisible || (hasKernel && lane.y + lane.height <= timeline->viewport()->height());
         }
         QVERIFY2(kernelLaneVisible, "no GPU kernel lane within the viewport");
@@ -249,7 +256,8 @@ private slots:
         QVERIFY(w.figuresText().contains(QStringLiteral("GPU 0 utilization")));
 
         // The main thread's 25-frame Python stack is folded; a click on its label shows every row.
-        const uint32_t mainThread = doc->trace->events[testutil::findEvent(*doc->trace, "ProfilerStep#2", trace::EventKind::UserAnnotation)].track;
+        const uint32_t mainThread
+            = doc->trace->events[testutil::findEvent(*doc->trace, "ProfilerStep#2", trace::EventKind::UserAnnotation)].track;
         const auto laneOf = [&](uint32_t track) {
             for (const auto& lane : timeline->lanes())
                 if (lane.kind == TimelineView::Lane::Kind::Track && lane.id == track)
@@ -259,7 +267,8 @@ private slots:
         const int folded = laneOf(mainThread).height;
         QVERIFY(folded <= TimelineView::kCollapsedRows * 16 + 4);
         QVERIFY(laneOf(mainThread).label.startsWith(QStringLiteral("▸")));
-        QTest::mouseClick(timeline->viewport(), Qt::LeftButton, {}, QPoint(20, laneOf(mainThread).y + 4 - timeline->verticalScrollBar()->value()));
+        QTest::mouseClick(timeline->viewport(), Qt::LeftButton, {},
+                          QPoint(20, laneOf(mainThread).y + 4 - timeline->verticalScrollBar()->value()));
         QVERIFY(timeline->laneExpanded(mainThread));
         QCOMPARE(laneOf(mainThread).height, int(doc->index->depthCount(mainThread)) * 16 + 4);
         timeline->toggleLaneRows(mainThread);
@@ -275,8 +284,10 @@ private slots:
             if (e.track == mainThread && e.duration > 0 && (deepest == trace::kNoIndex || e.depth > doc->trace->events[deepest].depth))
                 deepest = i;
         }
-        std::sort(kernels.begin(), kernels.end(), [&](uint32_t a, uint32_t b) { return doc->trace->events[a].start < doc->trace->events[b].start; });
-        QVERIFY(doc->index->compactDepth(deepest) == timeline::TimelineIndex::kHidden || doc->index->compactDepth(deepest) >= TimelineView::kCollapsedRows);
+        std::sort(kernels.begin(), kernels.end(),
+                  [&](uint32_t a, uint32_t b) { return doc->trace->events[a].start < doc->trace->events[b].start; });
+        QVERIFY(doc->index->compactDepth(deepest) == timeline::TimelineIndex::kHidden
+                || doc->index->compactDepth(deepest) >= TimelineView::kCollapsedRows);
         for (const uint32_t e : {kernels.front(), kernels.back(), deepest}) {
             const auto& event = doc->trace->events[e];
             timeline->selectEvent(e, true);
@@ -343,7 +354,8 @@ private slots:
     {
         MainWindow w;
         showActive(w);
-        testutil::loadAndWait(w, QString::fromStdString(testutil::dataPath("external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")));
+        testutil::loadAndWait(
+            w, QString::fromStdString(testutil::dataPath("external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")));
         TimelineView* timeline = w.timeline();
         QCOMPARE(countLanes(*timeline, TimelineView::Lane::Kind::Overlap), 0);
         QCOMPARE(countLanes(*timeline, TimelineView::Lane::Kind::DeviceBusy), 0);
@@ -355,7 +367,8 @@ private slots:
         for (const auto& lane : timeline->lanes())
             if (lane.kind == TimelineView::Lane::Kind::Track)
                 drawn << TimelineView::elideLabel(lane.label, timeline->fontMetrics(), timeline->labelWidth() - 12);
-        QVERIFY(drawn.contains(QStringLiteral("thread 3553 (pt_main_thread)")) || drawn.filter(QStringLiteral("thread 3553 (")).size() == 1);
+        QVERIFY(drawn.contains(QStringLiteral("thread 3553 (pt_main_thread)"))
+                || drawn.filter(QStringLiteral("thread 3553 (")).size() == 1);
         QCOMPARE(drawn.filter(QStringLiteral("thread 3554 (")).size(), 1);
         for (const auto& lane : timeline->lanes()) {
             QVERIFY2(!lane.label.contains(QStringLiteral("()")), qPrintable(lane.label));
@@ -595,8 +608,9 @@ private slots:
         const auto r = w.document()->overlapIndex->figures({w.timeline()->viewStart(), w.timeline()->viewEnd()});
         QVERIFY(r.launches.launchBound());
         // "N of M launches": the flag states the count it rests on.
-        const QString expected = QStringLiteral("%1 of %2 launches").arg(QString::fromStdString(stats::formatCount(r.launches.costlyLaunches)),
-                                                                         QString::fromStdString(stats::formatCount(r.launches.count)));
+        const QString expected = QStringLiteral("%1 of %2 launches")
+                                     .arg(QString::fromStdString(stats::formatCount(r.launches.costlyLaunches)),
+                                          QString::fromStdString(stats::formatCount(r.launches.count)));
         QVERIFY2(w.figuresText().contains(expected), qPrintable(w.figuresText()));
         QVERIFY(w.figuresText().contains(QStringLiteral("launch-bound")));
     }

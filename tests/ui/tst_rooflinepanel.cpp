@@ -70,7 +70,8 @@ private slots:
         QTimer::singleShot(0, [&] {
             auto* editor = qobject_cast<AnnotationEditor*>(QApplication::activeModalWidget());
             if (editor) {
-                seeded = editor->table()->rowCount() > 0 && editor->table()->item(0, 1) ? editor->table()->item(0, 1)->text() : QStringLiteral("?");
+                seeded = editor->table()->rowCount() > 0 && editor->table()->item(0, 1) ? editor->table()->item(0, 1)->text()
+                                                                                        : QStringLiteral("?");
                 editor->reject();
             }
         });
@@ -87,9 +88,12 @@ private slots:
     {
         QTest::addColumn<QString>("trace");
         QTest::addColumn<QString>("message");
-        QTest::newRow("CPU only") << "external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz" << "no GPU activity";
-        QTest::newRow("kernels without work") << "external/hta/triton_example_triton_example.json.gz" << "no GPU kernels with known work";
-        QTest::newRow("NCCL only") << "nccl/nccl_sendrecv_no_size.json" << "NCCL communication";
+        QTest::newRow("CPU only") << "external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
+                                  << "no GPU activity";
+        QTest::newRow("kernels without work") << "external/hta/triton_example_triton_example.json.gz"
+                                              << "no GPU kernels with known work";
+        QTest::newRow("NCCL only") << "nccl/nccl_sendrecv_no_size.json"
+                                   << "NCCL communication";
     }
     void emptyPlotSaysWhy()
     {

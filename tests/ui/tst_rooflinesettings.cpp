@@ -138,7 +138,8 @@ private slots:
         const QString hover = panel->hoverText(at);
         QVERIFY2(hover.startsWith(QStringLiteral("region custom_kernel")), qPrintable(hover));
         QVERIFY2(hover.contains(QString::number(y / 1e12, 'f', 2) + QStringLiteral(" TFLOP/s")), qPrintable(hover));
-        QVERIFY(panel->hoverText(at + QPointF(200, 200)).isEmpty() || !panel->hoverText(at + QPointF(200, 200)).startsWith(QStringLiteral("region custom_kernel")));
+        QVERIFY(panel->hoverText(at + QPointF(200, 200)).isEmpty()
+                || !panel->hoverText(at + QPointF(200, 200)).startsWith(QStringLiteral("region custom_kernel")));
         // Reopened, the trace brings its sidecar.
         MainWindow again;
         testutil::loadAndWait(again, m_trace);
@@ -150,10 +151,12 @@ private slots:
     {
         // A stand-in for tilescope-torch calibrate: progress lines, then the calibration.json the real one writes.
         const QString tool = m_tmp.filePath(QStringLiteral("fake-tilescope-torch"));
-        writeExecutable(tool, "#!/bin/sh\n"
-                              "while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
-                              "echo '@tilescope {\"event\": \"phase\", \"phase\": \"calibrate\", \"step\": 1, \"of\": 2}'\n"
-                              "printf '{\"copy_bytes_per_s\": 1.5e12, \"fp32_notf32_mm_flops_per_s\": 2e13, \"gpu\": \"Fake GPU\"}' > \"$out\"\n");
+        writeExecutable(
+            tool,
+            "#!/bin/sh\n"
+            "while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
+            "echo '@tilescope {\"event\": \"phase\", \"phase\": \"calibrate\", \"step\": 1, \"of\": 2}'\n"
+            "printf '{\"copy_bytes_per_s\": 1.5e12, \"fp32_notf32_mm_flops_per_s\": 2e13, \"gpu\": \"Fake GPU\"}' > \"$out\"\n");
         qputenv("TILESCOPE_TORCH", tool.toLocal8Bit());
         MainWindow w;
         testutil::loadAndWait(w, m_trace);
