@@ -2,6 +2,8 @@
 # GPU proof for the core engine (run on the GPU machine, which has no Qt): builds core + tilescope-cli,
 # records a fresh CUDA trace with torch there, and checks tilescope-cli summary against torch's own
 # key_averages of the same run (rows, counts, times, memory, FLOPs) and the printed table byte for byte.
+# core needs nlohmann/json's headers: on a box without apt, carry Debian's package (here:
+# `apt-get download nlohmann-json3-dev` into an ignored folder) and unpack it there first with `dpkg -x FILE.deb /`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-/tmp/tilescope-gpu-proof}
