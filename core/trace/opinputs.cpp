@@ -75,6 +75,32 @@ OpInputReader::Pending& OpInputReader::input(size_t i)
     return m_inputs[i];
 }
 
+namespace {
+
+// Reads the rest of one inner array (its ArrayBegin already read) of integers into `out`; anything else is
+// skipped. A number that is not an integer is an error naming `strictArg`, or skipped when it is null.
+// Returns whether the array held a nested array (a TensorList).
+bool readIntegerArray(JsonReader& reader, std::vector<int64_t>& out, const char* strictArg)
+{
+    bool nested = false;
+    for (JsonToken token = reader.next(); token != JsonToken::ArrayEnd; token = reader.next()) {
+        if (token == JsonToken::Number) {
+            const auto v = io::parseExactInteger(reader.text());
+            if (v)
+                out.push_back(*v);
+            else if (strictArg)
+                reader.failAt(reader.tokenOffset(),
+                              "expected an integer size in " + std::string(strictArg) + ", found " + std::string(reader.text()));
+        } else {
+            nested = nested || token == JsonToken::ArrayBegin;
+            reader.skipValue(token);
+        }
+    }
+    return nested;
+}
+
+} // namespace
+
 void OpInputReader::readDims(JsonReader& reader, JsonToken first)
 {
     expect(reader, first, JsonToken::ArrayBegin, "args 'Input Dims'");
@@ -88,21 +114,7 @@ void OpInputReader::readDims(JsonReader& reader, JsonToken first)
             reader.skipValue(token); // None and other non-tensors: no sizes
             continue;
         }
-        for (;;) {
-            token = reader.next();
-            if (token == JsonToken::ArrayEnd)
-                break;
-            if (token == JsonToken::Number) {
-                const auto v = io::parseExactInteger(reader.text());
-                if (!v)
-                    reader.failAt(reader.tokenOffset(),
-                                  "expected an integer size in args 'Input Dims', found " + std::string(reader.text()));
-                in.sizes.push_back(*v);
-            } else {
-                in.isList = in.isList || token == JsonToken::ArrayBegin;
-                reader.skipValue(token);
-            }
-        }
+        in.isList = readIntegerArray(reader, in.sizes, "args 'Input Dims'");
         if (in.isList)
             in.sizes.clear(); // torch records only plain tensor sizes: a TensorList becomes []
     }
@@ -124,17 +136,7 @@ void OpInputReader::readStrides(JsonReader& reader, JsonToken first)
             reader.skipValue(token);
             continue;
         }
-        for (;;) {
-            token = reader.next();
-            if (token == JsonToken::ArrayEnd)
-                break;
-            if (token == JsonToken::Number) {
-                if (const auto v = io::parseExactInteger(reader.text()))
-                    in.strides.push_back(*v);
-            } else {
-                reader.skipValue(token);
-            }
-        }
+        readIntegerArray(reader, in.strides, nullptr);
     }
 }
 

@@ -72,9 +72,7 @@ private slots:
     void loadZoomSelectSortFilter()
     {
         MainWindow w;
-        w.resize(1400, 900);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        testutil::showExposed(w);
         testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
         const TraceDocument* doc = w.document();
         QVERIFY(doc);
@@ -138,9 +136,7 @@ private slots:
     void rooflineFollowsSelection()
     {
         MainWindow w;
-        w.resize(1600, 1000);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        testutil::showExposed(w, {1600, 1000});
         testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
         const TraceDocument* doc = w.document();
         QVERIFY(w.roofline()->pointCount() >= 1); // the cuBLAS GEMM has work from aten::mm
@@ -179,9 +175,7 @@ private slots:
     void rooflineCardShowsAttachedSource()
     {
         MainWindow w;
-        w.resize(1600, 1000);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        testutil::showExposed(w, {1600, 1000});
         testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
         RooflinePanel* panel = w.roofline();
         QVERIFY(!panel->attachSourceButton()->isEnabled()); // nothing selected yet
@@ -204,9 +198,7 @@ private slots:
     void rangeSelectionAggregates()
     {
         MainWindow w;
-        w.resize(1400, 900);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        testutil::showExposed(w);
         testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
         TimelineView* timeline = w.timeline();
         const int total = w.table()->model()->rowCount();
@@ -526,9 +518,7 @@ private slots:
     void sortAndFilterScrollToTheTop()
     {
         MainWindow w;
-        w.resize(1400, 900);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        testutil::showExposed(w);
         testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
         QTableView* table = w.table();
         QVERIFY(table->model()->rowCount() > 40);
@@ -566,9 +556,7 @@ private slots:
     {
         // Six multi_tensor_apply kernels of the sample: at the Name column's width, each reads differently.
         MainWindow w;
-        w.resize(1400, 900);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        testutil::showExposed(w);
         testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
         QTableView* table = w.table();
         const int width = table->columnWidth(KeyAveragesModel::NameColumn) - 8;

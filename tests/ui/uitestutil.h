@@ -16,4 +16,12 @@ inline void loadAndWait(MainWindow& w, const QString& path)
     QVERIFY(changed.wait(30000));
 }
 
+// Shows the window at `size` and waits until it is on screen (layouts done, views sized).
+inline void showExposed(QWidget& w, QSize size = {1400, 900})
+{
+    w.resize(size);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+}
+
 } // namespace testutil
