@@ -314,6 +314,8 @@ private:
     {
         const uint64_t offset = m_pos;
         take(length);
+        if (length > UINT32_MAX)
+            failAtOp("a string over 4 GiB");
         push(newValue(type, offset, static_cast<uint32_t>(length)));
     }
     void pushLong(uint64_t byteCount);

@@ -419,9 +419,9 @@ size_t AllocatorSnapshot::blockCount() const
     return n;
 }
 
-AllocatorSnapshot allocatorSnapshotFromBytes(std::string bytes, const std::string& name)
+AllocatorSnapshot allocatorSnapshotFromBytes(std::string bytes, const std::string& name, const io::PickleLimits& limits)
 {
-    const io::PickleDocument doc = io::decodePickle(std::move(bytes), name);
+    const io::PickleDocument doc = io::decodePickle(std::move(bytes), name, limits);
     AllocatorSnapshot snapshot;
     snapshot.path = name;
     SnapshotReader(doc, snapshot).read();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "io/pickledecoder.h"
 #include "memory/epochtime.h"
 
 #include <cstdint>
@@ -130,8 +131,8 @@ struct AllocatorSnapshot
 // refuses (truncated, code opcodes, limits), or a structure that is not a snapshot ("segments[2].blocks[0]:
 // missing 'size'"). Unknown keys are ignored.
 AllocatorSnapshot loadAllocatorSnapshot(const std::string& path);
-// The same from bytes in memory; `name` names the data in errors.
-AllocatorSnapshot allocatorSnapshotFromBytes(std::string bytes, const std::string& name);
+// The same from bytes in memory (plain or gzip); `name` names the data in errors.
+AllocatorSnapshot allocatorSnapshotFromBytes(std::string bytes, const std::string& name, const io::PickleLimits& limits = {});
 
 // A Python frame (line > 0, a real file name) that is not torch's own (its file is not under a `torch/`
 // folder: site-packages/torch, dist-packages/torch, a source checkout's torch/).

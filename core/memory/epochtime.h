@@ -27,4 +27,16 @@ inline int64_t epochMicrosecondsToTraceNs(int64_t epochUs, std::optional<int64_t
     return relative;
 }
 
+// toUs - fromUs in nanoseconds, saturated: a duration for display from times a file gave.
+inline int64_t spanMicrosecondsAsNs(int64_t fromUs, int64_t toUs)
+{
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
+    int64_t us = 0, ns = 0;
+    if (__builtin_sub_overflow(toUs, fromUs, &us))
+        return toUs < fromUs ? kMin : kMax;
+    if (__builtin_mul_overflow(us, int64_t(1000), &ns))
+        return us < 0 ? kMin : kMax;
+    return ns;
+}
+
 } // namespace tilescope::memory

@@ -31,6 +31,9 @@ constexpr MemoryCategoryInfo kCategories[kMemoryCategoryCount] = {
 // clock, the .json form µs. As µs it would be a date past the year 5000.
 constexpr int64_t kNanosecondTimestampsFrom = 100'000'000'000'000'000;
 
+// Rows, records or values in one array: what a hostile file (a gzip bomb of "0,") may make the reader hold.
+constexpr size_t kMaxEntries = size_t(1) << 24;
+
 struct RawRecord
 {
     int64_t time;
@@ -74,11 +77,18 @@ private:
     std::vector<int64_t> integers(const std::string& what)
     {
         std::vector<int64_t> values;
-        for (JsonToken t; (t = m_reader.next()) != JsonToken::ArrayEnd;)
+        for (JsonToken t; (t = m_reader.next()) != JsonToken::ArrayEnd;) {
+            limit(values.size(), what);
             values.push_back(integer(t, what));
+        }
         return values;
     }
-    void readSizes(std::vector<int64_t> times);
+    void limit(size_t count, const std::string& what)
+    {
+        if (count >= kMaxEntries)
+            m_reader.failAt(m_reader.tokenOffset(),
+                            "more than " + std::to_string(kMaxEntries) + " entries in " + what + " (the reader's limit)");
+    }
     void readRaw(std::vector<RawRecord> records, bool arrayEnded);
     RawRecord rawRecord(const std::vector<int64_t>& values, uint64_t offset, size_t index);
     void finishTimes();
@@ -125,6 +135,7 @@ void TimelineReader::read()
     m_out.timesUs = std::move(first);
     for (size_t row = 0; t != JsonToken::ArrayEnd; ++row, t = m_reader.next()) {
         expect(t, JsonToken::ArrayBegin, "row " + std::to_string(row) + " of sizes");
+        limit(row, "sizes");
         const uint64_t rowOffset = m_reader.tokenOffset();
         const std::vector<int64_t> values = integers("row " + std::to_string(row) + " of sizes");
         if (values.size() != kMemoryCategoryCount + 1)
@@ -165,6 +176,7 @@ void TimelineReader::readRaw(std::vector<RawRecord> records, bool arrayEnded)
         for (JsonToken t; (t = m_reader.next()) != JsonToken::ArrayEnd;) {
             const std::string what = "record " + std::to_string(records.size());
             expect(t, JsonToken::ArrayBegin, what);
+            limit(records.size(), "the records");
             const uint64_t offset = m_reader.tokenOffset();
             records.push_back(rawRecord(integers(what), offset, records.size()));
         }

@@ -118,7 +118,7 @@ std::string offsetText(const MemoryTimeline& t, int64_t timeUs)
 {
     if (timeUs == memory::kNoTimeUs || t.size() == 0)
         return "-";
-    return "+" + stats::formatDuration((timeUs - t.timesUs.front()) * 1000);
+    return "+" + stats::formatDuration(memory::spanMicrosecondsAsNs(t.timesUs.front(), timeUs));
 }
 
 } // namespace
@@ -208,7 +208,7 @@ std::string snapshotText(const AllocatorSnapshot& s)
     out << "history:   " << stats::formatCount(entries) << " entries on " << devicesWithEntries << " device"
         << (devicesWithEntries == 1 ? "" : "s");
     if (first != memory::kNoTimeUs)
-        out << " over " << stats::formatDuration((last - first) * 1000);
+        out << " over " << stats::formatDuration(memory::spanMicrosecondsAsNs(first, last));
     out << "\n";
     for (const auto& [name, count] : actionCounts(s))
         out << "  " << pad(name, 16) << padLeft(stats::formatCount(count), 10) << "\n";
@@ -222,11 +222,12 @@ std::string snapshotText(const AllocatorSnapshot& s)
     const auto largest = largestLiveBlocks(s);
     out << "largest live blocks:" << (largest.empty() ? " none" : "") << "\n";
     if (!largest.empty())
-        out << "  " << padLeft("size", 12) << "  " << padLeft("requested", 12) << "  " << pad("state", 20)
+        out << "  " << padLeft("size", 12) << "  " << padLeft("requested", 12) << "  " << pad("state", 21)
             << "allocated at (user frame first)\n";
     for (const memory::SnapshotBlock* b : largest)
         out << "  " << padLeft(stats::formatTorchMemory(b->size), 12) << "  " << padLeft(stats::formatTorchMemory(b->requestedSize), 12)
-            << "  " << pad(std::string(memory::blockStateName(b->state)), 20) << whereText(s, b->stack) << "\n";
+            << "  " << pad(std::string(memory::blockStateName(b->state)), 21)
+            << (b->stack == memory::kEmptyStack ? std::string("-") : whereText(s, b->stack)) << "\n";
     return out.str();
 }
 
@@ -274,8 +275,8 @@ std::string memoryTimelineText(const MemoryTimeline& t)
     }
     out << "rows:       " << stats::formatCount(t.size());
     if (t.size())
-        out << " over " << stats::formatDuration((t.timesUs.back() - t.timesUs.front()) * 1000) << " from " << t.timesUs.front()
-            << " (epoch us)";
+        out << " over " << stats::formatDuration(memory::spanMicrosecondsAsNs(t.timesUs.front(), t.timesUs.back())) << " from "
+            << t.timesUs.front() << " (epoch us)";
     out << "\n";
     const auto peak = memory::peakTotal(t);
     out << "peak total: " << bytesText(peak.bytes) << " at " << offsetText(t, peak.timeUs) << "\n";

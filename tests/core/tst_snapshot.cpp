@@ -527,6 +527,74 @@ private slots:
         QCOMPARE(memory::allocatorSnapshotFromBytes(churn, "plain").deviceTraces[0].size(), size_t(1812));
     }
 
+    // CPython's pickles of a snapshot with every action, both spellings of the pending state and the fields
+    // older torch leaves out (make_pickles.py), through the whole reader and the replay of both devices.
+    void snapshotVariantsFromCPython_data()
+    {
+        QTest::addColumn<int>("protocol");
+        QTest::newRow("protocol 2") << 2;
+        QTest::newRow("protocol 4") << 4;
+    }
+    void snapshotVariantsFromCPython()
+    {
+        QFETCH(int, protocol);
+        const auto s = memory::allocatorSnapshotFromBytes(pickleData("snapshot_variants_p" + std::to_string(protocol) + ".pickle"), "v");
+        QCOMPARE(s.segments.size(), size_t(2));
+        const auto& small = s.segments[0];
+        QCOMPARE(small.blocks[1].address, uint64_t((1 << 20) + 4096)); // no address: after the block before
+        QCOMPARE(small.blocks[2].address, uint64_t((1 << 20) + 12288));
+        QCOMPARE(small.blocks[1].state, memory::BlockState::ActivePendingFree);
+        QCOMPARE(small.blocks[2].requestedSize, int64_t(4096));
+        const auto& large = s.segments[1];
+        QCOMPARE(large.device, int64_t(1));
+        QCOMPARE(large.blocks[0].state, memory::BlockState::ActivePendingFree); // "active_awaiting_free"
+        QCOMPARE(large.allocatedSize, int64_t(0));                              // computed from the blocks
+        QCOMPARE(large.activeSize, int64_t(2) << 20);
+        QCOMPARE(large.segmentType, std::string());
+        QCOMPARE(s.deviceTraces.size(), size_t(2));
+        std::vector<std::string> actions;
+        for (const auto& e : s.deviceTraces[0])
+            actions.emplace_back(s.actionName(e));
+        QCOMPARE(actions,
+                 (std::vector<std::string>{"segment_alloc", "alloc", "free_requested", "free_completed", "oom", "segment_map",
+                                           "segment_unmap", "snapshot"}));
+        const auto& oom = s.deviceTraces[0][4];
+        QCOMPARE(oom.size, int64_t(1) << 40);
+        QCOMPARE(oom.deviceFree, int64_t(1024));
+        QCOMPARE(oom.address, uint64_t(0));
+        QCOMPARE(s.externalAnnotations.size(), size_t(1));
+        std::map<std::string, std::string> settings(s.allocatorSettings.begin(), s.allocatorSettings.end());
+        QCOMPARE(settings["garbage_collection_threshold"], std::string("0.5"));
+        QCOMPARE(settings["roundup_power2_divisions"], std::string("{'1': 0}"));
+
+        // Device 0: 4000 B allocated and freed, the segment mapped and unmapped: what is live at the end
+        // (12 192 B requested in the two active blocks) was there before. Device 1: its 2 MiB segment was
+        // freed in the trace yet is in the snapshot, so 4 MiB were reserved before.
+        const auto zero = memory::replayDeviceMemory(s, 0);
+        QCOMPARE(zero.initialAllocatedBytes, int64_t(4000 + 8192));
+        QCOMPARE(zero.initialReservedBytes, int64_t(0));
+        QCOMPARE(zero.points.size(), size_t(5)); // segment_alloc, alloc, free_completed, segment_map, segment_unmap
+        QCOMPARE(zero.peakAllocatedBytes, int64_t(4000 + 8192 + 4000));
+        QCOMPARE(zero.peakReservedBytes, int64_t(16384 + 4096));
+        QVERIFY(zero.consistent);
+        const auto one = memory::replayDeviceMemory(s, 1);
+        QCOMPARE(one.initialReservedBytes, int64_t(4) << 20);
+        QCOMPARE(one.finalReservedBytes, int64_t(2) << 20);
+        QCOMPARE(one.initialAllocatedBytes, int64_t(2) << 20);
+        QVERIFY(one.consistent);
+        // A trace that cannot end at the segments' state from non-negative starts: flagged, still anchored at the end.
+        const testpickle::Value odd = testpickle::Dict{
+            {"segments", testpickle::List{}},
+            {"device_traces", testpickle::List{testpickle::List{testpickle::Dict{{"action", "alloc"}, {"addr", 64}, {"size", 100}}}}}};
+        const auto inconsistent = memory::replayDeviceMemory(memory::allocatorSnapshotFromBytes(testpickle::dumps(odd), "odd"), 0);
+        QVERIFY(!inconsistent.consistent);
+        QCOMPARE(inconsistent.initialAllocatedBytes, int64_t(-100));
+        QCOMPARE(inconsistent.points.back().allocatedBytes, int64_t(0));
+        // A device with no segments and no trace.
+        const auto none = memory::replayDeviceMemory(s, 7);
+        QVERIFY(none.points.empty() && none.finalReservedBytes == 0 && none.consistent);
+    }
+
     // What the tests' writer builds: older and newer fields, an OOM, states and actions by every spelling.
     void snapshotFieldsAndVariants()
     {

@@ -74,3 +74,33 @@ write("os_system_p2.pickle", pickle.dumps(os.system, protocol=2))
 entry = {"action": "alloc", "addr": 0, "size": 512, "stream": 0, "time_us": 1, "frames": []}
 trace = [entry] * 1000
 write("shared_expansion.pickle", pickle.dumps({"segments": [], "device_traces": [trace] * 1000}, protocol=4))
+
+# A snapshot with every action, every block state spelling and older/newer fields: no block address in
+# segment 0's second and third blocks (older torch), no allocated_size/active_size in segment 1, the
+# docstring's "active_awaiting_free", an oom entry (device_free), unknown keys (segment_pool_id).
+frames = [{"name": "c10::malloc", "filename": "??", "line": 0},
+          {"name": "forward", "filename": "/x/site-packages/torch/nn/linear.py", "line": 116},
+          {"name": "step", "filename": "/home/me/train.py", "line": 42}]
+variants = {
+    "segments": [
+        {"device": 0, "address": 1 << 20, "total_size": 16384, "allocated_size": 4096, "active_size": 12288, "requested_size": 4000,
+         "stream": 0, "segment_type": "small", "segment_pool_id": (0, 0), "is_expandable": False, "frames": [],
+         "blocks": [{"address": 1 << 20, "size": 4096, "requested_size": 4000, "state": "active_allocated", "frames": frames},
+                    {"size": 8192, "requested_size": 8192, "state": "active_pending_free", "frames": frames},
+                    {"size": 4096, "state": "inactive", "frames": []}]},
+        {"device": 1, "address": 1 << 30, "total_size": 2 << 20, "blocks": [{"size": 2 << 20, "state": "active_awaiting_free"}]}],
+    "device_traces": [
+        [{"action": "segment_alloc", "addr": 1 << 20, "size": 16384, "stream": 0, "time_us": 100, "frames": frames},
+         {"action": "alloc", "addr": 1 << 20, "size": 4000, "stream": 0, "time_us": 101, "frames": frames},
+         {"action": "free_requested", "addr": 1 << 20, "size": 4000, "stream": 0, "time_us": 102, "frames": frames},
+         {"action": "free_completed", "addr": 1 << 20, "size": 4000, "stream": 0, "time_us": 103, "frames": frames},
+         {"action": "oom", "device_free": 1024, "size": 1 << 40, "stream": 0, "time_us": 104, "frames": frames},
+         {"action": "segment_map", "addr": 1 << 21, "size": 4096, "time_us": 105},
+         {"action": "segment_unmap", "addr": 1 << 21, "size": 4096, "time_us": 106},
+         {"action": "snapshot", "addr": 0, "size": 0, "time_us": 107}],
+        [{"action": "segment_free", "addr": 1 << 30, "size": 2 << 20, "time_us": 5}]],
+    "allocator_settings": {"max_split_size": -1, "garbage_collection_threshold": 0.5, "roundup_power2_divisions": {"1": 0}},
+    "external_annotations": [{"stage": "START", "name": "step", "device": 0, "time_us": 99}],
+}
+write("snapshot_variants_p2.pickle", pickle.dumps(variants, protocol=2))
+write("snapshot_variants_p4.pickle", pickle.dumps(variants, protocol=4))
