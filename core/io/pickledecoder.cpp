@@ -5,6 +5,7 @@
 #include "io/decimal.h"
 #include "io/tracefileerror.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -241,12 +242,29 @@ private:
         m_doc.m_sequences.emplace_back();
         return v;
     }
-    void link(size_t count)
+    // Appends `count` items to a container's range in its arena: in place while it has room, else into a
+    // range twice as large (grown where it lies when it ends the arena, else moved to the end), so a container
+    // filled batch by batch while others grow costs amortised O(1) per item.
+    template <class T> void append(PickleDocument::Range& range, std::vector<T>& arena, const T* items, size_t count)
     {
-        m_links += count;
-        if (m_links > m_limits.maxLinks)
-            failAtOp("more than " + std::to_string(m_limits.maxLinks) + " container items (the reader's limit)");
+        if (range.size + count > range.capacity) {
+            const size_t needed = size_t(range.size) + count;
+            const bool atEnd = range.capacity > 0 && size_t(range.begin) + range.capacity == arena.size();
+            const size_t start = atEnd ? range.begin : arena.size();
+            const size_t room = m_limits.maxLinks - std::min<size_t>(m_limits.maxLinks, start);
+            if (needed > room)
+                failAtOp("more than " + std::to_string(m_limits.maxLinks) + " container items (the reader's limit)");
+            const size_t capacity = std::min(room, std::max({needed, 2 * size_t(range.capacity), size_t(4)}));
+            arena.resize(start + capacity);
+            if (!atEnd)
+                std::copy_n(arena.begin() + range.begin, range.size, arena.begin() + static_cast<ptrdiff_t>(start));
+            range.begin = static_cast<uint32_t>(start);
+            range.capacity = static_cast<uint32_t>(capacity);
+        }
+        std::copy_n(items, count, arena.begin() + range.begin + range.size);
+        range.size += static_cast<uint32_t>(count);
     }
+    PickleDocument::Range& sequence(PickleRef v) { return m_doc.m_sequences[m_doc.m_values[v].payload]; }
     void push(PickleRef v)
     {
         if (m_stack.size() >= m_limits.maxStack)
@@ -294,19 +312,18 @@ private:
     }
     void setItems(PickleRef dict, size_t from)
     {
-        auto& items = m_doc.m_dicts[m_doc.m_values[dict].payload];
-        link((m_stack.size() - from) / 2);
+        m_pairs.clear();
         for (size_t i = from; i < m_stack.size(); i += 2) {
             checkKey(m_stack[i]);
-            items.push_back({m_stack[i], m_stack[i + 1]});
+            m_pairs.push_back({m_stack[i], m_stack[i + 1]});
         }
+        append(m_doc.m_dicts[m_doc.m_values[dict].payload], m_doc.m_dictItems, m_pairs.data(), m_pairs.size());
         m_stack.resize(from);
     }
     void makeTuple(size_t from)
     {
         const PickleRef tuple = newContainer(PickleType::Tuple);
-        link(m_stack.size() - from);
-        m_doc.m_sequences[m_doc.m_values[tuple].payload].assign(m_stack.begin() + static_cast<ptrdiff_t>(from), m_stack.end());
+        append(sequence(tuple), m_doc.m_sequenceItems, m_stack.data() + from, m_stack.size() - from);
         m_stack.resize(from);
         push(tuple);
     }
@@ -347,8 +364,8 @@ private:
     uint64_t m_pos = 0;
     uint64_t m_opOffset = 0;
     uint8_t m_op = 0;
-    uint64_t m_links = 0;
     std::vector<PickleRef> m_stack;
+    std::vector<PickleDictItem> m_pairs; // SETITEMS' pairs, reused
     std::vector<size_t> m_marks;
     std::vector<PickleRef> m_memo;
     size_t m_memoCount = 0;
@@ -383,6 +400,8 @@ void PickleDecoder::run()
         fail(0, "empty input (expected a pickle)");
     if (static_cast<unsigned char>(m_data[0]) != PROTO)
         fail(0, "not a pickle of protocol 2 to 5 (it does not start with PROTO, 0x80)");
+    // Snapshots hold about one value per 9 bytes: room for that up front saves the copies of growing.
+    m_doc.m_values.reserve(std::min<size_t>(m_data.size() / 8 + 16, m_limits.maxValues));
     for (;;) {
         if (m_pos >= m_data.size())
             fail(m_pos, "truncated pickle: the data ends before STOP");
@@ -484,16 +503,13 @@ void PickleDecoder::run()
             const PickleRef list = m_stack.back();
             if (m_doc.type(list) != PickleType::List)
                 failAtOp(std::string("expected a list to append to, found a ") + pickleTypeName(m_doc.type(list)));
-            link(1);
-            m_doc.m_sequences[m_doc.m_values[list].payload].push_back(item);
+            append(sequence(list), m_doc.m_sequenceItems, &item, 1);
             break;
         }
         case APPENDS: {
             const size_t mark = popMark();
             const PickleRef list = targetBelow(mark, PickleType::List);
-            link(m_stack.size() - mark);
-            auto& items = m_doc.m_sequences[m_doc.m_values[list].payload];
-            items.insert(items.end(), m_stack.begin() + static_cast<ptrdiff_t>(mark), m_stack.end());
+            append(sequence(list), m_doc.m_sequenceItems, m_stack.data() + mark, m_stack.size() - mark);
             m_stack.resize(mark);
             break;
         }
@@ -560,7 +576,8 @@ std::span<const PickleRef> PickleDocument::items(PickleRef v) const
     const Slot& s = m_values[v];
     if (s.type != PickleType::List && s.type != PickleType::Tuple)
         return {};
-    return m_sequences[static_cast<size_t>(s.payload)];
+    const Range& r = m_sequences[static_cast<size_t>(s.payload)];
+    return std::span<const PickleRef>(m_sequenceItems).subspan(r.begin, r.size);
 }
 
 std::span<const PickleDictItem> PickleDocument::dictItems(PickleRef v) const
@@ -568,7 +585,8 @@ std::span<const PickleDictItem> PickleDocument::dictItems(PickleRef v) const
     const Slot& s = m_values[v];
     if (s.type != PickleType::Dict)
         return {};
-    return m_dicts[static_cast<size_t>(s.payload)];
+    const Range& r = m_dicts[static_cast<size_t>(s.payload)];
+    return std::span<const PickleDictItem>(m_dictItems).subspan(r.begin, r.size);
 }
 
 std::optional<PickleRef> PickleDocument::member(PickleRef dict, std::string_view key) const

@@ -82,13 +82,23 @@ private:
         uint64_t payload; // Int: the value; Float: its bits; Bool: 0/1; String/Bytes: offset in m_bytes;
                           // List/Tuple: index in m_sequences; Dict: index in m_dicts
     };
+    // A container's items: [begin, begin + size) of its kind's arena, with room up to `capacity` (lists and
+    // dicts grow as the pickle appends to them; one arena per kind, no allocation per container).
+    struct Range
+    {
+        uint32_t begin = 0;
+        uint32_t size = 0;
+        uint32_t capacity = 0;
+    };
     void reprInto(std::string& out, PickleRef v, int depth, size_t maxChars) const;
 
     std::string m_name;
     std::string m_bytes; // the decompressed pickle: strings point into it
     std::vector<Slot> m_values;
-    std::vector<std::vector<PickleRef>> m_sequences;
-    std::vector<std::vector<PickleDictItem>> m_dicts;
+    std::vector<Range> m_sequences; // lists and tuples
+    std::vector<PickleRef> m_sequenceItems;
+    std::vector<Range> m_dicts;
+    std::vector<PickleDictItem> m_dictItems;
     PickleRef m_root = 0;
 };
 

@@ -41,6 +41,23 @@ std::string article(PickleType type)
     return (name == "int" ? "an " : "a ") + name;
 }
 
+// A frame's content, pointing into the pickle's bytes while it is read.
+struct FrameKey
+{
+    std::string_view name, filename;
+    int64_t line;
+    bool operator==(const FrameKey&) const = default;
+};
+
+struct FrameKeyHash
+{
+    size_t operator()(const FrameKey& k) const
+    {
+        const size_t h = std::hash<std::string_view>()(k.name) * 31 + std::hash<std::string_view>()(k.filename);
+        return h * 31 + std::hash<int64_t>()(k.line);
+    }
+};
+
 class SnapshotReader
 {
 public:
@@ -48,6 +65,8 @@ public:
         : m_doc(doc)
         , m_out(out)
         , m_budget(8 * static_cast<uint64_t>(doc.valueCount()) + 65536)
+        , m_frameByRef(doc.valueCount(), kUnseen)
+        , m_stackByRef(doc.valueCount(), kUnseen)
     {
         m_out.stackRanges.emplace_back(0, 0); // kEmptyStack
     }
@@ -135,32 +154,30 @@ private:
     const PickleDocument& m_doc;
     AllocatorSnapshot& m_out;
     uint64_t m_budget;
-    std::unordered_map<PickleRef, FrameId> m_frameByRef;
-    std::unordered_map<std::string, FrameId> m_frameByContent;
-    std::unordered_map<PickleRef, StackId> m_stackByRef;
+    // Frames and stacks already read, by the pickle value they came from (the memo shares them), then by
+    // content (equal frames written twice).
+    static constexpr uint32_t kUnseen = ~uint32_t(0);
+    std::vector<FrameId> m_frameByRef;
+    std::unordered_map<FrameKey, FrameId, FrameKeyHash> m_frameByContent;
+    std::vector<StackId> m_stackByRef;
     std::unordered_map<std::string, StackId> m_stackByContent;
     std::unordered_map<std::string, uint32_t> m_otherActions;
 };
 
 FrameId SnapshotReader::frame(PickleRef v, const Where& where)
 {
-    if (const auto it = m_frameByRef.find(v); it != m_frameByRef.end())
-        return it->second;
+    if (m_frameByRef[v] != kUnseen)
+        return m_frameByRef[v];
     expect(v, PickleType::Dict, where);
     const PickleRef name = required(v, "name", where), filename = required(v, "filename", where);
     expect(name, PickleType::String, Where{&where, "name"});
     expect(filename, PickleType::String, Where{&where, "filename"});
     const int64_t line = integer(required(v, "line", where), Where{&where, "line"});
-    const std::string_view nameText = m_doc.text(name), fileText = m_doc.text(filename);
-    // Length-prefixed, so no two different frames share a key.
-    std::string key = std::to_string(nameText.size()) + ":" + std::string(nameText) + std::to_string(fileText.size()) + ":";
-    key += fileText;
-    key += ":" + std::to_string(line);
-    auto [it, added] = m_frameByContent.try_emplace(std::move(key), static_cast<FrameId>(m_out.frames.size()));
+    const FrameKey key{m_doc.text(name), m_doc.text(filename), line};
+    auto [it, added] = m_frameByContent.try_emplace(key, static_cast<FrameId>(m_out.frames.size()));
     if (added)
-        m_out.frames.push_back({std::string(nameText), std::string(fileText), line});
-    m_frameByRef.emplace(v, it->second);
-    return it->second;
+        m_out.frames.push_back({std::string(key.name), std::string(key.filename), line});
+    return m_frameByRef[v] = it->second;
 }
 
 StackId SnapshotReader::stack(PickleRef dict, const Where& where)
@@ -168,8 +185,8 @@ StackId SnapshotReader::stack(PickleRef dict, const Where& where)
     const auto framesRef = m_doc.member(dict, "frames");
     if (!framesRef || m_doc.type(*framesRef) == PickleType::None)
         return kEmptyStack;
-    if (const auto it = m_stackByRef.find(*framesRef); it != m_stackByRef.end())
-        return it->second;
+    if (m_stackByRef[*framesRef] != kUnseen)
+        return m_stackByRef[*framesRef];
     const Where framesWhere{&where, "frames"};
     const auto items = list(*framesRef, framesWhere);
     if (items.empty())
@@ -192,8 +209,7 @@ StackId SnapshotReader::stack(PickleRef dict, const Where& where)
         }
         m_out.stackRanges.emplace_back(begin, static_cast<uint32_t>(m_out.stackFrameIds.size()));
     }
-    m_stackByRef.emplace(*framesRef, it->second);
-    return it->second;
+    return m_stackByRef[*framesRef] = it->second;
 }
 
 void SnapshotReader::readSegment(PickleRef v, const Where& where)
