@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "detailspanel.h"
 
+#include "memory/memoryanalysis.h"
+#include "stats/bytestext.h"
 #include "stats/timetext.h"
+#include "trace/eventsearch.h"
 #include "tracedocument.h"
+
+#include <algorithm>
 
 using namespace tilescope;
 
@@ -25,6 +30,50 @@ void DetailsPanel::setDocument(std::shared_ptr<const TraceDocument> document)
 {
     m_doc = std::move(document);
     clear();
+}
+
+// The memory columns of a host op when the trace has [memory] records: what it allocated and freed itself
+// (records on its thread while it was the innermost op), its name's totals, and each device's allocated
+// bytes when it started and ended.
+QString DetailsPanel::memoryHtml(uint32_t index) const
+{
+    const trace::Trace& t = *m_doc->trace;
+    const trace::Event& e = t.events[index];
+    const memory::MemoryAnalysis& a = m_doc->memory;
+    if (a.devices.empty() || !trace::isHostOp(e))
+        return {};
+    uint64_t allocs = 0, frees = 0;
+    int64_t allocBytes = 0, freeBytes = 0;
+    for (const memory::MemoryBlock& b : a.blocks) {
+        if (b.allocOp == index && b.allocRecord != trace::kNoIndex) {
+            ++allocs;
+            allocBytes += b.bytes;
+        }
+        if (b.freeOp == index && b.freeRecord != trace::kNoIndex) {
+            ++frees;
+            freeBytes += b.bytes;
+        }
+    }
+    auto bytes = [](int64_t v) { return QString::fromStdString(stats::formatBytes(v)); };
+    QString html = tr("<h4>memory</h4><table cellspacing=4>");
+    html += tr("<tr><td>allocated here (self)</td><td>%1 in %2 allocations</td></tr>").arg(bytes(allocBytes)).arg(allocs);
+    html += tr("<tr><td>freed here (self)</td><td>%1 in %2 frees</td></tr>").arg(bytes(freeBytes)).arg(frees);
+    for (const memory::OpMemory& op : a.ops)
+        if (op.name == e.name)
+            html += tr("<tr><td>all %1 calls of this op</td><td>%2 allocated, %3 freed, %4 still live at the peak</td></tr>")
+                        .arg(op.calls)
+                        .arg(bytes(op.allocBytes), bytes(op.freeBytes), bytes(op.liveAtPeakBytes));
+    for (const memory::DeviceMemory& d : a.devices) {
+        auto at = [&](int64_t time) -> QString {
+            const auto it = std::upper_bound(d.samples.begin(), d.samples.end(), time,
+                                             [](int64_t v, const memory::MemorySample& s) { return v < s.time; });
+            return it == d.samples.begin() ? tr("none yet") : bytes(std::prev(it)->allocated);
+        };
+        if (d.peakAllocated > 0)
+            html += tr("<tr><td>%1 allocated</td><td>%2 at its start, %3 at its end</td></tr>")
+                        .arg(QString::fromStdString(d.name), at(e.start), at(e.end()));
+    }
+    return html + QStringLiteral("</table>");
 }
 
 void DetailsPanel::showTraceEvent(uint32_t index)
@@ -79,6 +128,7 @@ void DetailsPanel::showTraceEvent(uint32_t index)
             html += link(forward, tr("forward"));
     }
     html += QStringLiteral("</table>");
+    html += memoryHtml(index);
     const std::string_view args = t.rawArgs(e);
     if (!args.empty())
         html += QStringLiteral("<h4>args</h4><pre>%1</pre>").arg(text(args));

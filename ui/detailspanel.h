@@ -21,5 +21,6 @@ signals:
     void jumpTo(uint32_t event);
 
 private:
+    QString memoryHtml(uint32_t event) const;
     std::shared_ptr<const TraceDocument> m_doc;
 };

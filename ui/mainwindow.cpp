@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
+#include "memoryeventspanel.h"
+#include "memorypanel.h"
 
 #include "analysis/overlap.h"
 #include "detailspanel.h"
@@ -21,6 +23,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QDockWidget>
+#include <QSplitter>
 #include <QDragEnterEvent>
 #include <QFile>
 #include <QFileDialog>
@@ -58,6 +61,8 @@ MainWindow::MainWindow(QWidget* parent)
     , m_timeline(new TimelineView(this))
     , m_details(new DetailsPanel(this))
     , m_roofline(new RooflinePanel(this))
+    , m_memory(new MemoryPanel(this))
+    , m_memoryEvents(new MemoryEventsPanel(this))
     , m_keyAverages(new KeyAveragesPanel(this))
     , m_figuresTimer(new QTimer(this))
 {
@@ -73,7 +78,15 @@ MainWindow::MainWindow(QWidget* parent)
     m_figures->setWordWrap(true);
     m_figures->setContentsMargins(8, 4, 8, 4);
     layout->addWidget(m_figures);
-    layout->addWidget(m_timeline, 1);
+    // The memory graph under the timeline, on its time axis; the splitter lets either take the room.
+    auto* split = new QSplitter(Qt::Vertical, central);
+    split->setObjectName(QStringLiteral("timelineSplit"));
+    split->addWidget(m_timeline);
+    split->addWidget(m_memory);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+    split->setChildrenCollapsible(false);
+    layout->addWidget(split, 1);
     setCentralWidget(central);
 
     auto* tableDock = new QDockWidget(tr("Key averages"), this);
@@ -85,6 +98,21 @@ MainWindow::MainWindow(QWidget* parent)
     detailsDock->setObjectName(QStringLiteral("details"));
     detailsDock->setWidget(m_details);
     addDockWidget(Qt::RightDockWidgetArea, detailsDock);
+    auto* memoryDock = new QDockWidget(tr("Memory events"), this);
+    memoryDock->setObjectName(QStringLiteral("memoryEvents"));
+    memoryDock->setWidget(m_memoryEvents);
+    addDockWidget(Qt::BottomDockWidgetArea, memoryDock);
+    tabifyDockWidget(tableDock, memoryDock);
+    tableDock->raise();
+    connect(m_memoryEvents, &MemoryEventsPanel::eventClicked, this, [this](uint32_t e) { m_timeline->selectEvent(e, true); });
+    connect(m_memoryEvents, &MemoryEventsPanel::opNameClicked, this, [this](const QString& name) {
+        if (!m_doc)
+            return;
+        const uint32_t first = trace::firstEventNamed(*m_doc->trace, name.toStdString(),
+                                                      [](const trace::Event& e) { return trace::isHostOp(e); });
+        if (first != trace::kNoIndex)
+            m_timeline->selectEvent(first, true);
+    });
     auto* rooflineDock = new QDockWidget(tr("Roofline"), this);
     rooflineDock->setObjectName(QStringLiteral("roofline"));
     rooflineDock->setWidget(m_roofline);
@@ -138,6 +166,7 @@ MainWindow::MainWindow(QWidget* parent)
     view->addAction(tableDock->toggleViewAction());
     view->addAction(detailsDock->toggleViewAction());
     view->addAction(rooflineDock->toggleViewAction());
+    view->addAction(memoryDock->toggleViewAction());
     view->addSeparator();
     QAction* idleGpus = view->addAction(tr("Show &Idle GPUs"));
     idleGpus->setCheckable(true);
@@ -199,8 +228,24 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(m_timeline, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
     connect(m_details, &DetailsPanel::jumpTo, this, [this](uint32_t e) { m_timeline->selectEvent(e, true); });
-    connect(m_timeline, &TimelineView::viewChanged, this, [this] { m_figuresTimer->start(); });
+    connect(m_timeline, &TimelineView::viewChanged, this, [this](int64_t start, int64_t end) {
+        m_figuresTimer->start();
+        alignMemoryPanel();
+        m_memory->setView(start, end);
+    });
+    connect(m_timeline, &TimelineView::cursorMoved, m_memory, &MemoryPanel::setCursorTime);
+    connect(m_memory, &MemoryPanel::cursorMoved, m_timeline, &TimelineView::setCursorTime);
+    connect(m_memory, &MemoryPanel::zoomRequested, this, [this](double factor, int64_t anchor) {
+        m_timeline->zoomBy(
+            factor, int(std::lround(m_timeline->canvasLeft() + double(anchor - m_timeline->viewStart()) / m_timeline->nsPerPixel())));
+    });
+    connect(m_memory, &MemoryPanel::panRequested, m_timeline, [this](double dx) { m_timeline->panByPixels(dx); });
+    connect(m_memory, &MemoryPanel::opClicked, this, [this](uint32_t event) { m_timeline->selectEvent(event, false); });
+    connect(m_memory, &MemoryPanel::rangeSelected, this, [this](std::optional<std::pair<int64_t, int64_t>> range) {
+        m_timeline->setRange(range); // the timeline announces it as if selected there
+    });
     connect(m_timeline, &TimelineView::rangeSelected, this, [this](std::optional<std::pair<int64_t, int64_t>> range) {
+        m_memory->setRange(range);
         updateFigures();
         m_keyAverages->setRange(range);
     });
@@ -288,6 +333,13 @@ void MainWindow::reopenLast()
 
 void MainWindow::screenshotWhenLoaded(const QString& path) { m_screenshotPath = path; }
 
+// The memory graph's data area starts at the timeline canvas's x, so one time is one x in both.
+void MainWindow::alignMemoryPanel()
+{
+    const int canvasX = m_timeline->viewport()->mapTo(this, QPoint(m_timeline->canvasLeft(), 0)).x();
+    m_memory->setCanvasLeft(canvasX - m_memory->mapTo(this, QPoint(0, 0)).x());
+}
+
 void MainWindow::setDocument(std::shared_ptr<const TraceDocument> document)
 {
     m_doc = std::move(document);
@@ -296,7 +348,11 @@ void MainWindow::setDocument(std::shared_ptr<const TraceDocument> document)
     m_search->clear();
     m_details->setDocument(m_doc);
     m_roofline->setDocument(m_doc);
+    m_memory->setDocument(m_doc);
+    m_memoryEvents->setDocument(m_doc);
     m_timeline->setDocument(m_doc);
+    alignMemoryPanel();
+    m_memory->setView(m_timeline->viewStart(), m_timeline->viewEnd());
     m_keyAverages->setDocument(m_doc);
     updateFigures();
     m_details->showTraceEvent(trace::kNoIndex);

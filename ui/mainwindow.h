@@ -10,6 +10,8 @@
 class DetailsPanel;
 class KeyAveragesModel;
 class KeyAveragesPanel;
+class MemoryEventsPanel;
+class MemoryPanel;
 class ProfileDialog;
 class QCheckBox;
 class QLabel;
@@ -43,6 +45,8 @@ public:
 
     TimelineView* timeline() const { return m_timeline; }
     RooflinePanel* roofline() const { return m_roofline; }
+    MemoryPanel* memory() const { return m_memory; }
+    MemoryEventsPanel* memoryEvents() const { return m_memoryEvents; }
     KeyAveragesPanel* keyAverages() const { return m_keyAverages; }
     QTableView* table() const;
     QLineEdit* tableFilter() const;
@@ -64,6 +68,7 @@ protected:
 
 private:
     void setDocument(std::shared_ptr<const TraceDocument> document);
+    void alignMemoryPanel();
     void updateFigures();
     void onLoadFailed(const QString& path, const QString& message, qint64 completeEventsBefore);
     void onEventSelected(uint32_t event);
@@ -78,6 +83,8 @@ private:
     TimelineView* m_timeline;
     DetailsPanel* m_details;
     RooflinePanel* m_roofline;
+    MemoryPanel* m_memory;
+    MemoryEventsPanel* m_memoryEvents;
     KeyAveragesPanel* m_keyAverages;
     QLineEdit* m_search;
     QLabel* m_figures;

@@ -2,6 +2,7 @@
 #include "profiledialog.h"
 
 #include "io/tracefileerror.h"
+#include "session/captureargs.h"
 #include "session/commandline.h"
 #include "session/harnessexport.h"
 #include "session/pythonlocator.h"
@@ -137,6 +138,26 @@ ProfileDialog::ProfileDialog(QWidget* parent)
         flags->addWidget(box);
     flags->addStretch();
     form->addRow(tr("Record:"), flags);
+    auto* memory = new QHBoxLayout;
+    m_memorySnapshot = new QCheckBox(tr("memory snapshot"));
+    m_memorySnapshot->setToolTip(tr("Record the CUDA caching allocator's history around the profiled window: every allocation, "
+                                    "free and out-of-memory with its stack, and the segments at the end "
+                                    "(memory_snapshot.pickle). Needs CUDA and torch 2.1 or later; script and kernel modes"));
+    m_memoryEntries = spin(1, 1000000000, SessionConfig{}.memorySnapshotMaxEntries,
+                           tr("How many allocator events the snapshot keeps (the most recent; _record_memory_history's max_entries)"));
+    m_memoryEntries->setEnabled(false);
+    connect(m_memorySnapshot, &QCheckBox::toggled, m_memoryEntries, &QWidget::setEnabled);
+    m_memoryTimeline = new QCheckBox(tr("memory timeline"));
+    m_memoryTimeline->setToolTip(tr("torch's memory timeline of the profiled window: bytes per category (parameters, optimizer "
+                                    "state, activations, gradients…) over time (memory_timeline.json). Turns on record shapes, "
+                                    "profile memory and with stack, which it needs. Needs CUDA and torch 2.1 or later; script "
+                                    "and kernel modes"));
+    memory->addWidget(m_memorySnapshot);
+    memory->addWidget(new QLabel(tr("entries")));
+    memory->addWidget(m_memoryEntries);
+    memory->addWidget(m_memoryTimeline);
+    memory->addStretch();
+    form->addRow(tr("Memory:"), memory);
     m_out = new QLineEdit(defaultOutputFolder());
     m_out->setToolTip(tr("The session folder: trace, torch's key averages, annotations, kernel sources, manifest"));
     form->addRow(tr("Output folder:"), browseRow(m_out, tr("Output folder"), QString(), true));
@@ -151,6 +172,10 @@ ProfileDialog::ProfileDialog(QWidget* parent)
     m_timeout = spin(0, 7 * 24 * 3600, 0, tr("Seconds before the session is ended; 0: no limit"));
     m_timeout->setSuffix(tr(" s"));
     form->addRow(tr("Timeout:"), m_timeout);
+    m_preview = new QLineEdit;
+    m_preview->setReadOnly(true);
+    m_preview->setToolTip(tr("The same session from a terminal or a job script"));
+    form->addRow(tr("Command line:"), m_preview);
     layout->addWidget(options);
 
     m_progressBar = new QProgressBar;
@@ -206,10 +231,22 @@ ProfileDialog::ProfileDialog(QWidget* parent)
     });
     connect(m_job, &SessionJob::logLine, this, &ProfileDialog::appendLog);
     connect(m_job, &SessionJob::finished, this, &ProfileDialog::onFinished);
+    // The command line follows every field of the form.
+    for (QLineEdit* edit : findChildren<QLineEdit*>())
+        if (edit != m_preview)
+            connect(edit, &QLineEdit::textChanged, this, &ProfileDialog::updatePreview);
+    for (QCheckBox* box : findChildren<QCheckBox*>())
+        connect(box, &QCheckBox::toggled, this, &ProfileDialog::updatePreview);
+    for (QSpinBox* box : findChildren<QSpinBox*>())
+        connect(box, &QSpinBox::valueChanged, this, &ProfileDialog::updatePreview);
+    for (QDoubleSpinBox* box : findChildren<QDoubleSpinBox*>())
+        connect(box, &QDoubleSpinBox::valueChanged, this, &ProfileDialog::updatePreview);
+    connect(m_device, &QComboBox::currentTextChanged, this, &ProfileDialog::updatePreview);
+    connect(m_env, &QPlainTextEdit::textChanged, this, &ProfileDialog::updatePreview);
     reloadRecent();
     onModeChanged();
     setRunning(false);
-    resize(760, 820);
+    resize(760, 860);
 }
 
 ProfileDialog::~ProfileDialog() = default;
@@ -348,7 +385,13 @@ void ProfileDialog::onModeChanged()
     const bool iterations = mode == SessionMode::Kernel || mode == SessionMode::TorchScript;
     m_warmup->setEnabled(iterations);
     m_iters->setEnabled(iterations);
+    m_memorySnapshot->setEnabled(python);
+    m_memoryTimeline->setEnabled(python);
+    m_memoryEntries->setEnabled(python && m_memorySnapshot->isChecked());
+    updatePreview();
 }
+
+void ProfileDialog::updatePreview() { m_preview->setText(q(shellQuoted(captureArguments(config())))); }
 
 SessionConfig ProfileDialog::config() const
 {
@@ -385,6 +428,11 @@ SessionConfig ProfileDialog::config() const
     c.profileMemory = m_profileMemory->isChecked();
     c.withStack = m_withStack->isChecked();
     c.withFlops = m_withFlops->isChecked();
+    // Only the Python harness records them: other modes leave them off rather than fail on a hidden box.
+    const bool python = c.mode == SessionMode::Script || c.mode == SessionMode::Kernel;
+    c.memorySnapshot = python && m_memorySnapshot->isChecked();
+    c.memoryTimeline = python && m_memoryTimeline->isChecked();
+    c.memorySnapshotMaxEntries = m_memoryEntries->value();
     c.outputDirectory = s(m_out->text().trimmed());
     c.timeoutSeconds = m_timeout->value();
     return c;
@@ -427,6 +475,9 @@ void ProfileDialog::setConfig(const SessionConfig& c)
     m_profileMemory->setChecked(c.profileMemory);
     m_withStack->setChecked(c.withStack);
     m_withFlops->setChecked(c.withFlops);
+    m_memorySnapshot->setChecked(c.memorySnapshot);
+    m_memoryEntries->setValue(c.memorySnapshotMaxEntries);
+    m_memoryTimeline->setChecked(c.memoryTimeline);
     m_out->setText(q(c.outputDirectory));
     m_timeout->setValue(int(c.timeoutSeconds));
 }

@@ -42,6 +42,10 @@ public:
     QPlainTextEdit* log() const { return m_log; }
     QProgressBar* progress() const { return m_progressBar; }
     QComboBox* recent() const { return m_recent; }
+    QComboBox* modeBox() const { return m_mode; }
+    QCheckBox* memorySnapshotBox() const { return m_memorySnapshot; }
+    QCheckBox* memoryTimelineBox() const { return m_memoryTimeline; }
+    QLineEdit* commandPreview() const { return m_preview; } // the same session as a tilescope-cli capture line
 
     // The last sessions' configs, newest first (QSettings), for the dialog and the Profile menu.
     static QList<tilescope::session::SessionConfig> recentSessions();
@@ -58,6 +62,7 @@ protected:
 
 private:
     void onModeChanged();
+    void updatePreview();
     bool confirmOutputFolder(); // false: the user cancelled
     void onFinished(std::shared_ptr<const tilescope::session::SessionResult> result);
     void exportHarness();
@@ -110,8 +115,12 @@ private:
     QCheckBox* m_profileMemory;
     QCheckBox* m_withStack;
     QCheckBox* m_withFlops;
+    QCheckBox* m_memorySnapshot;
+    QSpinBox* m_memoryEntries;
+    QCheckBox* m_memoryTimeline;
     QLineEdit* m_out;
     QSpinBox* m_timeout;
+    QLineEdit* m_preview;
     // Run
     QPlainTextEdit* m_log;
     QProgressBar* m_progressBar;

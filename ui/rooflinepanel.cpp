@@ -210,11 +210,35 @@ roofline::ClassifyOptions RooflinePanel::currentOptions() const
 
 void RooflinePanel::reclassify()
 {
-    if (m_doc)
-        m_report = roofline::classify(*m_doc->trace, currentOptions());
-    m_ceilingsLabel->setText(ceilingsText());
-    rebuild();
-    showCard();
+    if (!m_doc) {
+        m_classification.drop();
+        m_ceilingsLabel->setText(ceilingsText());
+        rebuild();
+        showCard();
+        return;
+    }
+    // classify() reads the immutable trace only; the document and the options travel by value, so the
+    // worker owns everything it touches. The report replaces m_report on the GUI thread only.
+    m_ceilingsLabel->setText(ceilingsText() + tr(" (reclassifying...)"));
+    m_classification.start([this, doc = m_doc, options = currentOptions()](const WorkerJob::Run& run) {
+        auto report = std::make_shared<roofline::ClassifyReport>();
+        std::string error;
+        try {
+            *report = roofline::classify(*doc->trace, options);
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        run.finish([this, report, error] {
+            if (error.empty())
+                m_report = std::move(*report);
+            m_ceilingsLabel->setText(ceilingsText());
+            rebuild();
+            showCard();
+            if (!error.empty())
+                m_card->setHtml(tr("<b>Classification failed:</b> %1").arg(QString::fromStdString(error).toHtmlEscaped()));
+            emit reclassified();
+        });
+    });
 }
 
 void RooflinePanel::editAnnotations()
@@ -265,11 +289,13 @@ void RooflinePanel::setDocument(std::shared_ptr<const TraceDocument> document)
     m_attach->setEnabled(false);
     m_cardAnnotations->setVisible(false);
     m_editAnnotations->setEnabled(m_doc != nullptr);
-    if (m_measured && m_doc)
-        m_report = roofline::classify(*m_doc->trace, currentOptions());
+    m_classification.drop();
     m_ceilingsLabel->setText(ceilingsText());
     rebuild();
     m_card->setHtml(tr("<i>Click a kernel (here, in the timeline or in the table) to see its classification.</i>"));
+    // The document was classified against the datasheet while loading; measured ceilings need a rerun.
+    if (m_measured && m_doc)
+        reclassify();
 }
 
 void RooflinePanel::rebuild()
@@ -462,13 +488,11 @@ bool RooflinePanel::attachSource(const QString& path)
         // One source per kernel: a new pick replaces the old one.
         std::erase_if(m_sources, [&](const roofline::SourceAttachment& s) { return s.target == m_selected; });
         m_sources.push_back({m_selected, std::move(inspection)});
-        m_report = roofline::classify(*m_doc->trace, currentOptions());
     } catch (const io::TraceFileError& e) {
         m_card->setHtml(tr("<b>Cannot use this source:</b> %1").arg(QString::fromStdString(e.what()).toHtmlEscaped()));
         return false;
     }
-    rebuild();
-    showCard();
+    reclassify();
     return true;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "roofline/classify.h"
+#include "workerjob.h"
 
 #include <QWidget>
 
@@ -53,7 +54,10 @@ public:
     QString ceilingsText() const;
     // Replaces the trace's annotations for this session of the panel (the editor's Apply and Save).
     void setAnnotations(const std::vector<tilescope::roofline::Annotation>& annotations);
+    // The report shown. After setCeilingsFile, setAnnotations, attachSource (and a document with measured
+    // ceilings) it is recomputed on a worker thread: isReclassifying() until reclassified() is emitted.
     const tilescope::roofline::ClassifyReport& report() const { return m_report; }
+    bool isReclassifying() const { return m_classification.isRunning(); }
     // "Calibrate this GPU": measures ceilings with tilescope-torch in a child process and uses them.
     void calibrate(const QString& device = QStringLiteral("cuda"));
     SessionJob* calibrationJob() const { return m_calibration; }
@@ -67,6 +71,7 @@ signals:
     void calibrationFinished(bool ok, const QString& message);
 
     void kernelClicked(const QString& name);
+    void reclassified(); // m_report now reflects the latest ceilings, annotations and sources
 
 private:
     void rebuild();
@@ -101,4 +106,5 @@ private:
     std::string m_selected;
     int m_pointCount = 0;
     int m_rebuildCount = 0;
+    WorkerJob m_classification; // newest request wins: a new document or setting drops the one in flight
 };

@@ -500,8 +500,29 @@ void TimelineView::paintEvent(QPaintEvent*)
         const double x0 = xOf(std::min(a, b)), x1 = xOf(std::max(a, b));
         p.fillRect(QRectF(x0, m_axisHeight, std::max(1.0, x1 - x0), viewport()->height()), QColor(60, 120, 220, 50));
     }
+    if (m_cursorTime) {
+        p.setPen(QColor(0, 0, 0, 120));
+        p.drawLine(QPointF(xOf(*m_cursorTime), m_axisHeight), QPointF(xOf(*m_cursorTime), viewport()->height()));
+    }
     p.setClipping(false);
     drawAxis(p);
+}
+
+void TimelineView::setRange(std::optional<std::pair<int64_t, int64_t>> range)
+{
+    if (range && range->second <= range->first)
+        range.reset();
+    m_range = range;
+    viewport()->update();
+    emit rangeSelected(m_range);
+}
+
+void TimelineView::setCursorTime(std::optional<int64_t> time)
+{
+    if (time == m_cursorTime)
+        return;
+    m_cursorTime = time;
+    viewport()->update();
 }
 
 void TimelineView::drawAxis(QPainter& p)
@@ -630,6 +651,8 @@ void TimelineView::mousePressEvent(QMouseEvent* event)
 
 void TimelineView::mouseMoveEvent(QMouseEvent* event)
 {
+    if (m_doc)
+        emit cursorMoved(event->pos().x() >= m_labelWidth ? std::optional<int64_t>(timeAt(event->pos().x())) : std::nullopt);
     if (m_pressButton == Qt::LeftButton) {
         m_dragNow = event->pos();
         if ((event->pos() - m_pressPos).manhattanLength() > 3)
@@ -703,6 +726,8 @@ void TimelineView::keyPressEvent(QKeyEvent* event)
 
 bool TimelineView::viewportEvent(QEvent* event)
 {
+    if (event->type() == QEvent::Leave && m_doc)
+        emit cursorMoved(std::nullopt);
     if (event->type() == QEvent::ToolTip && m_doc) {
         auto* help = static_cast<QHelpEvent*>(event);
         const trace::Trace& t = *m_doc->trace;

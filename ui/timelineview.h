@@ -55,6 +55,13 @@ public:
     void highlightName(std::optional<std::pair<uint32_t, bool>> nameAndCpu); // key-averages row → occurrences
     void toggleProcess(uint32_t process);
     void toggleLaneRows(uint32_t track); // a CPU lane's folded rows ↔ all rows
+    // Selects a range as a Shift+drag does (rangeSelected follows); none clears it.
+    void setRange(std::optional<std::pair<int64_t, int64_t>> range);
+    // A vertical line at a time (the memory graph's hover), none when unset.
+    void setCursorTime(std::optional<int64_t> time);
+    std::optional<int64_t> cursorTime() const { return m_cursorTime; }
+    int canvasLeft() const { return m_axis.left(); } // viewport x where time starts
+    int canvasWidth() const;                         // pixels the view's time range spans
     bool laneExpanded(uint32_t track) const { return m_expandedTracks.contains(track); }
 
     int64_t viewStart() const { return m_axis.viewStart(); }
@@ -76,6 +83,7 @@ signals:
     void eventSelected(uint32_t event);
     void viewChanged(int64_t start, int64_t end);
     void rangeSelected(std::optional<std::pair<int64_t, int64_t>> range);
+    void cursorMoved(std::optional<int64_t> time); // the time under the mouse on the canvas, none when off it
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -96,7 +104,6 @@ private:
     int rowOf(uint32_t event) const; // the event's row in its lane as shown, -1 when folded away
     int rowAt(const Lane& lane, int y) const;
     std::pair<int64_t, int64_t> extent() const; // what the view may show: the trace's first to last time
-    int canvasWidth() const;
     double xOf(int64_t t) const { return m_axis.xOf(t); }
     int64_t timeAt(double x) const { return m_axis.timeAt(x); }
     void changed();
@@ -117,6 +124,7 @@ private:
     uint32_t m_selected = tilescope::trace::kNoIndex;
     std::optional<std::pair<uint32_t, bool>> m_highlight;
     std::optional<std::pair<int64_t, int64_t>> m_range;
+    std::optional<int64_t> m_cursorTime;
     // mouse
     QPoint m_pressPos;
     int64_t m_pressViewStart = 0;

@@ -31,6 +31,7 @@ std::shared_ptr<const TraceDocument> TraceDocument::build(const QString& path, c
     if (bytes.isEmpty() && std::filesystem::exists(sidecar))
         doc->classifyOptions.annotations = roofline::loadAnnotations(sidecar);
     doc->classification = roofline::classify(t, doc->classifyOptions);
+    doc->memory = memory::analyzeMemory(t);
     for (uint32_t i = 0; i < t.tracks.size(); ++i)
         if (!t.tracks[i].events.empty())
             doc->laneOrder.push_back(i);

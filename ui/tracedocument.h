@@ -2,6 +2,7 @@
 #pragma once
 
 #include "analysis/overlap.h"
+#include "memory/memoryanalysis.h"
 #include "roofline/classify.h"
 #include "stats/keyaverages.h"
 #include "timeline/timelineindex.h"
@@ -25,6 +26,7 @@ struct TraceDocument
     tilescope::stats::KeyAverages averagesByShape;
     tilescope::roofline::ClassifyOptions classifyOptions; // what `classification` was made with
     tilescope::roofline::ClassifyReport classification;   // with TRACE.annotations.json when it exists
+    tilescope::memory::MemoryAnalysis memory;             // from the [memory] records; empty without profile_memory
     std::vector<uint32_t> laneOrder;                      // tracks with events: GPU streams, host threads, others
     int64_t contentStart = 0, contentEnd = 0;             // extent of thread and stream events (not profiler spans)
 

@@ -34,7 +34,13 @@ const char* const kCaptureUsage
         --warmup N (10)  --iters N (5)            kernel/torchscript calls before / inside the profiled window
         --schedule WAIT,WARMUP,ACTIVE,REPEAT      script mode: steps advance on optimizer.step() or
                                                   tilescope.step(); without it the whole script is profiled
+        --activities cpu,cuda   what torch.profiler records (default both; --cpu-only: cpu, on the cpu device)
         --no-record-shapes --profile-memory --with-stack --no-flops
+        --memory-snapshot       record the CUDA allocator's history around the profiled window into
+                                DIR/memory_snapshot.pickle (--memory-snapshot-entries N: its ring buffer, 100000)
+        --memory-timeline       torch's per-category memory timeline of the window into DIR/memory_timeline.json
+                                (turns on record shapes, profile memory and with stack, which it needs)
+                                both: script and kernel modes, CUDA and torch >= 2.1; refused otherwise
         --flops F --bytes B [--ref-flops F --ref-bytes B]   work per call, into the annotations sidecar
         --rtol X --atol X (1e-2)  --kernel-factory          kernel mode: allclose tolerances; MOD:FN builds it
         --save-config FILE      also write the session config (re-run it with --config)
@@ -83,17 +89,23 @@ int whole(const std::string& text, const std::string& option, int minimum)
     return v;
 }
 
+std::vector<std::string> commaSeparated(const std::string& text)
+{
+    std::vector<std::string> parts;
+    for (size_t start = 0;;) {
+        const size_t comma = text.find(',', start);
+        parts.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos)
+            return parts;
+        start = comma + 1;
+    }
+}
+
 ProfileSchedule parseSchedule(const std::string& text)
 {
     std::vector<int> parts;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t comma = text.find(',', start);
-        parts.push_back(whole(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start), "schedule", 0));
-        if (comma == std::string::npos)
-            break;
-        start = comma + 1;
-    }
+    for (const std::string& part : commaSeparated(text))
+        parts.push_back(whole(part, "schedule", 0));
     if (parts.size() != 4 || parts[2] < 1)
         throw Usage{"--schedule expects WAIT,WARMUP,ACTIVE,REPEAT with ACTIVE >= 1, got '" + text + "'"};
     return {parts[0], parts[1], parts[2], parts[3]};
@@ -134,8 +146,8 @@ CaptureArguments parseCapture(int argc, char** argv)
             name = name.substr(0, eq);
             inlineValue = true;
         }
-        static const std::vector<std::string> flags = {"cpu-only", "no-record-shapes", "profile-memory", "with-stack",
-                                                       "no-flops", "kernel-factory",   "quiet"};
+        static const std::vector<std::string> flags = {"cpu-only",        "no-record-shapes", "profile-memory", "with-stack", "no-flops",
+                                                       "memory-snapshot", "memory-timeline",  "kernel-factory", "quiet"};
         const bool isFlag = std::find(flags.begin(), flags.end(), name) != flags.end();
         if (isFlag && inlineValue)
             throw Usage{"option --" + name + " takes no value"};
@@ -212,6 +224,22 @@ CaptureArguments parseCapture(int argc, char** argv)
             c.withStack = true;
         } else if (name == "no-flops") {
             c.withFlops = false;
+        } else if (name == "memory-snapshot") {
+            c.memorySnapshot = true;
+        } else if (name == "memory-timeline") {
+            c.memoryTimeline = true;
+        } else if (name == "memory-snapshot-entries") {
+            c.memorySnapshotMaxEntries = whole(value, name, 1);
+        } else if (name == "activities") {
+            c.cpuActivity = c.cudaActivity = false;
+            for (const std::string& activity : commaSeparated(value)) {
+                if (activity == "cpu")
+                    c.cpuActivity = true;
+                else if (activity == "cuda")
+                    c.cudaActivity = true;
+                else if (!activity.empty()) // '': none (a command session records what it records)
+                    throw Usage{"--activities expects cpu, cuda or cpu,cuda, got '" + value + "'"};
+            }
         } else if (name == "kernel-factory") {
             c.kernelFactory = true;
         } else if (name == "quiet") {
@@ -313,6 +341,11 @@ int runCaptureCommand(int argc, char** argv)
                   << (check.detail.empty() ? "" : " (" + check.detail + ")") << "\n";
         checkFailed = checkFailed || !check.passed;
     }
+    // Also after a failure: the allocator's history of a run that ran out of memory is what explains it.
+    if (!r.memorySnapshotPath.empty())
+        std::cerr << "tilescope-cli: memory snapshot: " << r.memorySnapshotPath << "\n";
+    if (!r.memoryTimelinePath.empty())
+        std::cerr << "tilescope-cli: memory timeline: " << r.memoryTimelinePath << "\n";
     if (r.status != SessionResult::Status::Ok) {
         std::cerr << "tilescope-cli: capture " << statusName(r.status) << ": " << r.error << "\n";
         std::cerr << "  command: " << r.commandLine << "\n";

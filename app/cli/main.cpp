@@ -9,6 +9,9 @@
 #include "roofline/classify.h"
 #include "report/classifyreport.h"
 #include "capturecommand.h"
+#include "memory/memoryanalysis.h"
+#include "memorycommand.h"
+#include "report/memoryreport.h"
 #include "report/sourcereport.h"
 #include "roofline/sourceinspect.h"
 
@@ -86,6 +89,16 @@ const char* kInspectUsage = R"(  inspect FILE.cu [--format table|json]
       with line numbers and a conclusion. #include lines and comments prove nothing; call sites count
 )";
 
+const char* kMemoryUsage = R"(  memory FILE [--format table|json] [--events] [--partial]
+      device memory from a trace recorded with profile_memory=True: per device (cuda:N, cpu) the peak
+      allocated (the largest recorded Total Allocated) with its time and the op running on that thread,
+      peak reserved, final allocated, allocations and frees; out-of-memory requests; allocated at each
+      step's end (ProfilerStep#N, else a repeating top-level record_function region) and a suspected
+      leak (growth over 3 or more steps never given back); the top allocating ops (self) and the blocks
+      still live at the end. --events adds every allocation paired with its free (same device and
+      address). FILE may also be an allocator snapshot pickle or a memory timeline export (by content)
+)";
+
 struct CommandUsage
 {
     const char* name;
@@ -95,8 +108,9 @@ struct CommandUsage
 // Every command's usage, in the order --help lists them.
 std::vector<CommandUsage> commandUsages()
 {
-    return {{"info", kInfoUsage},         {"summary", kSummaryUsage}, {"overlap", kOverlapUsage},      {"device", kDeviceUsage},
-            {"classify", kClassifyUsage}, {"inspect", kInspectUsage}, {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}};
+    return {{"info", kInfoUsage},     {"summary", kSummaryUsage},      {"overlap", kOverlapUsage},
+            {"device", kDeviceUsage}, {"classify", kClassifyUsage},    {"inspect", kInspectUsage},
+            {"memory", kMemoryUsage}, {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}};
 }
 
 std::string fullUsage()
@@ -371,6 +385,27 @@ int runInspect(const Arguments& a)
     return 0;
 }
 
+int runMemory(const Arguments& a)
+{
+    const std::string format = a.get("format").value_or("table");
+    if (format != "table" && format != "json")
+        throw UsageError{"--format for memory is table or json, got '" + format + "'"};
+    std::unique_ptr<trace::Trace> t;
+    try {
+        t = load(a);
+    } catch (const io::TraceFileError& e) {
+        if (e.isMemoryData())
+            return cli::runMemoryOnOtherFile(a.trace, format);
+        throw;
+    }
+    if (t->memory.empty())
+        throw io::TraceFileError(a.trace, std::nullopt, std::string(memory::kNoMemoryRecordsText));
+    const memory::MemoryAnalysis analysis = memory::analyzeMemory(*t);
+    const report::MemoryReportOptions options{a.has("events")};
+    std::cout << (format == "json" ? report::memoryJson(*t, analysis, options) : report::memoryText(*t, analysis, options));
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -407,6 +442,8 @@ int main(int argc, char** argv)
             return runInspect(parseArguments(argc, argv, {}, {"format"}));
         if (command == "device")
             return runDevice(parseArguments(argc, argv, {"partial"}, {"ceilings", "devices"}));
+        if (command == "memory")
+            return runMemory(parseArguments(argc, argv, {"partial", "events"}, {"format"}));
         if (command == "overlap")
             return runOverlap(parseArguments(argc, argv, {"partial", "all-devices"}, {"format", "window"}));
         throw UsageError{"unknown command '" + command + "'"};

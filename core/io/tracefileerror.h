@@ -20,12 +20,16 @@ public:
     // Complete events before the problem (a truncated or damaged trace): a partial load keeps them.
     uint64_t completeEventsBefore() const { return m_completeEventsBefore; }
     void setCompleteEventsBefore(uint64_t events) { m_completeEventsBefore = events; }
+    // Not a trace but memory data read elsewhere (an allocator snapshot, a memory timeline export).
+    bool isMemoryData() const { return m_memoryData; }
+    void setMemoryData(bool memoryData) { m_memoryData = memoryData; }
 
 private:
     std::string m_path;
     std::optional<uint64_t> m_offset;
     std::string m_problem;
     uint64_t m_completeEventsBefore = 0;
+    bool m_memoryData = false;
 };
 
 // Thrown when a load is cancelled from another thread.

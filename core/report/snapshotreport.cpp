@@ -6,6 +6,7 @@
 #include "io/smalljson.h"
 #include "io/tracefileerror.h"
 #include "memory/bytecount.h"
+#include "stats/bytestext.h"
 #include "stats/timetext.h"
 #include "stats/torchtable.h"
 
@@ -48,7 +49,7 @@ std::string whereText(const AllocatorSnapshot& s, memory::StackId stack)
 
 std::string bytesText(int64_t bytes)
 {
-    return stats::formatTorchMemory(bytes) + " (" + stats::formatCount(static_cast<uint64_t>(std::max<int64_t>(bytes, 0))) + " B)";
+    return stats::formatBytes(bytes) + " (" + stats::formatCount(static_cast<uint64_t>(std::max<int64_t>(bytes, 0))) + " B)";
 }
 
 // (segment, block) of the largest blocks that are not inactive, largest first, then by address.
@@ -225,8 +226,8 @@ std::string snapshotText(const AllocatorSnapshot& s)
         out << "  " << padLeft("size", 12) << "  " << padLeft("requested", 12) << "  " << pad("state", 21)
             << "allocated at (user frame first)\n";
     for (const memory::SnapshotBlock* b : largest)
-        out << "  " << padLeft(stats::formatTorchMemory(b->size), 12) << "  " << padLeft(stats::formatTorchMemory(b->requestedSize), 12)
-            << "  " << pad(std::string(memory::blockStateName(b->state)), 21)
+        out << "  " << padLeft(stats::formatBytes(b->size), 12) << "  " << padLeft(stats::formatBytes(b->requestedSize), 12) << "  "
+            << pad(std::string(memory::blockStateName(b->state)), 21)
             << (b->stack == memory::kEmptyStack ? std::string("-") : whereText(s, b->stack)) << "\n";
     return out.str();
 }
@@ -286,8 +287,8 @@ std::string memoryTimelineText(const MemoryTimeline& t)
         const auto& info = memory::memoryCategoryInfo(c);
         const auto categoryPeak = memory::peakOfCategory(t, c);
         out << "  " << pad(std::string(info.name), 17) << pad(std::string(info.colourName), 14)
-            << padLeft(stats::formatTorchMemory(categoryPeak.bytes), 12) << "  " << pad(offsetText(t, categoryPeak.timeUs), 14)
-            << padLeft(stats::formatTorchMemory(t.size() ? t.rows.back()[c] : 0), 12) << "\n";
+            << padLeft(stats::formatBytes(categoryPeak.bytes), 12) << "  " << pad(offsetText(t, categoryPeak.timeUs), 14)
+            << padLeft(stats::formatBytes(t.size() ? t.rows.back()[c] : 0), 12) << "\n";
     }
     return out.str();
 }

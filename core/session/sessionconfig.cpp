@@ -120,6 +120,9 @@ std::string toJson(const SessionConfig& c)
     j["profile_memory"] = c.profileMemory;
     j["with_stack"] = c.withStack;
     j["with_flops"] = c.withFlops;
+    j["memory_snapshot"] = c.memorySnapshot;
+    j["memory_timeline"] = c.memoryTimeline;
+    j["memory_snapshot_max_entries"] = c.memorySnapshotMaxEntries;
     j["flops"] = io::jsonNumber(c.flopsPerCall);
     j["bytes"] = io::jsonNumber(c.bytesPerCall);
     j["ref_flops"] = io::jsonNumber(c.refFlopsPerCall);
@@ -205,6 +208,9 @@ SessionConfig sessionConfigFromValue(const io::Json& root, const std::string& so
     r.boolean("profile_memory", c.profileMemory);
     r.boolean("with_stack", c.withStack);
     r.boolean("with_flops", c.withFlops);
+    r.boolean("memory_snapshot", c.memorySnapshot);
+    r.boolean("memory_timeline", c.memoryTimeline);
+    r.integer("memory_snapshot_max_entries", c.memorySnapshotMaxEntries, 1);
     r.optionalNumber("flops", c.flopsPerCall);
     r.optionalNumber("bytes", c.bytesPerCall);
     r.optionalNumber("ref_flops", c.refFlopsPerCall);
@@ -260,6 +266,10 @@ std::vector<std::string> validate(const SessionConfig& c)
         break;
     case SessionMode::Calibrate: break;
     }
+    if ((c.memorySnapshot || c.memoryTimeline) && c.mode != SessionMode::Script && c.mode != SessionMode::Kernel)
+        problems.push_back(std::string("the memory snapshot and timeline (--memory-snapshot, --memory-timeline) are recorded by the "
+                                       "Python harness, so only in script and kernel sessions, not in a ")
+                           + modeName(c.mode) + " session");
     if (c.outputDirectory.empty())
         problems.push_back("no output folder given");
     if (!c.cpuActivity && !c.cudaActivity && c.mode != SessionMode::Calibrate && c.mode != SessionMode::Command)

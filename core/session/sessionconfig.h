@@ -48,6 +48,11 @@ struct SessionConfig
     int measuredIterations = 5;              // Kernel, TorchScript: calls inside it
     std::optional<ProfileSchedule> schedule; // Script: unset profiles the whole script
     bool recordShapes = true, profileMemory = false, withStack = false, withFlops = true;
+    // Script, Kernel (docs/sessions.md, "Memory recording"): the CUDA allocator's history around the profiled
+    // window (memory_snapshot.pickle), and torch's per-category memory timeline (memory_timeline.json; the
+    // harness turns on recordShapes, profileMemory and withStack for it). Both need CUDA and torch >= 2.1.
+    bool memorySnapshot = false, memoryTimeline = false;
+    int memorySnapshotMaxEntries = 100000; // _record_memory_history(max_entries=): the history's ring buffer
 
     std::optional<double> flopsPerCall, bytesPerCall;       // Kernel: into the annotations sidecar
     std::optional<double> refFlopsPerCall, refBytesPerCall; // Kernel: for the reference region

@@ -39,6 +39,8 @@ SessionManifest readSessionManifest(const std::string& path)
     m.keyAverages = resolved(dir, text(root, "key_averages"));
     m.annotations = resolved(dir, text(root, "annotations"));
     m.calibration = resolved(dir, text(root, "calibration"));
+    m.memorySnapshot = resolved(dir, text(root, "memory_snapshot"));
+    m.memoryTimeline = resolved(dir, text(root, "memory_timeline"));
     if (const io::Json* s = io::jsonMember(root, "sources"); s && s->is_array())
         for (const io::Json& item : *s)
             if (item.is_object())

@@ -26,6 +26,7 @@ struct SessionManifest
 {
     std::string mode, status, torch, profiler, deviceName;
     std::string trace, keyAverages, annotations, calibration;
+    std::string memorySnapshot, memoryTimeline; // "memory_snapshot", "memory_timeline"; empty when not recorded
     std::vector<KernelSource> sources;
     std::vector<SessionCheck> checks;
     std::vector<std::string> notes;

@@ -62,7 +62,7 @@ std::string newestTrace(const fs::path& dir, fs::file_time_type startedAt)
         const std::string name = entry.path().filename().string();
         const bool json = name.size() > 5 && (name.ends_with(".json") || name.ends_with(".json.gz"));
         if (!entry.is_regular_file(ec) || !json || name.starts_with(kSessionFilePrefix) || name.ends_with(".annotations.json")
-            || name == kKeyAveragesFile || name == kCalibrationFile)
+            || name == kKeyAveragesFile || name == kCalibrationFile || name.find(kMemoryTimelineStem) != std::string::npos)
             continue;
         const auto t = entry.last_write_time(ec);
         if (t >= startedAt && (best.empty() || t > bestTime)) {
@@ -253,7 +253,7 @@ SessionResult runSession(const SessionConfig& input, const SessionTools& tools, 
         }
     }
     const SessionManifest& m = result.manifest;
-    const std::string defaultTrace = (dir / "trace.pt.trace.json").string();
+    const std::string defaultTrace = (dir / kTraceFile).string();
     const std::string trace = !m.trace.empty() ? m.trace : defaultTrace;
     if (freshFile(trace, startedAt))
         result.tracePath = trace;
@@ -263,6 +263,10 @@ SessionResult runSession(const SessionConfig& input, const SessionTools& tools, 
         result.annotationsPath = m.annotations;
     if (freshFile(m.calibration, startedAt))
         result.calibrationPath = m.calibration;
+    if (freshFile(m.memorySnapshot, startedAt))
+        result.memorySnapshotPath = m.memorySnapshot;
+    if (freshFile(m.memoryTimeline, startedAt))
+        result.memoryTimelinePath = m.memoryTimeline;
 
     const std::string program = spec.argv.empty() ? std::string() : fs::path(spec.argv[0]).filename().string();
     if (outcome.cancelled) {

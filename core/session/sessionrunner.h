@@ -35,7 +35,8 @@ struct SessionResult
     std::string outputDirectory, configPath, manifestPath;
     std::string tracePath; // set when a trace exists, also after a failure (it may open partially)
     std::string keyAveragesPath, annotationsPath, calibrationPath;
-    SessionManifest manifest; // empty fields when the child wrote none
+    std::string memorySnapshotPath, memoryTimelinePath; // --memory-snapshot, --memory-timeline: open with the trace
+    SessionManifest manifest;                           // empty fields when the child wrote none
 };
 const char* statusName(SessionResult::Status status);
 

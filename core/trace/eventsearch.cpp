@@ -67,4 +67,41 @@ uint32_t firstEventNamed(const Trace& trace, std::string_view name, const std::f
     return best;
 }
 
+uint32_t innermostEventAt(const Trace& trace, TrackId track, int64_t time, const std::function<bool(const Event&)>& accept)
+{
+    if (track >= trace.tracks.size())
+        return kNoIndex;
+    const std::vector<uint32_t>& list = trace.tracks[track].events;
+    const auto startsAfter = [&](int64_t t, uint32_t e) { return t < trace.events[e].start; };
+    // Sorted by start, longer first: the last event starting at or before `time` is the deepest candidate,
+    // and every event containing `time` was still open when it was nested, so it is on its parent chain.
+    auto it = std::upper_bound(list.begin(), list.end(), time, startsAfter);
+    while (it != list.begin()) {
+        uint32_t e = *(it - 1);
+        for (;;) {
+            const Event& event = trace.events[e];
+            if ((time < event.end() || time == event.start) && (!accept || accept(event)))
+                return e;
+            if (event.parent == kNoIndex)
+                break;
+            e = event.parent;
+        }
+        // The chain ended at a top-level event: everything before it ended by its start, so nothing else
+        // contains `time`. A slice that overlaps an earlier one without nesting has no parent either, yet
+        // an event before it may still contain `time`: go on from the event just before it.
+        if (!(trace.events[e].flags & PartialOverlap))
+            return kNoIndex;
+        it = std::upper_bound(list.begin(), list.end(), trace.events[e].start, startsAfter);
+        while (it != list.begin() && *(it - 1) != e)
+            --it;
+        if (it != list.begin())
+            --it;
+    }
+    return kNoIndex;
+}
+
+bool isHostOp(const Event& e) { return e.kind == EventKind::CpuOp || e.kind == EventKind::UserAnnotation; }
+
+uint32_t innermostHostOpAt(const Trace& trace, TrackId track, int64_t time) { return innermostEventAt(trace, track, time, isHostOp); }
+
 } // namespace tilescope::trace

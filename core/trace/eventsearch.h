@@ -34,4 +34,15 @@ private:
 // when there is none.
 uint32_t firstEventNamed(const Trace& trace, std::string_view name, const std::function<bool(const Event&)>& accept = {});
 
+// The innermost event on `track` that contains `time` ([start, end), as the loader nests them; an
+// instant contains its own time) and for which `accept` holds (every event when empty); kNoIndex when
+// none. O(log n + depth): a binary search for the last event starting at or before `time`, then up its
+// parent chain, where every event containing `time` lies, innermost first.
+uint32_t innermostEventAt(const Trace& trace, TrackId track, int64_t time, const std::function<bool(const Event&)>& accept = {});
+
+// The innermost host op (cpu_op or user_annotation) running on `track` at `time`: what a `[memory]`
+// record or a click on the memory graph is attributed to. kNoIndex when none.
+uint32_t innermostHostOpAt(const Trace& trace, TrackId track, int64_t time);
+bool isHostOp(const Event& e);
+
 } // namespace tilescope::trace

@@ -322,8 +322,10 @@ StringId Loader::internString(JsonToken token, const char* what)
 void Loader::notATrace(const std::string& what, bool memoryData)
 {
     m_sawTraceEvents = false; // not a trace that --partial could keep part of
-    throw io::TraceFileError(m_source.name(), std::nullopt,
+    io::TraceFileError error(m_source.name(), std::nullopt,
                              "this is " + what + ", not a trace" + (memoryData ? "; open it with `tilescope-cli memory`" : ""));
+    error.setMemoryData(memoryData);
+    throw error;
 }
 
 void Loader::identifyNonTrace()

@@ -7,7 +7,8 @@
 The config is the JSON TileScope writes (docs/sessions.md); "Export harness" writes a copy of this file
 with the config embedded, to run on a remote GPU box with just `python FILE.py [--out DIR]`.
 Progress goes to stdout as `@tilescope {json}` lines; the output folder gets the trace, torch's own
-key_averages rows, the annotations sidecar, generated kernel sources and the manifest (written last).
+key_averages rows, the annotations sidecar, generated kernel sources, the memory snapshot and timeline
+when asked for, and the manifest (written last).
 Works with torch 1.13 (CPU, legacy profiler) and torch 2.x (Kineto, CUDA).
 """
 import argparse
@@ -28,6 +29,8 @@ EMBEDDED_CONFIG = None  # "Export harness" replaces this line with the session's
 
 MANIFEST = "tilescope-session.json"
 TRACE = "trace.pt.trace.json"
+MEMORY_SNAPSHOT = "memory_snapshot.pickle"  # core/session/sessionfiles.h spells the same names
+MEMORY_TIMELINE = "memory_timeline.json"
 KERNEL_REGION = "tilelang_kernel"
 REFERENCE_REGION = "torch_ref"
 
@@ -137,12 +140,25 @@ def load_callable(spec, what):
     return obj
 
 
+def has_kineto(torch):
+    return bool(getattr(torch.autograd, "kineto_available", lambda: False)())
+
+
+def memory_recording(torch, cfg, device, out, session):
+    """The session's MemoryRecording; refuses before anything runs when it cannot record what was asked."""
+    memory = MemoryRecording(torch, cfg, device, out, session)
+    problem = memory.check(has_kineto(torch))
+    if problem:
+        raise SessionError(problem)
+    return memory
+
+
 class Profiling:
     """torch.profiler where it exists (Kineto or its legacy fallback), with only the options this torch knows."""
 
     def __init__(self, torch, cfg, device, notes):
         self.torch = torch
-        self.kineto = bool(getattr(torch.autograd, "kineto_available", lambda: False)())
+        self.kineto = has_kineto(torch)
         self.notes = notes
         activities = set(cfg.get("activities") or ["cpu", "cuda"])
         if device.startswith("cuda") and not self.kineto and "cuda" in activities:
@@ -152,6 +168,13 @@ class Profiling:
         self.activities = activities
         self.options = {k: bool(cfg.get(k, d)) for k, d in
                         (("record_shapes", True), ("profile_memory", False), ("with_stack", False), ("with_flops", True))}
+        if cfg.get("memory_timeline"):
+            turned_on = [k for k in MemoryRecording.TIMELINE_NEEDS if not self.options[k]]
+            for k in turned_on:
+                self.options[k] = True
+            if turned_on:
+                notes.append(f"--memory-timeline turned on {' and '.join(turned_on)} (torch's export_memory_timeline "
+                             f"needs {', '.join(MemoryRecording.TIMELINE_NEEDS)})")
 
     @property
     def kind(self):
@@ -177,6 +200,102 @@ class Profiling:
         return torch.profiler.profile(**kwargs)
 
 
+class MemoryRecording:
+    """--memory-snapshot and --memory-timeline (docs/sessions.md, "Memory recording").
+
+    The snapshot is the CUDA caching allocator's history, recorded from right before the profiled window to
+    right after it and dumped as a pickle; the timeline is torch's per-category memory plot of the profiled
+    window. Both need a CUDA device and torch >= 2.1; check() refuses before anything runs."""
+
+    TIMELINE_NEEDS = ("record_shapes", "profile_memory", "with_stack")
+
+    def __init__(self, torch, cfg, device, out, session):
+        self.torch = torch
+        self.snapshot = bool(cfg.get("memory_snapshot"))
+        self.timeline = bool(cfg.get("memory_timeline"))
+        self.max_entries = int(cfg.get("memory_snapshot_max_entries") or 100000)
+        self.device = device
+        self.out = out
+        self.session = session
+        self.recording = False
+
+    def check(self, kineto):
+        """One sentence when what was asked for cannot be recorded here, else None."""
+        wanted = [opt for opt, on in (("--memory-snapshot", self.snapshot), ("--memory-timeline", self.timeline)) if on]
+        if not wanted:
+            return None
+        torch = self.torch
+        missing = []
+        if self.snapshot:
+            memory = getattr(torch.cuda, "memory", None)
+            record = getattr(memory, "_record_memory_history", None)
+            if record is None or not hasattr(memory, "_dump_snapshot"):
+                missing.append("torch.cuda.memory._dump_snapshot" if record else "torch.cuda.memory._record_memory_history")
+            elif "max_entries" not in inspect.signature(record).parameters:
+                missing.append("_record_memory_history(max_entries=...)")
+        if self.timeline:
+            if not hasattr(getattr(torch, "profiler", None), "profile") or \
+                    not hasattr(torch.profiler.profile, "export_memory_timeline"):
+                missing.append("torch.profiler.profile.export_memory_timeline")
+            elif not kineto:
+                missing.append("Kineto")
+        reasons = []
+        if missing:
+            reasons.append(f"torch {torch.__version__} here has no {' and no '.join(missing)}")
+        if not torch.cuda.is_available():
+            reasons.append(("and " if reasons else f"torch {torch.__version__} here ") + "sees no CUDA device")
+        elif not self.device.startswith("cuda"):
+            reasons.append(("and " if reasons else "") + f"the session's device is {self.device}: choose cuda or auto")
+        if not reasons:
+            return None
+        return f"{' and '.join(wanted)} need{'s' if len(wanted) == 1 else ''} CUDA and torch \u2265 2.1 ({' '.join(reasons)})"
+
+    def cuda_device(self):
+        """'cuda:N', as export_memory_timeline names a device."""
+        index = self.torch.device(self.device).index
+        return f"cuda:{self.torch.cuda.current_device() if index is None else index}"
+
+    def start(self):
+        """Right before the profiled window."""
+        if not self.snapshot:
+            return
+        self.torch.cuda.memory._record_memory_history(max_entries=self.max_entries)
+        self.recording = True
+        log(f"recording the CUDA allocator's history (max_entries={self.max_entries})")
+
+    def stop(self):
+        """Right after the profiled window, also when it failed (an out-of-memory error is when the snapshot
+        matters most): dump the history and stop recording."""
+        if not self.recording:
+            return
+        self.recording = False
+        path = os.path.join(self.out, MEMORY_SNAPSHOT)
+        try:
+            self.torch.cuda.memory._dump_snapshot(path)
+            emit("artifact", kind="memory_snapshot", path=path)
+            self.session["memory_snapshot"] = MEMORY_SNAPSHOT
+        except Exception as e:
+            self.session["notes"].append(f"the memory snapshot was not written: {type(e).__name__}: {e}")
+        finally:
+            self.torch.cuda.memory._record_memory_history(enabled=None)
+
+    def export_timeline(self, prof):
+        """After the profiler stopped (its first cycle only, the one the manifest's trace names)."""
+        if not self.timeline or "memory_timeline" in self.session:
+            return
+        device = self.cuda_device()
+        phase("export", f"exporting the memory timeline of {device}")
+        path = os.path.join(self.out, MEMORY_TIMELINE)
+        try:
+            prof.export_memory_timeline(path, device=device)
+        except Exception as e:  # the trace is still good: say why the timeline is missing
+            traceback.print_exc()
+            self.session["notes"].append(f"the memory timeline was not written: {type(e).__name__}: {e}")
+            return
+        emit("artifact", kind="memory_timeline", path=path)
+        self.session["memory_timeline"] = MEMORY_TIMELINE
+
+
 def average_row(evt, by_shape):
     def first(*names):
         for n in names:
@@ -199,8 +318,9 @@ def average_row(evt, by_shape):
     }
 
 
-def export(torch, prof, out, trace_name, keyavg_name, session):
-    """The trace and torch's own key_averages rows (the form of `tilescope-cli summary --format json`)."""
+def export(torch, prof, out, trace_name, keyavg_name, session, memory=None):
+    """The trace and torch's own key_averages rows (the form of `tilescope-cli summary --format json`), and
+    the memory timeline when asked for."""
     phase("export", f"exporting {trace_name}")
     trace_path = os.path.join(out, trace_name)
     prof.export_chrome_trace(trace_path)
@@ -214,6 +334,8 @@ def export(torch, prof, out, trace_name, keyavg_name, session):
                    "rows": rows, "rows_by_input_shape": by_shape}, f, indent=1)
         f.write("\n")
     emit("artifact", kind="key_averages", path=keyavg_path)
+    if memory is not None:
+        memory.export_timeline(prof)
     return trace_path, keyavg_path
 
 
@@ -354,6 +476,7 @@ def run_script(torch, cfg, out, session):
         raise SessionError(f"script '{script}' does not exist")
     device = pick_device(torch, cfg.get("device"))
     session["device"] = device_properties(torch, device)
+    memory = memory_recording(torch, cfg, device, out, session)
     prof_factory = Profiling(torch, cfg, device, session["notes"])
     session["profiler"] = prof_factory.kind
     counter = StepCounter(torch)
@@ -367,7 +490,7 @@ def run_script(torch, cfg, out, session):
         n = len(traces)
         name = TRACE if n == 0 else f"trace.cycle{n + 1}.pt.trace.json"
         keyavg = "key_averages.json" if n == 0 else f"key_averages.cycle{n + 1}.json"
-        traces.append(export(torch, prof, out, name, keyavg, session))
+        traces.append(export(torch, prof, out, name, keyavg, session, memory))
 
     if schedule:
         counter.total = (schedule["wait"] + schedule["warmup"] + schedule["active"]) * max(schedule["repeat"], 1)
@@ -378,6 +501,7 @@ def run_script(torch, cfg, out, session):
     phase("profile", f"running {os.path.basename(script)}")
     failure = None
     prof = prof_factory.profile(schedule=schedule, on_trace_ready=on_ready if schedule else None)
+    memory.start()
     prof.__enter__()
     counter.prof = prof if schedule else None
     try:
@@ -392,7 +516,10 @@ def run_script(torch, cfg, out, session):
         counter.open_regions = 0
         counter.flush()  # a step still waiting on a region the script never closed
         counter.prof = None
-        prof.__exit__(None, None, None)
+        try:
+            prof.__exit__(None, None, None)
+        finally:
+            memory.stop()
     if not schedule:
         on_ready(prof)
     elif not traces:
@@ -508,6 +635,7 @@ def write_annotations(cfg, out, trace_rel, source_rel, session):
 def run_kernel(torch, cfg, out, session):
     device = pick_device(torch, cfg.get("device"))
     session["device"] = device_properties(torch, device)
+    memory = memory_recording(torch, cfg, device, out, session)
     prof_factory = Profiling(torch, cfg, device, session["notes"])
     session["profiler"] = prof_factory.kind
     phase("setup", f"loading {cfg.get('kernel')} and {cfg.get('reference')} on {device}")
@@ -555,18 +683,22 @@ def run_kernel(torch, cfg, out, session):
 
     record = torch.autograd.profiler.record_function
     prof = prof_factory.profile()
-    with prof:
-        for i in range(iters):
-            with record(KERNEL_REGION):
-                kernel(*inputs)
-            phase("profile", f"{KERNEL_REGION} {i + 1}/{iters}", step=i + 1, of=2 * iters)
-        synchronize(torch, device)
-        for i in range(iters):
-            with record(REFERENCE_REGION):
-                reference(*inputs)
-            phase("profile", f"{REFERENCE_REGION} {i + 1}/{iters}", step=iters + i + 1, of=2 * iters)
-        synchronize(torch, device)
-    trace_path, keyavg_path = export(torch, prof, out, TRACE, "key_averages.json", session)
+    memory.start()
+    try:
+        with prof:
+            for i in range(iters):
+                with record(KERNEL_REGION):
+                    kernel(*inputs)
+                phase("profile", f"{KERNEL_REGION} {i + 1}/{iters}", step=i + 1, of=2 * iters)
+            synchronize(torch, device)
+            for i in range(iters):
+                with record(REFERENCE_REGION):
+                    reference(*inputs)
+                phase("profile", f"{REFERENCE_REGION} {i + 1}/{iters}", step=iters + i + 1, of=2 * iters)
+            synchronize(torch, device)
+    finally:
+        memory.stop()
+    trace_path, keyavg_path = export(torch, prof, out, TRACE, "key_averages.json", session, memory)
     session["trace"], session["key_averages"] = os.path.relpath(trace_path, out), os.path.relpath(keyavg_path, out)
     write_annotations(cfg, out, session["trace"], source_rel, session)
 
@@ -577,7 +709,7 @@ def write_manifest(out, session):
     manifest = {"version": 1, "mode": session["cfg"].get("mode", "script"), "status": session["status"],
                 "torch": session.get("torch", ""), "profiler": session.get("profiler", ""),
                 "python": sys.executable, "device": session.get("device", {})}
-    for key in ("trace", "key_averages", "annotations", "more_traces", "steps"):
+    for key in ("trace", "key_averages", "annotations", "more_traces", "memory_snapshot", "memory_timeline", "steps"):
         if key in session:
             manifest[key] = session[key]
     manifest["sources"] = session.get("sources", [])

@@ -2,6 +2,8 @@
 // Profiling sessions end to end with Debian's python3-torch (1.13, CPU, legacy profiler): script and
 // kernel-vs-reference modes, the exported harness, failures, timeout, cancel, and tilescope-cli capture.
 #include "roofline/classify.h"
+#include "session/captureargs.h"
+#include "session/commandline.h"
 #include "session/harnessexport.h"
 #include "session/manifestwriter.h"
 #include "session/sessionfiles.h"
@@ -13,6 +15,7 @@
 #include "stats/keyaverages.h"
 #include "trace/traceloader.h"
 #include "io/smalljson.h"
+#include "io/textfile.h"
 #include "io/tracefileerror.h"
 #include "testutil.h"
 
@@ -66,6 +69,18 @@ int processesWith(const std::string& marker)
     }
     return n;
 }
+
+// The torch of kPython: its version and whether it sees a CUDA device.
+std::string probeTorch(const char* expression)
+{
+    QProcess p;
+    p.start(QString::fromLatin1(kPython),
+            {QStringLiteral("-c"), QStringLiteral("import torch; print(") + QLatin1String(expression) + u')'});
+    p.waitForFinished(60000);
+    return p.readAllStandardOutput().trimmed().toStdString();
+}
+std::string torchVersion() { return probeTorch("torch.__version__"); }
+bool torchHasCuda() { return probeTorch("torch.cuda.is_available()") == "True"; }
 
 struct CliResult
 {
@@ -122,12 +137,33 @@ private slots:
         c.flopsPerCall = 137438953472.0;
         c.cudaActivity = false;
         c.withStack = true;
+        c.memorySnapshot = true;
+        c.memoryTimeline = true;
+        c.memorySnapshotMaxEntries = 5000;
         const SessionConfig back = sessionConfigFromJson(toJson(c), "test");
         QCOMPARE(toJson(back), toJson(c));
+        QVERIFY(back.memorySnapshot && back.memoryTimeline);
+        QCOMPARE(back.memorySnapshotMaxEntries, 5000);
         QCOMPARE(back.schedule->active, 4);
         QCOMPARE(*back.flopsPerCall, 137438953472.0);
         QVERIFY(!back.cudaActivity);
         QCOMPARE(back.args[1], std::string("--x=\"1\""));
+    }
+
+    void configsFromBeforeTheMemoryOptionsStillLoad()
+    {
+        // A config saved before --memory-snapshot existed: the memory keys take their defaults.
+        const SessionConfig old = sessionConfigFromJson(R"({"version": 1, "mode": "script", "script": "t.py", "profile_memory": true,
+                                                            "record_shapes": true, "with_stack": false, "out": "o"})",
+                                                        "old.json");
+        const SessionConfig defaults;
+        QVERIFY(!old.memorySnapshot && !old.memoryTimeline);
+        QCOMPARE(old.memorySnapshotMaxEntries, defaults.memorySnapshotMaxEntries);
+        QVERIFY(old.profileMemory);
+        const io::Json written = io::parseSmallJson(toJson(SessionConfig{}), "default");
+        QCOMPARE(written.at("memory_snapshot").get<bool>(), false);
+        QCOMPARE(written.at("memory_timeline").get<bool>(), false);
+        QCOMPARE(written.at("memory_snapshot_max_entries").get<int>(), 100000);
     }
 
     void badConfigsNameTheFileAndTheField()
@@ -147,6 +183,9 @@ private slots:
         expectError("{\"args\": \"x\"}", "'args'");
         expectError("{\"activities\": [\"gpu\"]}", "'activities'");
         expectError("{\"mode\": ", "my-session.json");
+        expectError("{\"memory_snapshot\": \"yes\"}", "'memory_snapshot' must be true or false");
+        expectError("{\"memory_timeline\": 1}", "'memory_timeline' must be true or false");
+        expectError("{\"memory_snapshot_max_entries\": 0}", "'memory_snapshot_max_entries' must be a whole number >= 1");
     }
 
     void validationSaysWhatIsMissing()
@@ -170,6 +209,29 @@ private slots:
         cmd.command = "python train.py";
         cmd.outputDirectory = "x";
         QVERIFY(validate(cmd).at(0).find("{out}") != std::string::npos);
+        // The memory options belong to the Python harness: other modes refuse them before starting.
+        for (const SessionMode mode : {SessionMode::TorchScript, SessionMode::Command, SessionMode::Calibrate}) {
+            SessionConfig m;
+            m.mode = mode;
+            m.torchscript = testutil::sessionData("train_loop.py");
+            m.command = "x {out}";
+            m.outputDirectory = "x";
+            QVERIFY(validate(m).empty());
+            m.memoryTimeline = true;
+            const auto problems = validate(m);
+            QCOMPARE(problems.size(), size_t(1));
+            QCOMPARE(problems[0],
+                     "the memory snapshot and timeline (--memory-snapshot, --memory-timeline) are recorded by the Python "
+                     "harness, so only in script and kernel sessions, not in a "
+                         + std::string(modeName(mode)) + " session");
+        }
+        for (const SessionMode mode : {SessionMode::Script, SessionMode::Kernel}) {
+            SessionConfig m;
+            m.mode = mode;
+            m.memorySnapshot = m.memoryTimeline = true;
+            for (const std::string& p : validate(m))
+                QVERIFY2(p.find("memory") == std::string::npos, p.c_str());
+        }
     }
 
     void progressLinesBecomeEvents()
@@ -237,6 +299,88 @@ private slots:
         QCOMPARE(read.deviceName, std::string("H200"));
         QCOMPARE(read.trace, (fs::path(dir) / kTraceFile).string());
         QCOMPARE(read.notes, m.notes);
+        QVERIFY(read.memorySnapshot.empty() && read.memoryTimeline.empty());
+    }
+
+    void manifestNamesTheMemoryFiles()
+    {
+        // As the harness writes it: names relative to the folder, read back absolute.
+        const std::string dir = out("manifest-memory");
+        fs::create_directories(dir);
+        io::Json j = {{"version", 1},
+                      {"mode", "script"},
+                      {"status", "ok"},
+                      {"trace", kTraceFile},
+                      {"memory_snapshot", kMemorySnapshotFile},
+                      {"memory_timeline", kMemoryTimelineFile}};
+        io::writeTextFile(dir + "/" + kManifestFile, io::dumpJson(j), "test manifest");
+        const SessionManifest m = readSessionManifest(dir + "/" + kManifestFile);
+        QCOMPARE(m.memorySnapshot, dir + "/memory_snapshot.pickle");
+        QCOMPARE(m.memoryTimeline, dir + "/memory_timeline.json");
+        // The harness spells the same names as sessionfiles.h.
+        const std::string harness = testutil::readFile(tools().harness);
+        QVERIFY(harness.find("MEMORY_SNAPSHOT = \"" + std::string(kMemorySnapshotFile) + "\"") != std::string::npos);
+        QVERIFY(harness.find("MEMORY_TIMELINE = \"" + std::string(kMemoryTimelineFile) + "\"") != std::string::npos);
+    }
+
+    void harnessMemoryRecordingAgainstStandInTorch()
+    {
+        // The paths that need CUDA and torch >= 2.1, run here against stand-in torch modules.
+        QProcess p;
+        p.start(QString::fromLatin1(kPython),
+                {QStringLiteral(TILESCOPE_SOURCE_DIR "/tests/tools/test_harness_memory.py"), QString::fromStdString(tools().harness)});
+        QVERIFY(p.waitForFinished(60000));
+        const QByteArray output = p.readAllStandardOutput() + p.readAllStandardError();
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, output.constData());
+        QVERIFY2(output.contains("ok: harness memory recording"), output.constData());
+    }
+
+    void memoryOptionsAreRefusedBeforeRunningWithoutCuda_data()
+    {
+        QTest::addColumn<bool>("kernelMode");
+        QTest::addColumn<bool>("snapshot");
+        QTest::addColumn<bool>("timeline");
+        QTest::addColumn<QString>("options");
+        QTest::newRow("script, snapshot") << false << true << false << QStringLiteral("--memory-snapshot needs");
+        QTest::newRow("script, timeline") << false << false << true << QStringLiteral("--memory-timeline needs");
+        QTest::newRow("kernel, both") << true << true << true << QStringLiteral("--memory-snapshot and --memory-timeline need");
+    }
+
+    void memoryOptionsAreRefusedBeforeRunningWithoutCuda()
+    {
+        QFETCH(bool, kernelMode);
+        QFETCH(bool, snapshot);
+        QFETCH(bool, timeline);
+        QFETCH(QString, options);
+        if (torchHasCuda())
+            QSKIP("this torch sees a CUDA device: tools/gpu/prove_memory.sh checks the recording there");
+        SessionConfig c = base(kernelMode ? SessionMode::Kernel : SessionMode::Script, kernelMode ? "memkernel" : "memscript");
+        c.device.clear(); // auto: the CPU here
+        c.script = testutil::sessionData("train_loop.py");
+        c.kernel = testutil::sessionData("kernels.py") + ":broadcast_mm";
+        c.reference = testutil::sessionData("kernels.py") + ":reference_mm";
+        c.inputs = "f32:8x8,f32:8x8";
+        c.memorySnapshot = snapshot;
+        c.memoryTimeline = timeline;
+        std::vector<std::string> phases;
+        const SessionResult r = runSession(c, tools(), [&](const SessionEvent& e) {
+            if (e.kind == SessionEvent::Kind::Phase)
+                phases.push_back(e.phase);
+        });
+        QVERIFY(r.status == SessionResult::Status::Failed);
+        // One sentence: what was asked, what it needs, and what is missing here.
+        const std::string sentence = options.toStdString() + " CUDA and torch \u2265 2.1 (torch " + torchVersion() + " here ";
+        QVERIFY2(r.error.find(sentence) != std::string::npos, r.error.c_str());
+        QVERIFY2(r.error.ends_with("sees no CUDA device)"), r.error.c_str());
+        const std::string manifestError = io::jsonText(io::readSmallJsonFile(r.manifestPath), "error");
+        QVERIFY2(manifestError.starts_with(options.toStdString()), manifestError.c_str());
+        QCOMPARE(r.manifest.status, std::string("failed"));
+        // Before running: nothing was profiled, built or loaded.
+        QVERIFY(r.tracePath.empty());
+        QVERIFY(!fs::exists(c.outputDirectory + "/" + kTraceFile));
+        QVERIFY(!fs::exists(c.outputDirectory + "/" + kMemorySnapshotFile));
+        QCOMPARE(phases, (std::vector<std::string>{"setup", "setup"})); // TileScope's and the harness's
+        QVERIFY(r.memorySnapshotPath.empty() && r.memoryTimelinePath.empty());
     }
 
     void scriptSessionFollowsTheScheduleAndMatchesTorch()
@@ -519,7 +663,9 @@ private slots:
     void commandSessionFindsItsTrace()
     {
         SessionConfig c = base(SessionMode::Command, "command");
-        c.command = "cp " + testutil::dataPath("legacy/cpu_mlp/trace.json") + " {out}/from_command.json";
+        // A memory timeline written after the trace is not taken for it.
+        c.command = "cp " + testutil::dataPath("legacy/cpu_mlp/trace.json")
+            + " {out}/from_command.json && echo '[[1], [[0, 0, 0, 0, 0, 0, 0, 0, 0]]]' > {out}/run_memory_timeline.json";
         const SessionResult r = runSession(c, tools(), nullptr);
         QVERIFY2(r.status == SessionResult::Status::Ok, r.error.c_str());
         QCOMPARE(fs::path(r.tracePath).filename().string(), std::string("from_command.json"));
@@ -587,6 +733,116 @@ private slots:
         QCOMPARE(r.out, dir.toStdString() + "/trace.pt.trace.json\n");
         QVERIFY(r.err.find("[export]") != std::string::npos);
         QVERIFY(testutil::countNamed(*trace::loadTrace(dir.toStdString() + "/trace.pt.trace.json"), "train_step") == 3);
+    }
+
+    void cliCaptureRefusesTheMemoryOptionsClearly()
+    {
+        if (torchHasCuda())
+            QSKIP("this torch sees a CUDA device");
+        const QString dir = QString::fromStdString(out("climemory"));
+        CliResult r = runCli({QStringLiteral("capture"), QStringLiteral("--script"),
+                              QString::fromStdString(testutil::sessionData("train_loop.py")), QStringLiteral("--python"),
+                              QString::fromLatin1(kPython), QStringLiteral("--memory-snapshot"), QStringLiteral("--memory-timeline"),
+                              QStringLiteral("--out"), dir, QStringLiteral("--quiet"), QStringLiteral("--"), QStringLiteral("2")});
+        QCOMPARE(r.exitCode, 1);
+        const std::string sentence = "--memory-snapshot and --memory-timeline need CUDA and torch \u2265 2.1 (torch " + torchVersion();
+        QVERIFY2(r.err.find("capture failed: python3 exited with code 1: --memory-snapshot") != std::string::npos, r.err.c_str());
+        QVERIFY2(r.err.find(sentence) != std::string::npos, r.err.c_str());
+        QVERIFY2(r.err.find("Traceback") == std::string::npos, r.err.c_str());
+        QVERIFY(r.out.empty());
+        QVERIFY(!fs::exists(dir.toStdString() + "/" + kTraceFile));
+        // A TorchScript session cannot record them: refused as bad usage before anything starts.
+        r = runCli({QStringLiteral("capture"), QStringLiteral("--torchscript"),
+                    QString::fromStdString(testutil::sessionData("train_loop.py")), QStringLiteral("--inputs"), QStringLiteral("f32:4"),
+                    QStringLiteral("--memory-snapshot"), QStringLiteral("--out"), QString::fromStdString(out("climemory-ts"))});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.find("only in script and kernel sessions, not in a torchscript session") != std::string::npos, r.err.c_str());
+        r = runCli({QStringLiteral("capture"), QStringLiteral("--script"), QStringLiteral("x.py"),
+                    QStringLiteral("--memory-snapshot-entries"), QStringLiteral("0")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.find("--memory-snapshot-entries expects a whole number >= 1") != std::string::npos, r.err.c_str());
+        r = runCli({QStringLiteral("capture"), QStringLiteral("--script"), QStringLiteral("x.py"), QStringLiteral("--memory-snapshot=1")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.find("--memory-snapshot takes no value") != std::string::npos, r.err.c_str());
+    }
+
+    // What the Profile dialog shows as its command line is what the CLI runs: parsed back by the real
+    // tilescope-cli (--save-config writes the config it parsed; --export-harness or a validation problem
+    // stops it before anything runs), it is the same config.
+    void captureArgumentsParseBackToTheSameConfig()
+    {
+        std::vector<SessionConfig> configs;
+        SessionConfig script = base(SessionMode::Script, "args-script");
+        script.script = "/some where/train.py";
+        script.args = {"--epochs", "2", "a b", "", "it's"};
+        script.schedule = ProfileSchedule{0, 1, 3, 2};
+        script.memorySnapshot = true;
+        script.memoryTimeline = true;
+        script.memorySnapshotMaxEntries = 2500;
+        script.environment = {{"CUDA_VISIBLE_DEVICES", "1"}, {"X", "a=b c"}};
+        script.workingDirectory = "/tmp";
+        script.timeoutSeconds = 12.5;
+        script.recordShapes = false;
+        script.withStack = true;
+        script.withFlops = false;
+        script.profileMemory = true;
+        configs.push_back(script);
+        SessionConfig kernel = base(SessionMode::Kernel, "args-kernel");
+        kernel.kernel = "k.py:build";
+        kernel.kernelFactory = true;
+        kernel.reference = "pkg.mod:ref";
+        kernel.inputs = "bf16:64x128,f32:";
+        kernel.flopsPerCall = 137438953472.0;
+        kernel.bytesPerCall = 0.1;
+        kernel.refFlopsPerCall = 3;
+        kernel.rtol = 1e-5;
+        kernel.atol = 0.25;
+        kernel.warmupIterations = 0;
+        kernel.measuredIterations = 7;
+        kernel.cpuActivity = false;
+        kernel.device = "cuda:1";
+        kernel.memorySnapshot = true;
+        configs.push_back(kernel);
+        SessionConfig cpu = base(SessionMode::Script, "args-cpu");
+        cpu.script = "t.py";
+        cpu.cudaActivity = false;
+        configs.push_back(cpu);
+        SessionConfig command = base(SessionMode::Command, "args-command");
+        command.command = "{python} train.py 'no out here'"; // no {out}: the CLI stops at validation
+        command.cpuActivity = command.cudaActivity = false;
+        configs.push_back(command);
+        SessionConfig torchscript = base(SessionMode::TorchScript, "args-ts");
+        torchscript.torchscript = "/nonexistent/model.pt"; // stops at validation
+        torchscript.inputs = "f32:8x32";
+        configs.push_back(torchscript);
+        int n = 0;
+        for (const SessionConfig& c : configs) {
+            const std::vector<std::string> argv = captureArguments(c);
+            QCOMPARE(argv.at(0), std::string("tilescope-cli"));
+            QCOMPARE(argv.at(1), std::string("capture"));
+            // The line the dialog shows splits back into the same words.
+            QCOMPARE(splitCommandLine(shellQuoted(argv)), argv);
+            const std::string saved = out(("args-" + std::to_string(++n) + ".json").c_str());
+            QStringList args;
+            for (size_t i = 1; i < argv.size(); ++i)
+                args << QString::fromStdString(argv[i]);
+            const auto dashes = args.indexOf(QStringLiteral("--"));
+            const QStringList extra = {QStringLiteral("--save-config"), QString::fromStdString(saved), QStringLiteral("--export-harness"),
+                                       QString::fromStdString(saved + ".py")};
+            if (dashes < 0)
+                args << extra;
+            else
+                for (qsizetype i = 0; i < extra.size(); ++i)
+                    args.insert(dashes + i, extra[i]);
+            const CliResult r = runCli(args);
+            QVERIFY2(fs::exists(saved), (shellQuoted(argv) + "\n" + r.err).c_str());
+            QCOMPARE(toJson(readSessionConfig(saved)), toJson(c));
+        }
+        // Defaults stay off the line: a plain script session is short.
+        SessionConfig plain;
+        plain.script = "t.py";
+        plain.outputDirectory = "o";
+        QCOMPARE(shellQuoted(captureArguments(plain)), std::string("tilescope-cli capture --script t.py --out o"));
     }
 
     void cliCaptureExitCodes()

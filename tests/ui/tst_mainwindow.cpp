@@ -183,6 +183,7 @@ private slots:
         w.timeline()->selectEvent(testutil::findEvent(*w.document()->trace, "matmul_kernel", trace::EventKind::Kernel), true);
         QVERIFY(panel->attachSourceButton()->isEnabled());
         QVERIFY(panel->attachSource(QString::fromStdString(testutil::dataPath("tilelang/hopper_wgmma_gemm.cu"))));
+        testutil::waitReclassified(panel);
         const QString card = panel->verdictText();
         QVERIFY2(card.contains(QStringLiteral("Generated source")), qPrintable(card));
         QVERIFY(card.contains(QStringLiteral("Hopper WGMMA")));

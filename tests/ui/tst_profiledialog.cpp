@@ -4,12 +4,16 @@
 #include "testutil.h"
 
 #include "mainwindow.h"
+#include "session/captureargs.h"
+#include "session/commandline.h"
 #include "profiledialog.h"
 #include "tracedocument.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressBar>
@@ -74,8 +78,13 @@ private slots:
         c.profileMemory = true;
         c.timeoutSeconds = 30;
         c.rtol = 1e-3;
+        c.memorySnapshot = true;
+        c.memoryTimeline = true;
+        c.memorySnapshotMaxEntries = 4096;
         d.setConfig(c);
         QCOMPARE(toJson(d.config()), toJson(c));
+        // The command line below the form is the same session for tilescope-cli.
+        QCOMPARE(d.commandPreview()->text().toStdString(), shellQuoted(captureArguments(c)));
         SessionConfig script;
         script.script = "/x/train.py";
         // The argument field shows the arguments shell-quoted; what it splits back must be what was set.
@@ -84,6 +93,39 @@ private slots:
         script.outputDirectory = "/tmp/o";
         d.setConfig(script);
         QCOMPARE(toJson(d.config()), toJson(script));
+    }
+
+    void memoryBoxesReachTheConfigAndTheCommandLine()
+    {
+        ProfileDialog d;
+        d.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&d));
+        d.setConfig(kernelConfig(QStringLiteral("memory")));
+        QCheckBox* snapshot = d.memorySnapshotBox();
+        QCheckBox* timeline = d.memoryTimelineBox();
+        QVERIFY(!snapshot->isChecked() && !timeline->isChecked());
+        QVERIFY(snapshot->toolTip().contains(QStringLiteral("CUDA")) && timeline->toolTip().contains(QStringLiteral("CUDA")));
+        QVERIFY(!d.commandPreview()->text().contains(QStringLiteral("--memory")));
+        // The user ticks them: the config and the command line follow.
+        QTest::mouseClick(snapshot, Qt::LeftButton, {}, QPoint(4, snapshot->height() / 2));
+        QVERIFY(snapshot->isChecked());
+        QVERIFY(d.config().memorySnapshot);
+        QVERIFY(!d.config().memoryTimeline);
+        QVERIFY(d.commandPreview()->text().contains(QStringLiteral(" --memory-snapshot")));
+        QVERIFY(!d.commandPreview()->text().contains(QStringLiteral("--memory-timeline")));
+        QTest::mouseClick(timeline, Qt::LeftButton, {}, QPoint(4, timeline->height() / 2));
+        QVERIFY(d.config().memoryTimeline);
+        QVERIFY(d.commandPreview()->text().contains(QStringLiteral(" --memory-timeline")));
+        QCOMPARE(d.commandPreview()->text().toStdString(), shellQuoted(captureArguments(d.config())));
+        // Only the Python harness records them: a TorchScript session leaves them off instead of failing.
+        QComboBox* mode = d.modeBox();
+        mode->setCurrentIndex(mode->findData(int(SessionMode::TorchScript)));
+        QVERIFY(!snapshot->isEnabled() && !timeline->isEnabled());
+        QVERIFY(!d.config().memorySnapshot && !d.config().memoryTimeline);
+        QVERIFY(!d.commandPreview()->text().contains(QStringLiteral("--memory")));
+        mode->setCurrentIndex(mode->findData(int(SessionMode::Script)));
+        QVERIFY(snapshot->isEnabled());
+        QVERIFY(d.config().memorySnapshot && d.config().memoryTimeline);
     }
 
     void invalidFormSaysWhyAndStartsNothing()

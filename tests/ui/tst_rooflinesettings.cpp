@@ -75,7 +75,14 @@ private slots:
         QVERIFY2(panel->ceilingsText().contains(QStringLiteral("datasheet")), qPrintable(panel->ceilingsText()));
         const double datasheetBf16 = panel->report().ceilings.bf16;
         const QString calibration = QString::fromStdString(testutil::dataPath("h200/calibration/calibration.json"));
+        QSignalSpy reclassified(panel, &RooflinePanel::reclassified);
         QVERIFY(panel->setCeilingsFile(calibration));
+        // The GUI thread is not held: the rerun happens on a worker and the old report stays until it lands.
+        QVERIFY(panel->isReclassifying());
+        QVERIFY(!panel->report().measured);
+        QVERIFY(panel->ceilingsText().contains(QStringLiteral("measured")));
+        QVERIFY(reclassified.wait(30000));
+        QCOMPARE(reclassified.count(), 1);
         QVERIFY(panel->report().measured);
         QCOMPARE(panel->report().ceilings.bf16, 775142456986898.8);
         QVERIFY(panel->report().ceilings.bf16 < datasheetBf16);
@@ -92,8 +99,10 @@ private slots:
         // The next window starts with the measured ceilings; Datasheet clears the setting.
         MainWindow again;
         testutil::loadAndWait(again, m_trace);
+        testutil::waitReclassified(again.roofline());
         QVERIFY(again.roofline()->report().measured);
         QVERIFY(again.roofline()->setCeilingsFile(QString()));
+        testutil::waitReclassified(again.roofline());
         QVERIFY(!again.roofline()->report().measured);
         QVERIFY(QSettings().value(QStringLiteral("roofline/ceilings")).toString().isEmpty());
     }
@@ -123,7 +132,12 @@ private slots:
         QCOMPARE(saved.size(), size_t(1));
         QCOMPARE(saved[0].region, std::string("custom_kernel"));
         QCOMPARE(*saved[0].bytes, 100663296.0);
+        // Two edits back to back: the first rerun is dropped, only the newest lands.
+        QSignalSpy reclassified(panel, &RooflinePanel::reclassified);
+        panel->setAnnotations({});
         panel->setAnnotations(editor.result());
+        testutil::waitReclassified(panel);
+        QCOMPARE(reclassified.count(), 1);
         const auto* after = region(panel->report(), "custom_kernel");
         QVERIFY(after);
         QCOMPARE(*after->flops, 137438953472.0 * after->calls);
@@ -165,6 +179,7 @@ private slots:
         panel->calibrate(QStringLiteral("cpu"));
         QVERIFY(done.wait(30000));
         QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(1).toString()));
+        testutil::waitReclassified(panel);
         QVERIFY(panel->ceilingsFile().endsWith(QStringLiteral("calibration.json")));
         QCOMPARE(panel->report().ceilings.memoryBytesPerS, 1.5e12);
         QVERIFY(panel->ceilingsText().contains(QStringLiteral("Fake GPU")));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "mainwindow.h"
+#include "rooflinepanel.h"
 
 #include <QSignalSpy>
 #include <QtTest>
@@ -22,6 +23,12 @@ inline void showExposed(QWidget& w, QSize size = {1400, 900})
     w.resize(size);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
+}
+
+// Waits until the panel's background reclassification (ceilings, annotations, sources) has landed.
+inline void waitReclassified(RooflinePanel* panel)
+{
+    QVERIFY(QTest::qWaitFor([panel] { return !panel->isReclassifying(); }, 30000));
 }
 
 } // namespace testutil

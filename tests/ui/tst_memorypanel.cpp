@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+// The memory graph as a user meets it: under the timeline on its time axis, the peak and the steps drawn,
+// a click selecting the op that was running then, wheel and drag moving the timeline, a Shift+drag range
+// shared with it; a plain sentence for a trace without [memory] events; the events table and its per-op
+// statistics; the allocator snapshot view.
+#include "testutil.h"
+#include "uitestutil.h"
+
+#include "mainwindow.h"
+#include "memoryeventsmodel.h"
+#include "memoryeventspanel.h"
+#include "memorypanel.h"
+#include "timelineview.h"
+#include "tracedocument.h"
+
+#include <QAbstractItemModelTester>
+#include <QLineEdit>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+
+#undef QT_NO_FOREACH
+#include <qcustomplot.h>
+#include <QtTest>
+
+using namespace tilescope;
+
+namespace {
+
+// The deepest host op on `track` whose [start, end) holds `time`, by a plain scan of every event.
+uint32_t innermostByScan(const trace::Trace& t, trace::TrackId track, int64_t time)
+{
+    uint32_t best = trace::kNoIndex;
+    for (uint32_t i = 0; i < t.events.size(); ++i) {
+        const trace::Event& e = t.events[i];
+        if (e.track != track || !(e.kind == trace::EventKind::CpuOp || e.kind == trace::EventKind::UserAnnotation))
+            continue;
+        if (e.start <= time && time < e.end() && (best == trace::kNoIndex || e.depth > t.events[best].depth))
+            best = i;
+    }
+    return best;
+}
+
+} // namespace
+
+class TestMemoryPanel : public QObject
+{
+    Q_OBJECT
+private slots:
+    void graphUnderTheTimeline()
+    {
+        MainWindow w;
+        testutil::showExposed(w, {1600, 1000});
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("memory_churn")));
+        MemoryPanel* panel = w.memory();
+        QVERIFY(panel->hasData());
+        QVERIFY(panel->emptyMessage().isEmpty());
+        QVERIFY(panel->isVisible());
+        QCustomPlot* plot = panel->plot();
+        QTRY_VERIFY(plot->graphCount() >= 2); // cuda:0 allocated and reserved
+        const memory::MemoryAnalysis& analysis = w.document()->memory;
+        // The graph spans the timeline's view and starts where its canvas starts.
+        QCOMPARE(panel->timeAtPixel(plot->axisRect()->left()), w.timeline()->viewStart());
+        const int timelineX = w.timeline()->viewport()->mapTo(&w, QPoint(w.timeline()->canvasLeft(), 0)).x();
+        QCOMPARE(plot->mapTo(&w, QPoint(plot->axisRect()->left(), 0)).x(), timelineX);
+        // Per-pixel summaries: at most three points per column, whatever the number of records.
+        QVERIFY(panel->drawnPoints() > 0);
+        QVERIFY2(panel->drawnPoints() <= 3 * plot->axisRect()->width() * 2, qPrintable(QString::number(panel->drawnPoints())));
+        // The highest point drawn is the recorded peak.
+        const memory::DeviceMemory& device = analysis.devices.front();
+        double drawnMax = 0;
+        for (auto it = plot->graph(0)->data()->constBegin(); it != plot->graph(0)->data()->constEnd(); ++it)
+            drawnMax = std::max(drawnMax, it->value);
+        QCOMPARE(plot->yAxis->label(), QStringLiteral("GiB")); // reserved peaks at 2 GiB
+        QCOMPARE(drawnMax * double(1 << 30), double(device.peakAllocated));
+
+        // A click at the peak selects the op running on the allocating thread then.
+        const memory::MemorySample& peak = *device.peakSample();
+        const trace::Trace& t = *w.document()->trace;
+        const uint32_t expected = innermostByScan(t, t.memory[peak.record].track, peak.time);
+        QVERIFY(expected != trace::kNoIndex);
+        QCOMPARE(panel->opAt(peak.time, double(peak.allocated)), expected);
+        plot->replot();
+        const QPoint at(int(std::lround(panel->pixelOfTime(peak.time))), int(std::lround(plot->yAxis->coordToPixel(drawnMax))));
+        QSignalSpy selected(w.timeline(), &TimelineView::eventSelected);
+        QTest::mouseClick(plot, Qt::LeftButton, {}, at);
+        QVERIFY(!selected.isEmpty());
+        QVERIFY(w.timeline()->selectedEvent() == expected || w.timeline()->selectedEvent() == panel->opAt(panel->timeAtPixel(at.x())));
+
+        // The wheel zooms the timeline around the time under the mouse; the graph follows.
+        const int64_t spanBefore = w.timeline()->viewEnd() - w.timeline()->viewStart();
+        QWheelEvent wheel(QPointF(at), plot->mapToGlobal(QPointF(at)), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(plot, &wheel);
+        QTRY_VERIFY(w.timeline()->viewEnd() - w.timeline()->viewStart() < spanBefore);
+        QTRY_COMPARE(panel->timeAtPixel(plot->axisRect()->left()), w.timeline()->viewStart());
+        QVERIFY(panel->drawnPoints() <= 3 * plot->axisRect()->width() * 2);
+
+        // Shift+drag selects a range for the whole window.
+        const int y = plot->axisRect()->center().y();
+        const int x0 = plot->axisRect()->left() + 50, x1 = plot->axisRect()->left() + 300;
+        QTest::mousePress(plot, Qt::LeftButton, Qt::ShiftModifier, QPoint(x0, y));
+        QMouseEvent move(QEvent::MouseMove, QPointF(x1, y), plot->mapToGlobal(QPointF(x1, y)), Qt::LeftButton, Qt::LeftButton,
+                         Qt::ShiftModifier);
+        QApplication::sendEvent(plot, &move);
+        QTest::mouseRelease(plot, Qt::LeftButton, Qt::ShiftModifier, QPoint(x1, y));
+        QVERIFY(w.timeline()->selectedRange().has_value());
+        QCOMPARE(w.timeline()->selectedRange()->first, panel->timeAtPixel(x0));
+        QCOMPARE(w.timeline()->selectedRange()->second, panel->timeAtPixel(x1));
+    }
+
+    void withoutProfileMemoryASentence()
+    {
+        MainWindow w;
+        testutil::showExposed(w);
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
+        QVERIFY(!w.memory()->hasData());
+        QVERIFY2(w.memory()->emptyMessage().contains(QStringLiteral("without profile_memory=True")),
+                 qPrintable(w.memory()->emptyMessage()));
+        QVERIFY(w.memory()->height() <= 48);
+    }
+
+    void stepsAndTwoThreads()
+    {
+        const auto doc = TraceDocument::build(QString::fromStdString(testutil::workloadTrace("train_scheduled")), {}, {});
+        MemoryPanel panel;
+        panel.resize(1200, 300);
+        panel.setDocument(doc);
+        QVERIFY(panel.hasData());
+        int stepLines = 0;
+        for (int i = 0; i < panel.plot()->itemCount(); ++i)
+            stepLines += qobject_cast<QCPItemStraightLine*>(panel.plot()->item(i)) != nullptr;
+        QCOMPARE(size_t(stepLines), doc->memory.steps.size() + doc->memory.ooms.size());
+        QVERIFY(doc->memory.steps.size() >= 3);
+        const QString hover = panel.textAt(doc->memory.devices.front().peakAllocatedTime);
+        QVERIFY2(hover.contains(QStringLiteral("cuda:0")), qPrintable(hover));
+    }
+
+    void eventsTable()
+    {
+        const auto doc = TraceDocument::build(QString::fromStdString(testutil::workloadTrace("memory_churn")), {}, {});
+        MemoryEventsPanel panel;
+        panel.setDocument(doc);
+        QAbstractItemModelTester blocksTester(panel.blocksModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester opsTester(panel.opsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(panel.blocksModel()->rowCount(), int(doc->memory.blocks.size()));
+        // memory_churn keeps 10 tensors of 64 MiB: the largest rows, marked live at the end.
+        QAbstractItemModel* shown = panel.blocksView()->model();
+        int live = 0;
+        for (int r = 0; r < shown->rowCount(); ++r)
+            live += shown->index(r, MemoryBlocksModel::FreedColumn).data().toString() == QStringLiteral("live at end");
+        QCOMPARE(live, 10);
+        QCOMPARE(shown->index(0, MemoryBlocksModel::SizeColumn).data().toString(), QStringLiteral("64.0 MiB"));
+        // The filter narrows both tables to one op's rows.
+        const QString op = panel.opsView()->model()->index(0, MemoryOpsModel::OpColumn).data().toString();
+        panel.filter()->setText(op);
+        QVERIFY(panel.opsView()->model()->rowCount() >= 1);
+        for (int r = 0; r < panel.opsView()->model()->rowCount(); ++r)
+            QVERIFY(panel.opsView()->model()->index(r, MemoryOpsModel::OpColumn).data().toString().contains(op, Qt::CaseInsensitive));
+        // A click on an allocation names its op's event.
+        panel.filter()->clear();
+        QSignalSpy clicked(&panel, &MemoryEventsPanel::eventClicked);
+        panel.tabs()->setCurrentIndex(1);
+        panel.resize(900, 500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const QRect cell = panel.blocksView()->visualRect(shown->index(0, MemoryBlocksModel::OpColumn));
+        QTest::mouseClick(panel.blocksView()->viewport(), Qt::LeftButton, {}, cell.center());
+        QCOMPARE(clicked.count(), 1);
+        QCOMPARE(doc->trace->name(doc->trace->events[clicked.at(0).at(0).toUInt()]).empty(), false);
+    }
+};
+
+QTEST_MAIN(TestMemoryPanel)
+#include "tst_memorypanel.moc"

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "memory/memoryseriessummary.h"
+
+#include <QWidget>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+class QCPGraph;
+class QCPItemLine;
+class QCPItemText;
+class QCustomPlot;
+class QLabel;
+class QStackedWidget;
+struct TraceDocument;
+
+// Device memory under the timeline, on its time axis: allocated (solid) and reserved (dashed) per device
+// from the trace's [memory] records, the peak marked with its op, out-of-memory requests, step boundaries,
+// and the categories of a memory timeline stacked when one came with the trace. Each frame draws per-pixel
+// min/max summaries (memory::MemorySeriesSummary), never a point per record.
+//
+// The panel follows the timeline (setView, setCanvasLeft, setCursorTime) and asks it to move: a wheel zooms,
+// a drag pans, Shift+drag selects a range, a click selects the op that was running at that moment.
+class MemoryPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit MemoryPanel(QWidget* parent = nullptr);
+    void setDocument(std::shared_ptr<const TraceDocument> document);
+    void setView(int64_t start, int64_t end);
+    void setCanvasLeft(int left); // x of the timeline's canvas, so both share one time-to-pixel mapping
+    void setCursorTime(std::optional<int64_t> time);
+    void setRange(std::optional<std::pair<int64_t, int64_t>> range);
+
+    QCustomPlot* plot() const { return m_plot; }
+    bool hasData() const;
+    QString emptyMessage() const; // why there is no graph; empty when there is one
+    // What a click at trace time `time` selects: the innermost host op on the thread of the last record at
+    // or before it, on the device whose curve is nearest `bytes` (any device when bytes is unset).
+    uint32_t opAt(int64_t time, std::optional<double> bytes = {}) const;
+    int64_t timeAtPixel(double x) const;
+    double pixelOfTime(int64_t time) const;
+    int drawnPoints() const { return m_drawnPoints; } // points handed to the plot in the last redraw
+    // What hovering at a time shows: each device's allocated and reserved there.
+    QString textAt(int64_t time) const;
+
+signals:
+    void opClicked(uint32_t event);
+    void zoomRequested(double factor, int64_t anchorTime);
+    void panRequested(double dxPixels);
+    void rangeSelected(std::optional<std::pair<int64_t, int64_t>> range);
+    void cursorMoved(std::optional<int64_t> time);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void redraw();
+    void buildStatic(); // the items that do not change with the view: peak, OOMs, steps, categories
+    std::shared_ptr<const TraceDocument> m_doc;
+    std::vector<tilescope::memory::MemorySeriesSummary> m_summaries; // per device, built with the document
+    std::vector<uint32_t> m_shown;                                   // devices drawn (with allocations)
+    std::vector<QCPGraph*> m_allocated, m_reserved;                  // per shown device
+    std::vector<tilescope::memory::PixelSummary> m_columns;          // reused from frame to frame
+    std::vector<QCPItemText*> m_peakLabels;
+    QCustomPlot* m_plot;
+    QStackedWidget* m_stack;
+    QLabel* m_empty;
+    QCPItemLine* m_cursor = nullptr;
+    int64_t m_viewStart = 0, m_viewEnd = 1;
+    int m_canvasLeft = 0;
+    int m_drawnPoints = 0;
+    double m_unit = 1; // bytes per y-axis unit
+    std::optional<std::pair<int64_t, int64_t>> m_range;
+    std::optional<double> m_pressX;
+    double m_lastDragX = 0;
+    bool m_shiftDrag = false, m_dragged = false;
+};
