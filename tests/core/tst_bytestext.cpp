@@ -19,7 +19,7 @@ private slots:
         QCOMPARE(stats::formatBytes(1024), std::string("1.00 KiB"));
         QCOMPARE(stats::formatBytes(1536), std::string("1.50 KiB"));
         QCOMPARE(stats::formatBytes(905969664), std::string("864.0 MiB")); // memory_churn's peak allocated
-        QCOMPARE(stats::formatBytes(2151677952), std::string("2.00 GiB"));  // and its peak reserved
+        QCOMPARE(stats::formatBytes(2151677952), std::string("2.00 GiB")); // and its peak reserved
         QCOMPARE(stats::formatBytes(int64_t(64) << 20), std::string("64.0 MiB"));
     }
     void roundingNeverPrintsFourDigits()
