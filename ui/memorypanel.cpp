@@ -29,7 +29,7 @@ namespace {
 // Device colours: the allocated curve solid, reserved dashed in the same hue.
 const QColor kDeviceColours[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xd6, 0x27, 0x28), QColor(0x2c, 0xa0, 0x2c),
                                  QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b), QColor(0x17, 0xbe, 0xcf)};
-constexpr int kMaxStepLines = 200;    // more boundaries than this only grey the plot out
+constexpr int kMaxStepLines = 200;   // more boundaries than this only grey the plot out
 constexpr size_t kMaxStepLabels = 12; // beyond this the names overlap at the fitted zoom
 constexpr int kClickSlopPixels = 3;
 constexpr int64_t kSpeckRatio = 1000; // a device below 1/1000 of the largest peak is not drawn
@@ -99,8 +99,7 @@ void MemoryPanel::setDocument(std::shared_ptr<const TraceDocument> document)
     }
     const memory::MemoryAnalysis& analysis = m_doc->memory;
     if (m_doc->trace->memory.empty()) {
-        m_empty->setText(tr("No memory graph: %1.")
-                             .arg(QString::fromUtf8(memory::kNoMemoryRecordsText.data(), qsizetype(memory::kNoMemoryRecordsText.size()))));
+        m_empty->setText(tr("No memory graph: %1.").arg(QString::fromUtf8(memory::kNoMemoryRecordsText.data(), qsizetype(memory::kNoMemoryRecordsText.size()))));
         m_stack->setCurrentWidget(m_empty);
         return;
     }
@@ -199,8 +198,8 @@ void MemoryPanel::buildStatic()
         label->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
         label->setColor(Qt::red);
         label->setFont(QFont(font().family(), 8, QFont::Bold));
-        label->setText(
-            tr(" OOM: %1 requested on %2").arg(bytesText(oom.requestedBytes), QString::fromStdString(analysis.devices[oom.device].name)));
+        label->setText(tr(" OOM: %1 requested on %2").arg(bytesText(oom.requestedBytes),
+                                                          QString::fromStdString(analysis.devices[oom.device].name)));
     }
 
     // Step boundaries.
@@ -436,9 +435,9 @@ bool MemoryPanel::eventFilter(QObject* watched, QEvent* event)
         emit cursorMoved(std::nullopt);
         return false;
     case QEvent::Resize:
-        QMetaObject::invokeMethod(
-            this, [this] { redraw(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(this, [this] { redraw(); }, Qt::QueuedConnection);
         return false;
-    default: return QWidget::eventFilter(watched, event);
+    default:
+        return QWidget::eventFilter(watched, event);
     }
 }

@@ -64,9 +64,9 @@ private:
     void buildStatic(); // the items that do not change with the view: peak, OOMs, steps, categories
     std::shared_ptr<const TraceDocument> m_doc;
     std::vector<tilescope::memory::MemorySeriesSummary> m_summaries; // per device, built with the document
-    std::vector<uint32_t> m_shown;                                   // devices drawn (with allocations)
-    std::vector<QCPGraph*> m_allocated, m_reserved;                  // per shown device
-    std::vector<tilescope::memory::PixelSummary> m_columns;          // reused from frame to frame
+    std::vector<uint32_t> m_shown;                                  // devices drawn (with allocations)
+    std::vector<QCPGraph*> m_allocated, m_reserved;                 // per shown device
+    std::vector<tilescope::memory::PixelSummary> m_columns;         // reused from frame to frame
     std::vector<QCPItemText*> m_peakLabels;
     QCustomPlot* m_plot;
     QStackedWidget* m_stack;

@@ -24,7 +24,7 @@ using namespace tilescope;
 namespace {
 
 const std::string kSizes = "h200/train_scheduled/memory_timeline.json.gz";
-const std::string kRaw = "external/hta/memory_analysis_memory_timeline.raw.json.gz";
+const std::string kRaw = "memory/hta_memory_timeline.raw.json.gz";
 
 // The file's JSON through Qt (gzip inflated by zlib here): the independent reading the tests compare with.
 QJsonArray readWithQt(const std::string& path)

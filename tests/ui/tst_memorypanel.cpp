@@ -99,8 +99,7 @@ private slots:
         const int y = plot->axisRect()->center().y();
         const int x0 = plot->axisRect()->left() + 50, x1 = plot->axisRect()->left() + 300;
         QTest::mousePress(plot, Qt::LeftButton, Qt::ShiftModifier, QPoint(x0, y));
-        QMouseEvent move(QEvent::MouseMove, QPointF(x1, y), plot->mapToGlobal(QPointF(x1, y)), Qt::LeftButton, Qt::LeftButton,
-                         Qt::ShiftModifier);
+        QMouseEvent move(QEvent::MouseMove, QPointF(x1, y), plot->mapToGlobal(QPointF(x1, y)), Qt::LeftButton, Qt::LeftButton, Qt::ShiftModifier);
         QApplication::sendEvent(plot, &move);
         QTest::mouseRelease(plot, Qt::LeftButton, Qt::ShiftModifier, QPoint(x1, y));
         QVERIFY(w.timeline()->selectedRange().has_value());
@@ -114,8 +113,7 @@ private slots:
         testutil::showExposed(w);
         testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
         QVERIFY(!w.memory()->hasData());
-        QVERIFY2(w.memory()->emptyMessage().contains(QStringLiteral("without profile_memory=True")),
-                 qPrintable(w.memory()->emptyMessage()));
+        QVERIFY2(w.memory()->emptyMessage().contains(QStringLiteral("without profile_memory=True")), qPrintable(w.memory()->emptyMessage()));
         QVERIFY(w.memory()->height() <= 48);
     }
 
