@@ -2,6 +2,9 @@
 #include "mainwindow.h"
 #include "memoryeventspanel.h"
 #include "memorypanel.h"
+#include "snapshotview.h"
+#include "memory/allocatorsnapshot.h"
+#include "memory/memorytimeline.h"
 
 #include "analysis/overlap.h"
 #include "detailspanel.h"
@@ -63,6 +66,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_roofline(new RooflinePanel(this))
     , m_memory(new MemoryPanel(this))
     , m_memoryEvents(new MemoryEventsPanel(this))
+    , m_snapshotView(new SnapshotView(this))
     , m_keyAverages(new KeyAveragesPanel(this))
     , m_figuresTimer(new QTimer(this))
 {
@@ -113,6 +117,13 @@ MainWindow::MainWindow(QWidget* parent)
         if (first != trace::kNoIndex)
             m_timeline->selectEvent(first, true);
     });
+    auto* snapshotDock = new QDockWidget(tr("Memory snapshot"), this);
+    snapshotDock->setObjectName(QStringLiteral("memorySnapshot"));
+    snapshotDock->setWidget(m_snapshotView);
+    addDockWidget(Qt::BottomDockWidgetArea, snapshotDock);
+    tabifyDockWidget(memoryDock, snapshotDock);
+    tableDock->raise();
+    m_snapshotDock = snapshotDock;
     auto* rooflineDock = new QDockWidget(tr("Roofline"), this);
     rooflineDock->setObjectName(QStringLiteral("roofline"));
     rooflineDock->setWidget(m_roofline);
@@ -140,6 +151,18 @@ MainWindow::MainWindow(QWidget* parent)
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("Reopen &Last"), this, [this] { reopenLast(); });
     file->addAction(tr("Open Bundled &Sample"), this, [this] { openBundledSample(); });
+    file->addAction(tr("Open Memory S&napshot…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a CUDA allocator snapshot (torch.cuda.memory._dump_snapshot)"),
+                                                          QString(), tr("Allocator snapshots (*.pickle *.pickle.gz);;All files (*)"));
+        if (!path.isEmpty())
+            openMemorySnapshot(path);
+    });
+    file->addAction(tr("Open Memory &Timeline…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a memory timeline (prof.export_memory_timeline)"), QString(),
+                                                          tr("Memory timelines (*.json *.json.gz);;All files (*)"));
+        if (!path.isEmpty())
+            openMemoryTimeline(path);
+    });
     file->addAction(tr("Open Session &Folder…"), this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a session folder (holds tilescope-session.json)"));
         if (!dir.isEmpty())
@@ -167,6 +190,7 @@ MainWindow::MainWindow(QWidget* parent)
     view->addAction(detailsDock->toggleViewAction());
     view->addAction(rooflineDock->toggleViewAction());
     view->addAction(memoryDock->toggleViewAction());
+    view->addAction(snapshotDock->toggleViewAction());
     view->addSeparator();
     QAction* idleGpus = view->addAction(tr("Show &Idle GPUs"));
     idleGpus->setCheckable(true);
@@ -216,6 +240,12 @@ MainWindow::MainWindow(QWidget* parent)
         QString message = tr("Loaded %1: %2 events").arg(doc->path).arg(doc->trace->events.size());
         for (const std::string& warning : doc->trace->stats.warnings)
             message += QStringLiteral("; ") + QString::fromStdString(warning);
+        if (doc->memoryTimeline)
+            message += tr("; memory timeline %1").arg(QString::fromStdString(doc->memoryTimeline->path));
+        if (doc->memorySnapshot)
+            message += tr("; allocator snapshot %1 (Memory snapshot dock)").arg(QString::fromStdString(doc->memorySnapshot->path));
+        for (const std::string& problem : doc->memoryFileProblems)
+            message += tr("; not opened: %1").arg(QString::fromStdString(problem));
         statusBar()->showMessage(message, doc->trace->stats.partial ? 0 : 8000);
         setDocument(std::move(doc));
     });
@@ -333,6 +363,47 @@ void MainWindow::reopenLast()
 
 void MainWindow::screenshotWhenLoaded(const QString& path) { m_screenshotPath = path; }
 
+void MainWindow::openMemorySnapshot(const QString& path)
+{
+    statusBar()->showMessage(tr("Reading %1…").arg(path));
+    m_memoryFileJob.start([this, path](const WorkerJob::Run& run) {
+        std::shared_ptr<const memory::AllocatorSnapshot> snapshot;
+        QString error;
+        try {
+            snapshot = std::make_shared<const memory::AllocatorSnapshot>(memory::loadAllocatorSnapshot(path.toStdString()));
+        } catch (const io::TraceFileError& e) {
+            error = QString::fromStdString(e.what());
+        }
+        run.finish([this, snapshot, error] {
+            if (!snapshot) {
+                statusBar()->clearMessage();
+                QMessageBox::warning(this, tr("Open memory snapshot"), error);
+                return;
+            }
+            m_snapshotView->setSnapshot(snapshot);
+            m_snapshotDock->show();
+            m_snapshotDock->raise();
+            statusBar()->showMessage(tr("Opened %1").arg(QString::fromStdString(snapshot->path)), 8000);
+        });
+    });
+}
+
+void MainWindow::openMemoryTimeline(const QString& path)
+{
+    try {
+        auto timeline = std::make_shared<const memory::MemoryTimeline>(memory::loadMemoryTimeline(path.toStdString()));
+        if (!m_doc) {
+            QMessageBox::information(this, tr("Open memory timeline"),
+                                     tr("Open the trace it belongs to first: the timeline is drawn on its time axis."));
+            return;
+        }
+        m_memory->setMemoryTimeline(std::move(timeline));
+        statusBar()->showMessage(tr("Memory timeline %1 stacked under the memory graph").arg(path), 8000);
+    } catch (const io::TraceFileError& e) {
+        QMessageBox::warning(this, tr("Open memory timeline"), QString::fromStdString(e.what()));
+    }
+}
+
 // The memory graph's data area starts at the timeline canvas's x, so one time is one x in both.
 void MainWindow::alignMemoryPanel()
 {
@@ -350,6 +421,7 @@ void MainWindow::setDocument(std::shared_ptr<const TraceDocument> document)
     m_roofline->setDocument(m_doc);
     m_memory->setDocument(m_doc);
     m_memoryEvents->setDocument(m_doc);
+    m_snapshotView->setSnapshot(m_doc->memorySnapshot);
     m_timeline->setDocument(m_doc);
     alignMemoryPanel();
     m_memory->setView(m_timeline->viewStart(), m_timeline->viewEnd());

@@ -3,6 +3,8 @@
 
 #include "stats/keyaverages.h"
 
+#include "workerjob.h"
+
 #include <QMainWindow>
 
 #include <memory>
@@ -12,6 +14,8 @@ class KeyAveragesModel;
 class KeyAveragesPanel;
 class MemoryEventsPanel;
 class MemoryPanel;
+class QDockWidget;
+class SnapshotView;
 class ProfileDialog;
 class QCheckBox;
 class QLabel;
@@ -47,6 +51,11 @@ public:
     RooflinePanel* roofline() const { return m_roofline; }
     MemoryPanel* memory() const { return m_memory; }
     MemoryEventsPanel* memoryEvents() const { return m_memoryEvents; }
+    SnapshotView* snapshotView() const { return m_snapshotView; }
+    // Reads an allocator snapshot pickle off the GUI thread into the Memory snapshot dock.
+    void openMemorySnapshot(const QString& path);
+    // Stacks a memory timeline's categories under the memory graph of the open trace.
+    void openMemoryTimeline(const QString& path);
     KeyAveragesPanel* keyAverages() const { return m_keyAverages; }
     QTableView* table() const;
     QLineEdit* tableFilter() const;
@@ -85,6 +94,9 @@ private:
     RooflinePanel* m_roofline;
     MemoryPanel* m_memory;
     MemoryEventsPanel* m_memoryEvents;
+    SnapshotView* m_snapshotView;
+    QDockWidget* m_snapshotDock = nullptr;
+    WorkerJob m_memoryFileJob; // newest request wins
     KeyAveragesPanel* m_keyAverages;
     QLineEdit* m_search;
     QLabel* m_figures;

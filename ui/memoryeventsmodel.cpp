@@ -78,8 +78,7 @@ QVariant MemoryBlocksModel::data(const QModelIndex& index, int role) const
     case SizeColumn: return role == Qt::ToolTipRole ? QStringLiteral("%1 bytes").arg(b.bytes) : bytesText(b.bytes);
     case AllocatedColumn: return b.allocTime == trace::kNoId ? tr("before the trace") : timeText(b.allocTime);
     case FreedColumn: return b.freeTime != trace::kNoId ? timeText(b.freeTime) : b.liveAtEnd ? tr("live at end") : tr("unknown");
-    case LifetimeColumn:
-        return b.lifetime() == trace::kNoId ? QString() : QString::fromStdString(stats::formatDuration(b.lifetime()));
+    case LifetimeColumn: return b.lifetime() == trace::kNoId ? QString() : QString::fromStdString(stats::formatDuration(b.lifetime()));
     case OpColumn: return b.allocRecord == trace::kNoIndex ? QString() : opName(*m_doc, b.allocOp);
     case FreedByColumn: return b.freeRecord == trace::kNoIndex ? QString() : opName(*m_doc, b.freeOp);
     case AddressColumn: return QString(QStringLiteral("0x") + QString::number(quint64(b.address), 16));

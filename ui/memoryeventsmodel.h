@@ -15,7 +15,17 @@ class MemoryBlocksModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { DeviceColumn, SizeColumn, AllocatedColumn, FreedColumn, LifetimeColumn, OpColumn, FreedByColumn, AddressColumn, NUM_COLUMNS };
+    enum Column {
+        DeviceColumn,
+        SizeColumn,
+        AllocatedColumn,
+        FreedColumn,
+        LifetimeColumn,
+        OpColumn,
+        FreedByColumn,
+        AddressColumn,
+        NUM_COLUMNS
+    };
     enum Roles { SortRole = Qt::UserRole + 1, EventRole };
 
     explicit MemoryBlocksModel(QObject* parent = nullptr);
@@ -36,7 +46,17 @@ class MemoryOpsModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { OpColumn, CallsColumn, AllocsColumn, AllocBytesColumn, FreesColumn, FreeBytesColumn, IncreaseColumn, LiveAtPeakColumn, NUM_COLUMNS };
+    enum Column {
+        OpColumn,
+        CallsColumn,
+        AllocsColumn,
+        AllocBytesColumn,
+        FreesColumn,
+        FreeBytesColumn,
+        IncreaseColumn,
+        LiveAtPeakColumn,
+        NUM_COLUMNS
+    };
     enum Roles { SortRole = Qt::UserRole + 1, NameRole };
 
     explicit MemoryOpsModel(QObject* parent = nullptr);

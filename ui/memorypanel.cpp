@@ -6,7 +6,9 @@
 
 #include "memorypanel.h"
 
+#include "memory/epochtime.h"
 #include "memory/memoryanalysis.h"
+#include "memory/memorytimeline.h"
 #include "stats/bytestext.h"
 #include "stats/timetext.h"
 #include "trace/eventsearch.h"
@@ -29,7 +31,7 @@ namespace {
 // Device colours: the allocated curve solid, reserved dashed in the same hue.
 const QColor kDeviceColours[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xd6, 0x27, 0x28), QColor(0x2c, 0xa0, 0x2c),
                                  QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b), QColor(0x17, 0xbe, 0xcf)};
-constexpr int kMaxStepLines = 200;   // more boundaries than this only grey the plot out
+constexpr int kMaxStepLines = 200;    // more boundaries than this only grey the plot out
 constexpr size_t kMaxStepLabels = 12; // beyond this the names overlap at the fitted zoom
 constexpr int kClickSlopPixels = 3;
 constexpr int64_t kSpeckRatio = 1000; // a device below 1/1000 of the largest peak is not drawn
@@ -73,40 +75,51 @@ MemoryPanel::MemoryPanel(QWidget* parent)
     m_plot->legend->setFont(QFont(font().family(), 8));
     m_plot->legend->setRowSpacing(0);
     m_plot->legend->setBrush(QColor(255, 255, 255, 190)); // the curves stay visible under it
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    // Entries side by side, four to a row: ten categories and curves stacked would hide the graph.
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setWrap(4);
+    m_plot->legend->setIconSize(14, 8);
+    m_plot->legend->setColumnSpacing(6);
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
     setDocument(nullptr);
 }
 
-bool MemoryPanel::hasData() const { return !m_shown.empty(); }
+bool MemoryPanel::hasData() const { return !m_shown.empty() || (m_timeline && m_timeline->size() > 0); }
 
 QString MemoryPanel::emptyMessage() const { return m_stack->currentWidget() == m_empty ? m_empty->text() : QString(); }
 
 void MemoryPanel::setDocument(std::shared_ptr<const TraceDocument> document)
 {
     m_doc = std::move(document);
-    // Without a graph the panel is one line of text, not a band of empty axes.
-    setMaximumHeight(48);
-    setMinimumHeight(28);
+    m_timeline = m_doc ? m_doc->memoryTimeline : nullptr;
+    rebuild();
+}
+
+void MemoryPanel::setMemoryTimeline(std::shared_ptr<const memory::MemoryTimeline> timeline)
+{
+    m_timeline = std::move(timeline);
+    rebuild();
+}
+
+void MemoryPanel::rebuild()
+{
     m_summaries.clear();
     m_shown.clear();
     m_range.reset();
+    // Without a graph the panel is one line of text, not a band of empty axes.
+    setMaximumHeight(48);
+    setMinimumHeight(28);
     if (!m_doc) {
         m_empty->setText(tr("Device memory over time appears here for a trace recorded with profile_memory=True."));
         m_stack->setCurrentWidget(m_empty);
         return;
     }
     const memory::MemoryAnalysis& analysis = m_doc->memory;
-    if (m_doc->trace->memory.empty()) {
-        m_empty->setText(tr("No memory graph: %1.").arg(QString::fromUtf8(memory::kNoMemoryRecordsText.data(), qsizetype(memory::kNoMemoryRecordsText.size()))));
-        m_stack->setCurrentWidget(m_empty);
-        return;
-    }
     m_summaries.reserve(analysis.devices.size());
-    for (uint32_t d = 0; d < analysis.devices.size(); ++d) {
+    for (uint32_t d = 0; d < analysis.devices.size(); ++d)
         m_summaries.emplace_back(analysis.devices[d].samples);
-    }
     // A device whose totals are a speck beside the largest (the CPU totals of a CUDA run: 8 B against GiBs)
     // would draw a flat line on the axis and a peak label over it; the Memory events dock still lists it.
     int64_t largest = 0;
@@ -115,16 +128,17 @@ void MemoryPanel::setDocument(std::shared_ptr<const TraceDocument> document)
     for (uint32_t d = 0; d < analysis.devices.size(); ++d)
         if (largest > 0 && std::max(analysis.devices[d].peakAllocated, analysis.devices[d].peakReserved) * kSpeckRatio >= largest)
             m_shown.push_back(d);
-    if (m_shown.empty()) {
-        m_empty->setText(tr("The trace's [memory] records hold no allocated bytes on any device."));
+    if (!hasData()) {
+        m_empty->setText(m_doc->trace->memory.empty() ? tr("No memory graph: %1.")
+                                                            .arg(QString::fromUtf8(memory::kNoMemoryRecordsText.data(),
+                                                                                   qsizetype(memory::kNoMemoryRecordsText.size())))
+                                                      : tr("The trace's [memory] records hold no allocated bytes on any device."));
         m_stack->setCurrentWidget(m_empty);
         return;
     }
     m_stack->setCurrentWidget(m_plot);
     setMaximumHeight(QWIDGETSIZE_MAX);
     setMinimumHeight(120);
-    m_viewStart = m_doc->contentStart;
-    m_viewEnd = std::max(m_doc->contentEnd, m_doc->contentStart + 1);
     buildStatic();
     redraw();
 }
@@ -144,11 +158,15 @@ void MemoryPanel::buildStatic()
     int64_t top = 0;
     for (const uint32_t d : m_shown)
         top = std::max({top, analysis.devices[d].peakAllocated, analysis.devices[d].peakReserved});
+    if (m_timeline)
+        top = std::max(top, memory::peakTotal(*m_timeline).bytes);
     const auto [unit, unitName] = unitFor(top);
     m_unit = unit;
     m_plot->yAxis->setLabel(unitName);
     m_plot->yAxis->setRange(0, double(top) / unit * 1.12);
 
+    if (m_timeline)
+        addCategories(unit);
     for (size_t i = 0; i < m_shown.size(); ++i) {
         const memory::DeviceMemory& device = analysis.devices[m_shown[i]];
         const QColor colour = kDeviceColours[i % std::size(kDeviceColours)];
@@ -198,8 +216,8 @@ void MemoryPanel::buildStatic()
         label->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
         label->setColor(Qt::red);
         label->setFont(QFont(font().family(), 8, QFont::Bold));
-        label->setText(tr(" OOM: %1 requested on %2").arg(bytesText(oom.requestedBytes),
-                                                          QString::fromStdString(analysis.devices[oom.device].name)));
+        label->setText(
+            tr(" OOM: %1 requested on %2").arg(bytesText(oom.requestedBytes), QString::fromStdString(analysis.devices[oom.device].name)));
     }
 
     // Step boundaries.
@@ -226,6 +244,45 @@ void MemoryPanel::buildStatic()
     m_cursor->end->setTypeY(QCPItemPosition::ptAxisRectRatio);
     m_cursor->setPen(QPen(QColor(0, 0, 0, 120), 1));
     m_cursor->setVisible(false);
+}
+
+// The memory timeline's categories (torch's export_memory_timeline), stacked in torch's order and colours
+// beneath the allocator's curves. Its times are epoch µs, placed on the trace's clock.
+void MemoryPanel::addCategories(double unit)
+{
+    const memory::MemoryTimeline& timeline = *m_timeline;
+    const std::optional<int64_t> base = m_doc->trace->meta.baseTimeNs;
+    QVector<double> keys;
+    keys.reserve(qsizetype(timeline.size()));
+    for (const int64_t us : timeline.timesUs)
+        keys << keyOf(*m_doc, memory::epochMicrosecondsToTraceNs(us, base));
+    std::vector<int64_t> stacked(timeline.size(), 0);
+    QCPGraph* below = nullptr;
+    for (size_t c = 0; c < memory::kMemoryCategoryCount; ++c) {
+        bool any = false;
+        for (size_t r = 0; r < timeline.size(); ++r) {
+            stacked[r] += timeline.rows[r][c];
+            any = any || timeline.rows[r][c] != 0;
+        }
+        if (!any)
+            continue;
+        const memory::MemoryCategoryInfo& info = memory::memoryCategoryInfo(c);
+        QColor colour(QString::fromUtf8(info.colour.data(), qsizetype(info.colour.size())));
+        QVector<double> values;
+        values.reserve(keys.size());
+        for (const int64_t v : stacked)
+            values << double(v) / unit;
+        QCPGraph* g = m_plot->addGraph();
+        g->setName(QString::fromUtf8(info.name.data(), qsizetype(info.name.size())).toLower());
+        g->setLineStyle(QCPGraph::lsStepLeft);
+        g->setPen(QPen(colour, 0.5));
+        colour.setAlpha(110);
+        g->setBrush(colour);
+        if (below)
+            g->setChannelFillGraph(below);
+        g->setData(keys, values, true);
+        below = g;
+    }
 }
 
 void MemoryPanel::setView(int64_t start, int64_t end)
@@ -435,9 +492,9 @@ bool MemoryPanel::eventFilter(QObject* watched, QEvent* event)
         emit cursorMoved(std::nullopt);
         return false;
     case QEvent::Resize:
-        QMetaObject::invokeMethod(this, [this] { redraw(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this] { redraw(); }, Qt::QueuedConnection);
         return false;
-    default:
-        return QWidget::eventFilter(watched, event);
+    default: return QWidget::eventFilter(watched, event);
     }
 }

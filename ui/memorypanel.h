@@ -11,6 +11,9 @@
 #include <utility>
 #include <vector>
 
+namespace tilescope::memory {
+struct MemoryTimeline;
+}
 class QCPGraph;
 class QCPItemLine;
 class QCPItemText;
@@ -32,6 +35,8 @@ class MemoryPanel : public QWidget
 public:
     explicit MemoryPanel(QWidget* parent = nullptr);
     void setDocument(std::shared_ptr<const TraceDocument> document);
+    // Categories stacked under the curves (File > Open Memory Timeline; the document's own when beside it).
+    void setMemoryTimeline(std::shared_ptr<const tilescope::memory::MemoryTimeline> timeline);
     void setView(int64_t start, int64_t end);
     void setCanvasLeft(int left); // x of the timeline's canvas, so both share one time-to-pixel mapping
     void setCursorTime(std::optional<int64_t> time);
@@ -60,13 +65,16 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    void rebuild(); // everything from the document and the timeline
     void redraw();
+    void addCategories(double unit);
     void buildStatic(); // the items that do not change with the view: peak, OOMs, steps, categories
     std::shared_ptr<const TraceDocument> m_doc;
+    std::shared_ptr<const tilescope::memory::MemoryTimeline> m_timeline;
     std::vector<tilescope::memory::MemorySeriesSummary> m_summaries; // per device, built with the document
-    std::vector<uint32_t> m_shown;                                  // devices drawn (with allocations)
-    std::vector<QCPGraph*> m_allocated, m_reserved;                 // per shown device
-    std::vector<tilescope::memory::PixelSummary> m_columns;         // reused from frame to frame
+    std::vector<uint32_t> m_shown;                                   // devices drawn (with allocations)
+    std::vector<QCPGraph*> m_allocated, m_reserved;                  // per shown device
+    std::vector<tilescope::memory::PixelSummary> m_columns;          // reused from frame to frame
     std::vector<QCPItemText*> m_peakLabels;
     QCustomPlot* m_plot;
     QStackedWidget* m_stack;

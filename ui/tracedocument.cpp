@@ -2,6 +2,8 @@
 #include "tracedocument.h"
 
 #include "io/bytesource.h"
+#include "io/tracefileerror.h"
+#include "memory/memoryfiles.h"
 #include "trace/traceloader.h"
 
 #include <algorithm>
@@ -32,6 +34,21 @@ std::shared_ptr<const TraceDocument> TraceDocument::build(const QString& path, c
         doc->classifyOptions.annotations = roofline::loadAnnotations(sidecar);
     doc->classification = roofline::classify(t, doc->classifyOptions);
     doc->memory = memory::analyzeMemory(t);
+    if (bytes.isEmpty()) {
+        const memory::MemoryFilesBeside beside = memory::findMemoryFilesBeside(path.toStdString());
+        try {
+            if (beside.timeline)
+                doc->memoryTimeline = std::make_shared<const memory::MemoryTimeline>(memory::loadMemoryTimeline(*beside.timeline));
+        } catch (const io::TraceFileError& e) {
+            doc->memoryFileProblems.push_back(e.what());
+        }
+        try {
+            if (beside.snapshot)
+                doc->memorySnapshot = std::make_shared<const memory::AllocatorSnapshot>(memory::loadAllocatorSnapshot(*beside.snapshot));
+        } catch (const io::TraceFileError& e) {
+            doc->memoryFileProblems.push_back(e.what());
+        }
+    }
     for (uint32_t i = 0; i < t.tracks.size(); ++i)
         if (!t.tracks[i].events.empty())
             doc->laneOrder.push_back(i);

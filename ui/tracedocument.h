@@ -2,7 +2,9 @@
 #pragma once
 
 #include "analysis/overlap.h"
+#include "memory/allocatorsnapshot.h"
 #include "memory/memoryanalysis.h"
+#include "memory/memorytimeline.h"
 #include "roofline/classify.h"
 #include "stats/keyaverages.h"
 #include "timeline/timelineindex.h"
@@ -27,8 +29,12 @@ struct TraceDocument
     tilescope::roofline::ClassifyOptions classifyOptions; // what `classification` was made with
     tilescope::roofline::ClassifyReport classification;   // with TRACE.annotations.json when it exists
     tilescope::memory::MemoryAnalysis memory;             // from the [memory] records; empty without profile_memory
-    std::vector<uint32_t> laneOrder;                      // tracks with events: GPU streams, host threads, others
-    int64_t contentStart = 0, contentEnd = 0;             // extent of thread and stream events (not profiler spans)
+    // Found beside the trace (memory::findMemoryFilesBeside): a memory timeline and an allocator snapshot.
+    std::shared_ptr<const tilescope::memory::MemoryTimeline> memoryTimeline;
+    std::shared_ptr<const tilescope::memory::AllocatorSnapshot> memorySnapshot;
+    std::vector<std::string> memoryFileProblems; // beside files that could not be read, one line each
+    std::vector<uint32_t> laneOrder;             // tracks with events: GPU streams, host threads, others
+    int64_t contentStart = 0, contentEnd = 0;    // extent of thread and stream events (not profiler spans)
 
     // Loads and analyses; throws tilescope::io::TraceFileError / LoadCancelled.
     static std::shared_ptr<const TraceDocument> build(const QString& path, const QByteArray& bytes,

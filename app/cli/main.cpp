@@ -3,6 +3,7 @@
 #include "analysis/overlap.h"
 #include "io/tracefileerror.h"
 #include "report/overlapreport.h"
+#include "report/snapshotreport.h"
 #include "report/summaryreport.h"
 #include "report/traceinfo.h"
 #include "roofline/ceilings.h"
@@ -390,6 +391,10 @@ int runMemory(const Arguments& a)
     const std::string format = a.get("format").value_or("table");
     if (format != "table" && format != "json")
         throw UsageError{"--format for memory is table or json, got '" + format + "'"};
+    // A pickle or a memory timeline goes to its own reader first, so a pickle that is not a snapshot gets
+    // the decoder's exact refusal rather than the trace loader's "not a trace".
+    if (report::detectMemoryFile(a.trace) != report::MemoryFileKind::Other)
+        return cli::runMemoryOnOtherFile(a.trace, format);
     std::unique_ptr<trace::Trace> t;
     try {
         t = load(a);

@@ -343,11 +343,29 @@ private slots:
         QVERIFY(bad.err.contains(garbage.toUtf8()));
         QCOMPARE(cli({"memory", trace("memory_churn"), "--format", "csv"}).exitCode, 2);
         QCOMPARE(cli({"memory"}).exitCode, 2);
-        // A snapshot or a memory timeline goes to the memory-data reader (until the snapshot work lands,
-        // it says the file is not a trace).
-        const Run snapshot = cli({"memory", QString::fromStdString(testutil::dataPath("memory/memory_snapshot.pickle"))});
-        QCOMPARE(snapshot.exitCode, 2);
-        QVERIFY2(snapshot.err.contains("not a trace"), snapshot.err.constData());
+        // A snapshot or a memory timeline goes to the memory-data reader, detected by content.
+        const Run snapshot = cli(
+            {"memory", QString::fromStdString(testutil::dataPath("h200/memory_churn/memory_snapshot.pickle.gz")), "--format", "json"});
+        QCOMPARE(snapshot.exitCode, 0);
+        const QJsonObject s = QJsonDocument::fromJson(snapshot.out).object();
+        QCOMPARE(s.value("segments").toInt(), 3); // trace-format.md §11.3: one large, two small
+        QCOMPARE(s.value("reserved_bytes").toDouble(), 2147483648.0 + 2 * 2097152.0);
+        QCOMPARE(s.value("actions").toObject().value("alloc").toInt(), 610);
+        QCOMPARE(s.value("actions").toObject().value("free_completed").toInt(), 600);
+        const Run timeline = cli(
+            {"memory", QString::fromStdString(testutil::dataPath("h200/train_scheduled/memory_timeline.json.gz")), "--format", "json"});
+        QCOMPARE(timeline.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(timeline.out).object().value("peak_total_bytes").toDouble(), 974724608.0);
+        // A pickle is a program: one that imports code is refused by name, never run.
+        const QString code = dir.filePath("code.pickle");
+        QFile c(code);
+        QVERIFY(c.open(QIODevice::WriteOnly));
+        c.write(QByteArray::fromHex("80049514000000000000008c05706f736978948c0673797374656d9493942e")); // pickle.dumps(os.system)
+        c.close();
+        const Run refused = cli({"memory", code});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("STACK_GLOBAL") && refused.err.contains("refused"), refused.err.constData());
+        QCOMPARE(refused.err.count('\n'), 1);
     }
 
     // Without --python, capture looks past a python3 with no torch: the active venv's python first.

@@ -6,9 +6,11 @@
 #include "io/bytesource.h"
 #include "io/smalljson.h"
 #include "memory/memoryanalysis.h"
+#include "memory/memoryfiles.h"
 #include "memory/memoryseriessummary.h"
 #include "trace/traceloader.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
@@ -280,6 +282,39 @@ class TestMemory : public QObject
 {
     Q_OBJECT
 private slots:
+    // What a session folder holds, and a folder of several runs where only the trace's stem decides.
+    void memoryFilesBeside()
+    {
+        QTemporaryDir dir;
+        auto touch = [&](const char* name) {
+            QFile f(dir.filePath(QString::fromLatin1(name)));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+        };
+        touch("trace.json");
+        touch("memory_timeline.json");
+        touch("memory_snapshot.pickle");
+        touch("notes.json");
+        const std::string trace = dir.filePath(QStringLiteral("trace.json")).toStdString();
+        auto found = memory::findMemoryFilesBeside(trace);
+        QCOMPARE(found.timeline.value_or(""), dir.filePath(QStringLiteral("memory_timeline.json")).toStdString());
+        QCOMPARE(found.snapshot.value_or(""), dir.filePath(QStringLiteral("memory_snapshot.pickle")).toStdString());
+        // Two runs side by side: each trace takes the files that start with its stem; a third trace none.
+        touch("run1.pt.trace.json");
+        touch("run1_memory_timeline.json.gz");
+        touch("run2_memory_timeline.raw.json.gz");
+        touch("run2.pickle.gz");
+        found = memory::findMemoryFilesBeside(dir.filePath(QStringLiteral("run1.pt.trace.json")).toStdString());
+        QCOMPARE(found.timeline.value_or(""), dir.filePath(QStringLiteral("run1_memory_timeline.json.gz")).toStdString());
+        QVERIFY(!found.snapshot); // two pickles, neither run1's
+        found = memory::findMemoryFilesBeside(dir.filePath(QStringLiteral("run2.json")).toStdString());
+        QCOMPARE(found.timeline.value_or(""), dir.filePath(QStringLiteral("run2_memory_timeline.raw.json.gz")).toStdString());
+        QCOMPARE(found.snapshot.value_or(""), dir.filePath(QStringLiteral("run2.pickle.gz")).toStdString());
+        found = memory::findMemoryFilesBeside(trace);
+        QVERIFY(!found.timeline); // three timelines now, none named after "trace"
+        // A folder that cannot be listed finds nothing rather than failing.
+        QVERIFY(!memory::findMemoryFilesBeside("/nonexistent-folder/trace.json").timeline);
+    }
+
     void memoryChurn()
     {
         const std::string path = testutil::workloadTrace("memory_churn");

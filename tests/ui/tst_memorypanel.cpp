@@ -7,6 +7,11 @@
 #include "uitestutil.h"
 
 #include "mainwindow.h"
+#include "memory/allocatorsnapshot.h"
+#include "memory/epochtime.h"
+#include "memory/memorytimeline.h"
+#include "segmentmap.h"
+#include "snapshotview.h"
 #include "memoryeventsmodel.h"
 #include "memoryeventspanel.h"
 #include "memorypanel.h"
@@ -17,6 +22,8 @@
 #include <QLineEdit>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
 
 #undef QT_NO_FOREACH
 #include <qcustomplot.h>
@@ -99,7 +106,8 @@ private slots:
         const int y = plot->axisRect()->center().y();
         const int x0 = plot->axisRect()->left() + 50, x1 = plot->axisRect()->left() + 300;
         QTest::mousePress(plot, Qt::LeftButton, Qt::ShiftModifier, QPoint(x0, y));
-        QMouseEvent move(QEvent::MouseMove, QPointF(x1, y), plot->mapToGlobal(QPointF(x1, y)), Qt::LeftButton, Qt::LeftButton, Qt::ShiftModifier);
+        QMouseEvent move(QEvent::MouseMove, QPointF(x1, y), plot->mapToGlobal(QPointF(x1, y)), Qt::LeftButton, Qt::LeftButton,
+                         Qt::ShiftModifier);
         QApplication::sendEvent(plot, &move);
         QTest::mouseRelease(plot, Qt::LeftButton, Qt::ShiftModifier, QPoint(x1, y));
         QVERIFY(w.timeline()->selectedRange().has_value());
@@ -113,7 +121,8 @@ private slots:
         testutil::showExposed(w);
         testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
         QVERIFY(!w.memory()->hasData());
-        QVERIFY2(w.memory()->emptyMessage().contains(QStringLiteral("without profile_memory=True")), qPrintable(w.memory()->emptyMessage()));
+        QVERIFY2(w.memory()->emptyMessage().contains(QStringLiteral("without profile_memory=True")),
+                 qPrintable(w.memory()->emptyMessage()));
         QVERIFY(w.memory()->height() <= 48);
     }
 
@@ -165,6 +174,86 @@ private slots:
         QTest::mouseClick(panel.blocksView()->viewport(), Qt::LeftButton, {}, cell.center());
         QCOMPARE(clicked.count(), 1);
         QCOMPARE(doc->trace->name(doc->trace->events[clicked.at(0).at(0).toUInt()]).empty(), false);
+    }
+    void snapshotView()
+    {
+        auto snapshot = std::make_shared<const memory::AllocatorSnapshot>(
+            memory::loadAllocatorSnapshot(testutil::dataPath("h200/memory_churn/memory_snapshot.pickle.gz")));
+        SnapshotView view;
+        view.resize(1000, 800);
+        view.setSnapshot(snapshot);
+        QVERIFY2(view.summaryText().contains(QStringLiteral("3 segments")), qPrintable(view.summaryText()));
+        // The largest live blocks: every block not inactive (11), biggest first.
+        QCOMPARE(view.largestBlocks()->rowCount(), 11);
+        QCOMPARE(view.history()->model()->rowCount(), 1812);
+        view.largestBlocks()->setCurrentCell(0, 0);
+        QVERIFY2(view.framesText().contains(QStringLiteral("active_allocated")), qPrintable(view.framesText()));
+        // The map finds a block under the mouse where the block is drawn.
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        SegmentMap* map = view.segmentMap();
+        bool found = false;
+        for (int x = SegmentMap::kLabelWidth + 1; x < map->width() && !found; x += 3)
+            found = map->blockAt(QPoint(x, SegmentMap::kRowHeight / 2)).has_value();
+        QVERIFY(found);
+        QVERIFY(view.replotPlot()->graphCount() >= 2);
+    }
+
+    // A session folder's memory files open with the trace: the snapshot in its dock, the timeline's
+    // categories stacked under the graph, on the trace's clock.
+    void memoryFilesBesideTheTrace()
+    {
+        QTemporaryDir dir;
+        const QString trace = dir.filePath(QStringLiteral("trace.json.gz"));
+        QVERIFY(QFile::copy(QString::fromStdString(testutil::workloadTrace("train_scheduled")), trace));
+        QVERIFY(QFile::copy(QString::fromStdString(testutil::dataPath("h200/train_scheduled/memory_timeline.json.gz")),
+                            dir.filePath(QStringLiteral("memory_timeline.json.gz"))));
+        QVERIFY(QFile::copy(QString::fromStdString(testutil::dataPath("h200/memory_churn/memory_snapshot.pickle.gz")),
+                            dir.filePath(QStringLiteral("memory_snapshot.pickle.gz"))));
+        MainWindow w;
+        testutil::showExposed(w, {1600, 1000});
+        testutil::loadAndWait(w, trace);
+        QVERIFY(w.document()->memoryTimeline);
+        QVERIFY(w.document()->memorySnapshot);
+        QVERIFY(w.document()->memoryFileProblems.empty());
+        QCOMPARE(w.snapshotView()->snapshot(), w.document()->memorySnapshot);
+        QCustomPlot* plot = w.memory()->plot();
+        QStringList names;
+        for (int g = 0; g < plot->graphCount(); ++g)
+            names << plot->graph(g)->name();
+        QVERIFY2(names.contains(QStringLiteral("parameter")) && names.contains(QStringLiteral("optimizer_state")),
+                 qPrintable(names.join(u',')));
+        // The stack's top is the row total: its highest point is the timeline's peak total.
+        QCPGraph* top = nullptr;
+        for (int g = 0; g < plot->graphCount(); ++g)
+            if (!plot->graph(g)->name().startsWith(QStringLiteral("cuda")))
+                top = plot->graph(g);
+        double highest = 0;
+        for (auto it = top->data()->constBegin(); it != top->data()->constEnd(); ++it)
+            highest = std::max(highest, it->value);
+        QCOMPARE(highest * double(1 << 30), double(memory::peakTotal(*w.document()->memoryTimeline).bytes));
+        // The timeline lies on the trace's clock: its first time falls within the trace's span.
+        const int64_t first = memory::epochMicrosecondsToTraceNs(w.document()->memoryTimeline->timesUs.front(),
+                                                                 w.document()->trace->meta.baseTimeNs);
+        QVERIFY(first >= w.document()->trace->firstTime() - 1000000000 && first <= w.document()->trace->lastTime());
+    }
+
+    void brokenMemoryFileBesideIsNamedNotFatal()
+    {
+        QTemporaryDir dir;
+        const QString trace = dir.filePath(QStringLiteral("trace.json.gz"));
+        QVERIFY(QFile::copy(QString::fromStdString(testutil::workloadTrace("memory_churn")), trace));
+        QFile bad(dir.filePath(QStringLiteral("memory_snapshot.pickle")));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write(QByteArray::fromHex("80049514000000000000008c05706f736978948c0673797374656d9493942e")); // pickle.dumps(os.system)
+        bad.close();
+        MainWindow w;
+        testutil::loadAndWait(w, trace);
+        QVERIFY(w.memory()->hasData());
+        QVERIFY(!w.document()->memorySnapshot);
+        QCOMPARE(w.document()->memoryFileProblems.size(), size_t(1));
+        QVERIFY2(QString::fromStdString(w.document()->memoryFileProblems.front()).contains(QStringLiteral("refused")),
+                 w.document()->memoryFileProblems.front().c_str());
     }
 };
 
