@@ -14,6 +14,7 @@
 #include "session/sessionmanifest.h"
 #include "rooflinepanel.h"
 #include "report/overlapreport.h"
+#include "stats/bytestext.h"
 #include "stats/timetext.h"
 #include "stats/torchtable.h"
 #include "trace/eventsearch.h"
@@ -499,6 +500,19 @@ void MainWindow::updateFigures()
                 .arg(fmt(r.cpuBusyNs), fmt(r.overlapNs), fmt(r.gpuIdleWhileCpuBusyNs));
     const QString launches = QString::fromStdString(report::launchCostText(r.launches)).toHtmlEscaped();
     text += r.launches.launchBound() ? QStringLiteral("<b style='color:#c00'>%1</b>").arg(launches) : launches;
+    // Memory problems concern the whole trace, whatever the view: said once, in red, like a launch-bound run.
+    if (const memory::SuspectedLeak* leak = m_doc->memory.worstLeak())
+        text += QStringLiteral("; <b style='color:#c00'>%1</b>").arg(m_memory->leakText(*leak).toHtmlEscaped());
+    if (!m_doc->memory.ooms.empty()) {
+        const auto& largest = *std::max_element(m_doc->memory.ooms.begin(), m_doc->memory.ooms.end(),
+                                                [](const auto& a, const auto& b) { return a.requestedBytes < b.requestedBytes; });
+        text += QStringLiteral("; <b style='color:#c00'>%1</b>")
+                    .arg((m_doc->memory.ooms.size() == 1
+                              ? tr("an out-of-memory request of %1 on %2")
+                              : tr("%1 out-of-memory requests, the largest %2 on %3").arg(m_doc->memory.ooms.size()))
+                             .arg(QString::fromStdString(stats::formatBytes(largest.requestedBytes)),
+                                  QString::fromStdString(m_doc->memory.devices[largest.device].name)));
+    }
     m_figures->setText(text);
 }
 

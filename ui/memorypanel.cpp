@@ -285,6 +285,16 @@ void MemoryPanel::addCategories(double unit)
     }
 }
 
+QString MemoryPanel::leakText(const memory::SuspectedLeak& leak) const
+{
+    const memory::MemoryAnalysis& a = m_doc->memory;
+    auto stepName = [&](uint32_t s) { return QString::fromUtf8(m_doc->trace->strings.view(a.steps[s].name)); };
+    return tr("suspected leak on %1: +%2 per step over %3 steps (%4 to %5), never returned")
+        .arg(QString::fromStdString(a.devices[leak.device].name), bytesText(leak.growthBytesPerStep))
+        .arg(leak.steps)
+        .arg(stepName(leak.firstStep), stepName(leak.lastStep));
+}
+
 void MemoryPanel::setView(int64_t start, int64_t end)
 {
     if (end <= start)

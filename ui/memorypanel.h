@@ -13,7 +13,8 @@
 
 namespace tilescope::memory {
 struct MemoryTimeline;
-}
+struct SuspectedLeak;
+} // namespace tilescope::memory
 class QCPGraph;
 class QCPItemLine;
 class QCPItemText;
@@ -51,6 +52,8 @@ public:
     int64_t timeAtPixel(double x) const;
     double pixelOfTime(int64_t time) const;
     int drawnPoints() const { return m_drawnPoints; } // points handed to the plot in the last redraw
+    // The headline of a suspected leak (memory::MemoryAnalysis::worstLeak), shown in the window's figures line.
+    QString leakText(const tilescope::memory::SuspectedLeak& leak) const;
     // What hovering at a time shows: each device's allocated and reserved there.
     QString textAt(int64_t time) const;
 

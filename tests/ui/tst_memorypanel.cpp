@@ -238,6 +238,37 @@ private slots:
         QVERIFY(first >= w.document()->trace->firstTime() - 1000000000 && first <= w.document()->trace->lastTime());
     }
 
+    // A session recorded on the H200 with --memory-snapshot --memory-timeline (tools/gpu/prove_memory.sh):
+    // the leak it builds in, the OOM it provokes, in the graph, the snapshot and the timeline at once.
+    void sessionRecordedOnTheH200()
+    {
+        MainWindow w;
+        testutil::showExposed(w, {1600, 1000});
+        testutil::loadAndWait(w, QString::fromStdString(testutil::dataPath("memory/h200_session/trace.pt.trace.json.gz")));
+        const TraceDocument& doc = *w.document();
+        QVERIFY(doc.memoryTimeline && doc.memorySnapshot);
+        // The script leaks 4 MiB a step and asks for 1 PiB once.
+        const memory::SuspectedLeak* leak = doc.memory.worstLeak();
+        QVERIFY(leak);
+        QCOMPARE(leak->growthBytesPerStep, int64_t(4) << 20);
+        QCOMPARE(doc.memory.ooms.size(), size_t(1));
+        QCOMPARE(doc.memory.ooms.front().requestedBytes, int64_t(1) << 50);
+        int oomLines = 0;
+        for (int i = 0; i < w.memory()->plot()->itemCount(); ++i)
+            if (auto* line = qobject_cast<QCPItemStraightLine*>(w.memory()->plot()->item(i)))
+                oomLines += line->pen().color() == QColor(Qt::red);
+        QCOMPARE(oomLines, 1);
+        // Both are the window's headline, beside the overlap figures.
+        const QString headline = w.figuresText();
+        QVERIFY2(headline.contains(QStringLiteral("suspected leak on cuda:0: +4.00 MiB per step")), qPrintable(headline));
+        QVERIFY2(headline.contains(QStringLiteral("an out-of-memory request of 1.00 PiB on cuda:0")), qPrintable(headline));
+        // The snapshot view opens on the OOM entry with the user's line first.
+        QVERIFY2(w.snapshotView()->summaryText().contains(QStringLiteral("out-of-memory")), qPrintable(w.snapshotView()->summaryText()));
+        const QString frames = w.snapshotView()->framesText();
+        QVERIFY2(frames.startsWith(QStringLiteral("Out of memory on cuda:0: 1.00 PiB requested")), qPrintable(frames));
+        QVERIFY2(frames.section(u'\n', 1, 1).contains(QStringLiteral("memory_loop.py")), qPrintable(frames));
+    }
+
     void brokenMemoryFileBesideIsNamedNotFatal()
     {
         QTemporaryDir dir;
