@@ -6,6 +6,8 @@
 
 #include "memorypanel.h"
 
+#include "memoryband.h"
+
 #include "memory/epochtime.h"
 #include "memory/memoryanalysis.h"
 #include "memory/memorytimeline.h"
@@ -67,6 +69,7 @@ MemoryPanel::MemoryPanel(QWidget* parent)
     layout->addWidget(m_stack);
 
     m_plot->setNoAntialiasingOnDrag(true);
+
     m_plot->xAxis->setTickLabels(false); // the timeline above carries the time axis
     m_plot->xAxis->setTicks(false);
     m_plot->yAxis->setRangeLower(0);
@@ -149,7 +152,7 @@ static double keyOf(const TraceDocument& doc, int64_t time) { return double(time
 
 void MemoryPanel::buildStatic()
 {
-    m_plot->clearGraphs();
+    m_plot->clearPlottables();
     m_plot->clearItems();
     m_allocated.clear();
     m_reserved.clear();
@@ -171,16 +174,18 @@ void MemoryPanel::buildStatic()
         const memory::DeviceMemory& device = analysis.devices[m_shown[i]];
         const QColor colour = kDeviceColours[i % std::size(kDeviceColours)];
         const QString name = QString::fromStdString(device.name);
-        QCPGraph* allocated = m_plot->addGraph();
+        // Allocated as a band per pixel column (min to max), painted column by column (memoryband.h says why).
+        auto* allocated = new MemoryBand(m_plot->xAxis, m_plot->yAxis);
         allocated->setName(tr("%1 allocated (peak %2)").arg(name, bytesText(device.peakAllocated)));
-        allocated->setPen(QPen(colour, 1.5));
-        allocated->setBrush(QColor(colour.red(), colour.green(), colour.blue(), 40));
+        allocated->setPen(QPen(colour, 1));
+        allocated->setBrush(QColor(colour.red(), colour.green(), colour.blue(), 90));
         m_allocated.push_back(allocated);
-        QCPGraph* reserved = nullptr;
+        MemoryBand* reserved = nullptr;
         if (device.hasReserved) {
-            reserved = m_plot->addGraph();
+            reserved = new MemoryBand(m_plot->xAxis, m_plot->yAxis);
             reserved->setName(tr("%1 reserved (peak %2)").arg(name, bytesText(device.peakReserved)));
-            reserved->setPen(QPen(colour, 1, Qt::DashLine));
+            reserved->setPen(QPen(colour.lighter(150), 1));
+            reserved->setBrush(Qt::NoBrush);
         }
         m_reserved.push_back(reserved);
 
@@ -324,28 +329,24 @@ void MemoryPanel::redraw()
     const int pixels = std::max(1, m_plot->width() - left - 2);
     const double unit = m_unit;
     m_drawnPoints = 0;
-    QVector<double> keys, allocated, reserved;
     for (size_t i = 0; i < m_shown.size(); ++i) {
         m_summaries[m_shown[i]].summarize(m_viewStart, m_viewEnd, pixels, m_columns);
-        keys.clear();
-        allocated.clear();
-        reserved.clear();
-        // Per column: its range as a vertical stroke, then the value it hands to the next column.
+        std::vector<MemoryBand::Column> allocated, reserved;
+        allocated.reserve(m_columns.size());
+        reserved.reserve(m_columns.size());
         for (int p = 0; p < int(m_columns.size()); ++p) {
             const memory::PixelSummary& c = m_columns[size_t(p)];
             if (!c.hasValue)
                 continue;
-            const int64_t t0 = m_viewStart + (m_viewEnd - m_viewStart) * p / pixels;
-            const int64_t t1 = m_viewStart + (m_viewEnd - m_viewStart) * (p + 1) / pixels;
-            const double k0 = keyOf(*m_doc, t0), k1 = keyOf(*m_doc, t1);
-            keys << k0 << k0 << k1;
-            allocated << double(c.minAllocated) / unit << double(c.maxAllocated) / unit << double(c.lastAllocated) / unit;
-            reserved << double(c.minReserved) / unit << double(c.maxReserved) / unit << double(c.lastReserved) / unit;
+            const double k0 = keyOf(*m_doc, m_viewStart + (m_viewEnd - m_viewStart) * p / pixels);
+            const double k1 = keyOf(*m_doc, m_viewStart + (m_viewEnd - m_viewStart) * (p + 1) / pixels);
+            allocated.push_back({k0, k1, double(c.minAllocated) / unit, double(c.maxAllocated) / unit});
+            reserved.push_back({k0, k1, double(c.minReserved) / unit, double(c.maxReserved) / unit});
         }
-        m_drawnPoints += int(keys.size());
-        m_allocated[i]->setData(keys, allocated, true);
+        m_drawnPoints += int(allocated.size());
+        m_allocated[i]->setColumns(std::move(allocated));
         if (m_reserved[i])
-            m_reserved[i]->setData(keys, reserved, true);
+            m_reserved[i]->setColumns(std::move(reserved));
     }
     // The Shift+drag range, shaded as in the timeline.
     for (int i = m_plot->itemCount() - 1; i >= 0; --i)

@@ -15,6 +15,7 @@ namespace tilescope::memory {
 struct MemoryTimeline;
 struct SuspectedLeak;
 } // namespace tilescope::memory
+class MemoryBand;
 class QCPGraph;
 class QCPItemLine;
 class QCPItemText;
@@ -51,7 +52,8 @@ public:
     uint32_t opAt(int64_t time, std::optional<double> bytes = {}) const;
     int64_t timeAtPixel(double x) const;
     double pixelOfTime(int64_t time) const;
-    int drawnPoints() const { return m_drawnPoints; } // points handed to the plot in the last redraw
+    int drawnPoints() const { return m_drawnPoints; } // pixel columns handed to the plot in the last redraw
+    MemoryBand* allocatedBand(size_t shown) const { return shown < m_allocated.size() ? m_allocated[shown] : nullptr; }
     // The headline of a suspected leak (memory::MemoryAnalysis::worstLeak), shown in the window's figures line.
     QString leakText(const tilescope::memory::SuspectedLeak& leak) const;
     // What hovering at a time shows: each device's allocated and reserved there.
@@ -76,7 +78,7 @@ private:
     std::shared_ptr<const tilescope::memory::MemoryTimeline> m_timeline;
     std::vector<tilescope::memory::MemorySeriesSummary> m_summaries; // per device, built with the document
     std::vector<uint32_t> m_shown;                                   // devices drawn (with allocations)
-    std::vector<QCPGraph*> m_allocated, m_reserved;                  // per shown device
+    std::vector<MemoryBand*> m_allocated, m_reserved;                // per shown device (reserved nullptr without totals)
     std::vector<tilescope::memory::PixelSummary> m_columns;          // reused from frame to frame
     std::vector<QCPItemText*> m_peakLabels;
     QCustomPlot* m_plot;
