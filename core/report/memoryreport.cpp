@@ -3,6 +3,7 @@
 
 #include "io/decimal.h"
 #include "io/smalljson.h"
+#include "stats/bytestext.h"
 #include "stats/torchtable.h"
 
 #include <algorithm>
@@ -31,8 +32,8 @@ io::Json opNameJson(const trace::Trace& t, trace::StringId name)
     return name == kNoIndex ? io::Json(nullptr) : io::Json(std::string(t.strings.view(name)));
 }
 
-std::string bytesText(int64_t bytes) { return bytes == kNoId ? "-" : stats::formatTorchMemory(bytes); }
-std::string signedBytesText(int64_t bytes) { return (bytes > 0 ? "+" : "") + stats::formatTorchMemory(bytes); }
+std::string bytesText(int64_t bytes) { return bytes == kNoId ? "-" : stats::formatBytes(bytes); }
+std::string signedBytesText(int64_t bytes) { return (bytes > 0 ? "+" : "") + stats::formatBytes(bytes); }
 std::string tsText(int64_t ns) { return ns == kNoId ? "-" : io::formatNanosecondsAsMicroseconds(ns); }
 std::string orNone(std::string text) { return text.empty() ? "(no op)" : text; }
 
@@ -200,10 +201,10 @@ std::string memoryText(const trace::Trace& t, const MemoryAnalysis& a, const Mem
         out += steps.render() + moreRows(a.steps.size(), shown);
     }
     if (const auto* leak = a.worstLeak()) {
-        out += "suspected leak: " + a.devices[leak->device].name + " grew " + stats::formatTorchMemory(leak->growthBytesPerStep)
+        out += "suspected leak: " + a.devices[leak->device].name + " grew " + stats::formatBytes(leak->growthBytesPerStep)
             + " per step over " + std::to_string(leak->steps) + " steps (" + std::string(t.strings.view(a.steps[leak->firstStep].name))
             + " .. " + std::string(t.strings.view(a.steps[leak->lastStep].name)) + ", " + std::to_string(leak->growingSteps)
-            + " of them growing, " + stats::formatTorchMemory(leak->growthBytes) + " in all) and never gave it back\n";
+            + " of them growing, " + stats::formatBytes(leak->growthBytes) + " in all) and never gave it back\n";
     } else if (!a.steps.empty()) {
         out += "suspected leak: none (no growth over " + std::to_string(memory::kLeakMinGrowingSteps)
             + " or more steps that stayed until the end)\n";
@@ -239,7 +240,7 @@ std::string memoryText(const trace::Trace& t, const MemoryAnalysis& a, const Mem
         for (const auto* b : live)
             liveBytes += b->bytes;
         out += "\nlive at end: " + stats::formatCount(live.size()) + (live.size() == 1 ? " block, " : " blocks, ")
-            + stats::formatTorchMemory(liveBytes) + " allocated in the trace and never freed\n";
+            + stats::formatBytes(liveBytes) + " allocated in the trace and never freed\n";
         if (!live.empty()) {
             TextTable blocks({{"device", false}, {"bytes", true}, {"allocated at ts (us)", true}, {"op", false}});
             const size_t shown = std::min(live.size(), kTableRows);

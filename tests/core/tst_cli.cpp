@@ -312,7 +312,7 @@ private slots:
         const Run churn = cli({"memory", trace("memory_churn")});
         QCOMPARE(churn.exitCode, 0);
         QVERIFY2(churn.out.contains("suspected leak: cuda:0 grew"), churn.out.constData());
-        QVERIFY(churn.out.contains("live at end: 10 blocks, 640.00 MB"));
+        QVERIFY(churn.out.contains("live at end: 10 blocks, 640.0 MiB"));
         const Run train = cli({"memory", trace("train_scheduled"), "--format", "table", "--events"});
         QCOMPARE(train.exitCode, 0);
         QVERIFY(train.out.contains("steps (ProfilerStep#N)"));
