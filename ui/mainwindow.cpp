@@ -409,7 +409,7 @@ void MainWindow::openMemoryTimeline(const QString& path)
 void MainWindow::alignMemoryPanel()
 {
     const int canvasX = m_timeline->viewport()->mapTo(this, QPoint(m_timeline->canvasLeft(), 0)).x();
-    m_memory->setCanvasLeft(canvasX - m_memory->mapTo(this, QPoint(0, 0)).x());
+    m_memory->setCanvas(canvasX - m_memory->mapTo(this, QPoint(0, 0)).x(), m_timeline->canvasWidth());
 }
 
 void MainWindow::setDocument(std::shared_ptr<const TraceDocument> document)

@@ -310,11 +310,12 @@ void MemoryPanel::setView(int64_t start, int64_t end)
         redraw();
 }
 
-void MemoryPanel::setCanvasLeft(int left)
+void MemoryPanel::setCanvas(int left, int width)
 {
-    if (left == m_canvasLeft)
+    if (left == m_canvasLeft && width == m_canvasWidth)
         return;
     m_canvasLeft = left;
+    m_canvasWidth = width;
     if (hasData())
         redraw();
 }
@@ -324,9 +325,12 @@ void MemoryPanel::redraw()
     // The plot's data area starts where the timeline's canvas starts; the y labels sit in the margin,
     // under the lane labels.
     const int left = std::max(m_canvasLeft, 40);
-    m_plot->axisRect()->setMargins(QMargins(left, 4, 2, 4));
+    // The same width as the timeline's canvas (which a vertical scroll bar narrows), else the view's time
+    // would spread over a different number of pixels here and drift apart towards the right edge.
+    const int right = m_canvasWidth > 0 ? std::max(0, m_plot->width() - left - m_canvasWidth) : 2;
+    m_plot->axisRect()->setMargins(QMargins(left, 4, right, 4));
     m_plot->xAxis->setRange(keyOf(*m_doc, m_viewStart), keyOf(*m_doc, m_viewEnd));
-    const int pixels = std::max(1, m_plot->width() - left - 2);
+    const int pixels = std::max(1, m_plot->width() - left - right);
     const double unit = m_unit;
     m_drawnPoints = 0;
     for (size_t i = 0; i < m_shown.size(); ++i) {

@@ -29,7 +29,7 @@ struct TraceDocument;
 // and the categories of a memory timeline stacked when one came with the trace. Each frame draws per-pixel
 // min/max summaries (memory::MemorySeriesSummary), never a point per record.
 //
-// The panel follows the timeline (setView, setCanvasLeft, setCursorTime) and asks it to move: a wheel zooms,
+// The panel follows the timeline (setView, setCanvas, setCursorTime) and asks it to move: a wheel zooms,
 // a drag pans, Shift+drag selects a range, a click selects the op that was running at that moment.
 class MemoryPanel : public QWidget
 {
@@ -40,7 +40,9 @@ public:
     // Categories stacked under the curves (File > Open Memory Timeline; the document's own when beside it).
     void setMemoryTimeline(std::shared_ptr<const tilescope::memory::MemoryTimeline> timeline);
     void setView(int64_t start, int64_t end);
-    void setCanvasLeft(int left); // x of the timeline's canvas, so both share one time-to-pixel mapping
+    // x (in this panel) and width of the timeline's canvas, so both share one time-to-pixel mapping; a
+    // width of 0 uses the panel's own.
+    void setCanvas(int left, int width);
     void setCursorTime(std::optional<int64_t> time);
     void setRange(std::optional<std::pair<int64_t, int64_t>> range);
 
@@ -87,6 +89,7 @@ private:
     QCPItemLine* m_cursor = nullptr;
     int64_t m_viewStart = 0, m_viewEnd = 1;
     int m_canvasLeft = 0;
+    int m_canvasWidth = 0;
     int m_drawnPoints = 0;
     double m_unit = 1; // bytes per y-axis unit
     std::optional<std::pair<int64_t, int64_t>> m_range;

@@ -41,7 +41,7 @@ int main(int argc, char** argv)
     doc->contentEnd = doc->trace->lastTime();
     MemoryPanel panel;
     panel.resize(1920, 300);
-    panel.setCanvasLeft(200);
+    panel.setCanvas(200, 0);
     const auto p0 = clock();
     panel.setDocument(doc); // builds the per-pixel summaries
     const auto p1 = clock();

@@ -70,6 +70,9 @@ private slots:
         QCOMPARE(panel->timeAtPixel(plot->axisRect()->left()), w.timeline()->viewStart());
         const int timelineX = w.timeline()->viewport()->mapTo(&w, QPoint(w.timeline()->canvasLeft(), 0)).x();
         QCOMPARE(plot->mapTo(&w, QPoint(plot->axisRect()->left(), 0)).x(), timelineX);
+        QCOMPARE(plot->axisRect()->width(), w.timeline()->canvasWidth()); // so the right edges meet too
+        QVERIFY(std::abs(panel->timeAtPixel(plot->axisRect()->right()) - w.timeline()->viewEnd())
+                <= int64_t(2 * w.timeline()->nsPerPixel()));
         // Per-pixel summaries: at most three points per column, whatever the number of records.
         QVERIFY(panel->drawnPoints() > 0);
         QVERIFY2(panel->drawnPoints() <= plot->axisRect()->width() + 2, qPrintable(QString::number(panel->drawnPoints())));
