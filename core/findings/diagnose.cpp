@@ -9,12 +9,9 @@ namespace tilescope::findings {
 std::string_view strengthName(Strength strength)
 {
     switch (strength) {
-    case Strength::Strong:
-        return "strong";
-    case Strength::Weak:
-        return "weak";
-    case Strength::Provisional:
-        return "provisional";
+    case Strength::Strong: return "strong";
+    case Strength::Weak: return "weak";
+    case Strength::Provisional: return "provisional";
     }
     return "provisional";
 }
@@ -22,8 +19,8 @@ std::string_view strengthName(Strength strength)
 const std::vector<Rule>& allRules()
 {
     static const std::vector<Rule> list{
-        {"launch-bound", rules::launchBound},       {"gpu-idle", rules::gpuIdle},         {"dominant-kernel", rules::dominantKernel},
-        {"warmup-in-window", rules::warmupInWindow}, {"sync-stall", rules::syncStall},     {"pageable-memcpy", rules::pageableMemcpy},
+        {"launch-bound", rules::launchBound},        {"gpu-idle", rules::gpuIdle},          {"dominant-kernel", rules::dominantKernel},
+        {"warmup-in-window", rules::warmupInWindow}, {"sync-stall", rules::syncStall},      {"pageable-memcpy", rules::pageableMemcpy},
         {"memory-growth", rules::memoryGrowth},      {"out-of-memory", rules::outOfMemory},
     };
     return list;

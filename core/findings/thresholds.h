@@ -29,6 +29,14 @@ constexpr double kSyncStallMinStepShare = 0.8;
 // sync-stall: "every step" needs at least this many steps.
 constexpr uint32_t kSyncStallMinSteps = 3;
 
+// sync-stall: the waits must cost at least 1% of the steps' time; below that a per-step sync (a loss read
+// after the GPU has finished anyway) costs less than step-to-step noise.
+constexpr double kSyncStallMinWaitShare = 0.01;
+
+// pageable-memcpy: copy kinds moving less than 1 MiB in all are scalars and shapes (.item(), .tolist());
+// their cost is the synchronisation (sync-stall), not the bandwidth.
+constexpr int64_t kPageableMinBytes = int64_t(1) << 20;
+
 // tiny-kernels: kernels shorter than this run for less than a launch costs on current GPUs (a cudaLaunchKernel
 // is 2-5 us of CPU; H100/H200 launch latency is about 3 us).
 constexpr int64_t kTinyKernelNs = 3'000;

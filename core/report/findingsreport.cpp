@@ -49,7 +49,8 @@ std::string findingsText(const trace::Trace& t, const std::vector<findings::Find
             columns += (columns.empty() ? "" : "; ") + c;
         out += "  columns: " + columns + "\n";
         for (const findings::Where& w : f.where) {
-            out += "  where: ts " + io::formatNanosecondsAsMicroseconds(w.start) + " .. " + io::formatNanosecondsAsMicroseconds(w.end) + " us";
+            out += "  where: ts " + io::formatNanosecondsAsMicroseconds(w.start) + " .. " + io::formatNanosecondsAsMicroseconds(w.end)
+                + " us";
             if (w.event < t.events.size())
                 out += "  " + std::string(t.name(t.events[w.event]));
             out += "\n";

@@ -25,10 +25,8 @@ std::string nextStepFor(const roofline::Classification& c)
     case roofline::RooflineClass::LatencyBound:
         return "Work on this kernel first: it reaches neither roof, so look at its launch configuration and occupancy in "
                "Nsight Compute (too few blocks, serial dependencies).";
-    case roofline::RooflineClass::Communication:
-        return "Work on this collective first: overlap it with compute or shrink the messages.";
-    case roofline::RooflineClass::Inconclusive:
-        break;
+    case roofline::RooflineClass::Communication: return "Work on this collective first: overlap it with compute or shrink the messages.";
+    case roofline::RooflineClass::Inconclusive: break;
     }
     return "Work on this kernel first. Its roofline class is unknown: declare its FLOPs and bytes in TRACE.annotations.json "
            "(tilescope-cli classify) to place it.";
@@ -52,11 +50,12 @@ void dominantKernel(const trace::Trace& t, const DiagnoseInputs& in, std::vector
     const auto ns = [](double us) { return static_cast<int64_t>(us * 1000.0 + 0.5); };
     Finding f;
     f.id = "dominant-kernel";
-    f.title = "One kernel holds most of the GPU time: " + top.name;
+    const bool copy = top.name.starts_with("Memcpy") || top.name.starts_with("Memset");
+    f.title = std::string(copy ? "One copy kind" : "One kernel") + " holds most of the GPU time: " + top.name;
     f.strength = Strength::Strong;
     f.evidence.push_back(top.name + " ran " + stats::formatDuration(ns(top.totalUs)) + " of " + stats::formatDuration(ns(totalUs))
-                         + " of GPU activity (" + percentText(top.totalUs / totalUs) + ") in " + stats::formatCount(top.calls) + " calls, "
-                         + stats::formatDuration(ns(top.totalUs / static_cast<double>(top.calls ? top.calls : 1))) + " per call.");
+                         + " of GPU activity (" + percentText(top.totalUs / totalUs) + ") in " + countText(top.calls, "call", "calls")
+                         + ", " + stats::formatDuration(ns(top.totalUs / static_cast<double>(top.calls ? top.calls : 1))) + " per call.");
     std::string roof = "Roofline: " + std::string(roofline::className(top.cls)) + " (" + top.strength + ")";
     if (!top.roof.empty())
         roof += " against the " + top.roof + " roof";

@@ -28,10 +28,10 @@ void gpuIdle(const trace::Trace&, const DiagnoseInputs& in, std::vector<Finding>
     for (const analysis::DeviceBusy& d : o.devices)
         if (d.hasActivity)
             f.evidence.push_back("GPU " + std::to_string(d.device) + " was busy " + stats::formatDuration(d.busyNs) + " ("
-                                 + percentText(d.utilization) + " utilization) with " + stats::formatCount(d.kernels) + " kernels, "
-                                 + stats::formatCount(d.memcpys) + " memcpys and " + stats::formatCount(d.memsets) + " memsets.");
-    f.evidence.push_back("The CPU was busy " + stats::formatDuration(o.cpuBusyNs) + "; both were idle " + stats::formatDuration(o.bothIdleNs)
-                         + ".");
+                                 + percentText(d.utilization) + " utilization) with " + countText(d.kernels, "kernel", "kernels") + ", "
+                                 + countText(d.memcpys, "memcpy", "memcpys") + " and " + countText(d.memsets, "memset", "memsets") + ".");
+    f.evidence.push_back("The CPU was busy " + stats::formatDuration(o.cpuBusyNs) + "; both were idle "
+                         + stats::formatDuration(o.bothIdleNs) + ".");
     f.columns = {"kernel/gpu_memcpy/gpu_memset ts, dur", "cpu_op/cuda_runtime/cuda_driver ts, dur"};
     f.nextStep = "Look at the CPU ops in the longest GPU gap (the second range): data preparation, Python overhead or a "
                  "CPU-bound loop. This says where the GPU waits, not why; move that work off the critical path (a DataLoader "
@@ -40,7 +40,8 @@ void gpuIdle(const trace::Trace&, const DiagnoseInputs& in, std::vector<Finding>
     // The longest gap between GPU busy intervals inside the window.
     analysis::Interval longest{0, 0};
     int64_t previousEnd = o.window.start;
-    const auto& busy = o.gpuBusy.clippedTo(o.window).intervals();
+    const analysis::IntervalSet clipped = o.gpuBusy.clippedTo(o.window);
+    const auto& busy = clipped.intervals();
     for (size_t i = 0; i <= busy.size(); ++i) {
         const int64_t gapEnd = i < busy.size() ? busy[i].start : o.window.end;
         if (gapEnd - previousEnd > longest.end - longest.start)

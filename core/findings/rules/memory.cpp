@@ -27,8 +27,8 @@ void memoryGrowth(const trace::Trace& t, const DiagnoseInputs& in, std::vector<F
     f.strength = leak->growingSteps >= thresholds::kMemoryGrowthStrongSteps ? Strength::Strong : Strength::Weak;
     f.evidence.push_back(device.name + " allocated grew by " + stats::formatBytes(leak->growthBytes) + " over "
                          + stats::formatCount(leak->steps) + " steps (" + std::string(t.strings.view(firstStep.name)) + " .. "
-                         + std::string(t.strings.view(lastStep.name)) + "), " + stats::formatBytes(leak->growthBytesPerStep)
-                         + " per step; " + stats::formatCount(leak->growingSteps) + " of them grew and none gave it back.");
+                         + std::string(t.strings.view(lastStep.name)) + "), " + stats::formatBytes(leak->growthBytesPerStep) + " per step; "
+                         + stats::formatCount(leak->growingSteps) + " of them grew and none gave it back.");
     f.evidence.push_back("Peak allocated " + stats::formatBytes(device.peakAllocated) + ", " + stats::formatBytes(device.finalAllocated)
                          + " still allocated at the end.");
     f.columns = {"[memory] Total Allocated", "[memory] Bytes", "step ts, dur"};

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "findings/rules.h"
 #include "findings/rules/ruletext.h"
+#include "findings/thresholds.h"
 #include "stats/bytestext.h"
 #include "stats/timetext.h"
 #include "trace/trace.h"
@@ -34,16 +35,18 @@ void pageableMemcpy(const trace::Trace& t, const DiagnoseInputs&, std::vector<Fi
             k.hostNs += t.events[launch].duration;
         copies.push_back(i);
     }
-    if (copies.empty())
+    std::erase_if(kinds, [](const auto& kind) { return kind.second.bytes < static_cast<double>(thresholds::kPageableMinBytes); });
+    if (kinds.empty())
         return;
+    std::erase_if(copies, [&](uint32_t e) { return !kinds.contains(std::string(t.name(t.events[e]))); });
     Finding f;
     f.id = "pageable-memcpy";
     f.title = "Copies between the GPU and pageable host memory";
     f.strength = Strength::Strong; // the copy kind is CUPTI's, in the event name
     for (const auto& [name, k] : kinds)
-        f.evidence.push_back(name + ": " + stats::formatCount(k.copies) + (k.copies == 1 ? " copy, " : " copies, ")
-                             + stats::formatBytes(static_cast<int64_t>(k.bytes)) + " in " + stats::formatDuration(k.ns) + " on the GPU ("
-                             + rateText(k.bytes, k.ns) + "); their host calls took " + stats::formatDuration(k.hostNs) + ".");
+        f.evidence.push_back(name + ": " + countText(k.copies, "copy", "copies") + ", " + stats::formatBytes(static_cast<int64_t>(k.bytes))
+                             + " in " + stats::formatDuration(k.ns) + " on the GPU (" + rateText(k.bytes, k.ns)
+                             + "); their host calls took " + stats::formatDuration(k.hostNs) + ".");
     f.columns = {"gpu_memcpy name (Memcpy ... Pageable ...)", "bytes", "dur"};
     f.nextStep = "Pin the host buffer (pin_memory=True in the DataLoader, or tensor.pin_memory() once) and copy with "
                  "non_blocking=True, so the copy overlaps compute at the pinned rate.";

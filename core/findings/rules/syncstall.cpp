@@ -12,7 +12,10 @@ namespace tilescope::findings::rules {
 
 namespace {
 
-bool isPageableDeviceToHost(std::string_view copy) { return copy.find("DtoH") != std::string_view::npos && copy.find("Pageable") != std::string_view::npos; }
+bool isPageableDeviceToHost(std::string_view copy)
+{
+    return copy.find("DtoH") != std::string_view::npos && copy.find("Pageable") != std::string_view::npos;
+}
 
 // A host call that waits for the GPU: an explicit synchronize, a synchronous cudaMemcpy, or a copy to
 // pageable host memory (what .item() and .cpu() do), which returns only when the copy is done.
@@ -55,7 +58,8 @@ void syncStall(const trace::Trace& t, const DiagnoseInputs& in, std::vector<Find
         const trace::Event& s = t.events[step];
         stepNs += s.duration;
         bool any = false;
-        auto from = std::lower_bound(syncs.begin(), syncs.end(), s.start, [&](uint32_t e, int64_t time) { return t.events[e].start < time; });
+        auto from = std::lower_bound(syncs.begin(), syncs.end(), s.start,
+                                     [&](uint32_t e, int64_t time) { return t.events[e].start < time; });
         for (auto it = from; it != syncs.end() && t.events[*it].start < s.end(); ++it) {
             const uint32_t e = *it;
             const trace::Event& ev = t.events[e];
@@ -69,7 +73,8 @@ void syncStall(const trace::Trace& t, const DiagnoseInputs& in, std::vector<Find
         }
         stepsWithSync += any;
     }
-    if (static_cast<double>(stepsWithSync) < thresholds::kSyncStallMinStepShare * static_cast<double>(steps.size()))
+    if (static_cast<double>(stepsWithSync) < thresholds::kSyncStallMinStepShare * static_cast<double>(steps.size())
+        || ratio(waitNs, stepNs) < thresholds::kSyncStallMinWaitShare)
         return;
     Finding f;
     f.id = "sync-stall";
@@ -78,13 +83,13 @@ void syncStall(const trace::Trace& t, const DiagnoseInputs& in, std::vector<Find
     f.strength = Strength::Weak;
     std::string calls;
     for (const auto& [name, figures] : byName)
-        calls += (calls.empty() ? "" : ", ") + name + " x" + stats::formatCount(figures.first) + " (" + stats::formatDuration(figures.second)
-            + ")";
+        calls += (calls.empty() ? "" : ", ") + name + " x" + stats::formatCount(figures.first) + " ("
+            + stats::formatDuration(figures.second) + ")";
     f.evidence.push_back(stats::formatCount(stepsWithSync) + " of " + stats::formatCount(steps.size())
                          + " steps call a host synchronisation: " + calls + ".");
     f.evidence.push_back("The CPU waited " + stats::formatDuration(waitNs) + " in them, "
-                         + stats::formatDuration(waitNs / static_cast<int64_t>(steps.size())) + " per step, " + percentText(ratio(waitNs, stepNs))
-                         + " of the steps' time; it queued no work meanwhile.");
+                         + stats::formatDuration(waitNs / static_cast<int64_t>(steps.size())) + " per step, "
+                         + percentText(ratio(waitNs, stepNs)) + " of the steps' time; the waiting thread queued no work meanwhile.");
     f.columns = {"cuda_runtime name, dur", "gpu_memcpy name (DtoH ... Pageable)", "user_annotation/ProfilerStep# ts, dur"};
     f.nextStep = "Move the synchronising call (.item(), .cpu(), print of a tensor, torch.cuda.synchronize()) out of the loop, or "
                  "accumulate on the GPU and read once at the end.";

@@ -23,7 +23,10 @@ bool isModuleLoading(const trace::Trace& t, const trace::Event& e)
 }
 
 // The profiler's own cost (CUPTI's Activity Buffer Request, Buffer Flush, Instrumentation): not the run's.
-bool isProfilerOverhead(const trace::Trace& t, const trace::Event& e) { return e.kind == trace::EventKind::Overhead && !isModuleLoading(t, e); }
+bool isProfilerOverhead(const trace::Trace& t, const trace::Event& e)
+{
+    return e.kind == trace::EventKind::Overhead && !isModuleLoading(t, e);
+}
 
 // A step's time without the profiler's overhead inside it: gemm_compare's first region holds a 3.1 ms
 // Activity Buffer Request that a run without the profiler would not pay.
@@ -87,17 +90,20 @@ void warmupInWindow(const trace::Trace& t, const DiagnoseInputs& in, std::vector
                         : "Module loading inside the measured window";
     // A slow first step holding the loading leaves no other reading; a slow first step alone may also be a
     // cold cache or the allocator's first cudaMalloc; loading alone costs what it costs, once.
-    f.strength = slowFirst && loadsInFirst > 0 ? Strength::Strong
+    f.strength = slowFirst && loadsInFirst > 0                 ? Strength::Strong
         : slowFirst || loadNs >= thresholds::kWarmupMinExtraNs ? Strength::Weak
                                                                : Strength::Provisional;
     if (first)
-        f.evidence.push_back("The first step, " + std::string(t.name(*first)) + ", took " + stats::formatDuration(firstNs)
-                             + "; the median of the other " + stats::formatCount(steps.size() - 1) + " steps is "
-                             + stats::formatDuration(medianNs) + " ("
-                             + stats::formatFixed(medianNs > 0 ? static_cast<double>(firstNs) / static_cast<double>(medianNs) : 0.0, 1)
-                             + "x)" + (firstOverheadNs > 0 ? ", without the profiler's own " + stats::formatDuration(firstOverheadNs) + " of overhead events in it" : std::string()) + ".");
+        f.evidence.push_back(
+            "The first step, " + std::string(t.name(*first)) + ", took " + stats::formatDuration(firstNs) + "; the median of the other "
+            + stats::formatCount(steps.size() - 1) + " steps is " + stats::formatDuration(medianNs) + " ("
+            + stats::formatFixed(medianNs > 0 ? static_cast<double>(firstNs) / static_cast<double>(medianNs) : 0.0, 1) + "x)"
+            + (firstOverheadNs > 0 ? ", without the profiler's own " + stats::formatDuration(firstOverheadNs) + " of overhead events in it"
+                                   : std::string())
+            + ".");
     if (!loads.empty()) {
-        std::string sentence = stats::formatCount(loads.size()) + " module-loading events (" + std::string(t.name(t.events[loads.front()]));
+        std::string sentence = countText(loads.size(), "module-loading event", "module-loading events") + " ("
+            + std::string(t.name(t.events[loads.front()]));
         if (loads.size() > 1)
             sentence += ", ...";
         sentence += ") took " + stats::formatDuration(loadNs) + " inside the window";
