@@ -106,8 +106,8 @@ const char* kDiagnoseUsage = R"(  diagnose TRACE [--format table|json] [--partia
       findings: what limits the run, how sure (strong, weak, provisional), the numbers and profiler
       columns it rests on, the next step and the time ranges it is about. Rules: launch-bound, gpu-idle,
       dominant-kernel (with its roofline class; TRACE.annotations.json is read when present),
-      warmup-in-window, sync-stall, pageable-memcpy, memory-growth, out-of-memory. A rule that cannot
-      apply (no GPU activity, no steps, no memory events) says nothing
+      warmup-in-window, sync-stall, pageable-memcpy, tiny-kernels, memory-growth, out-of-memory,
+      cuda-graph. A rule that cannot apply (no GPU activity, no steps, no memory events) says nothing
 )";
 
 struct CommandUsage

@@ -19,9 +19,11 @@ std::string_view strengthName(Strength strength)
 const std::vector<Rule>& allRules()
 {
     static const std::vector<Rule> list{
-        {"launch-bound", rules::launchBound},        {"gpu-idle", rules::gpuIdle},          {"dominant-kernel", rules::dominantKernel},
-        {"warmup-in-window", rules::warmupInWindow}, {"sync-stall", rules::syncStall},      {"pageable-memcpy", rules::pageableMemcpy},
-        {"memory-growth", rules::memoryGrowth},      {"out-of-memory", rules::outOfMemory},
+        {"launch-bound", rules::launchBound},       {"gpu-idle", rules::gpuIdle},
+        {"dominant-kernel", rules::dominantKernel}, {"warmup-in-window", rules::warmupInWindow},
+        {"sync-stall", rules::syncStall},           {"pageable-memcpy", rules::pageableMemcpy},
+        {"tiny-kernels", rules::tinyKernels},       {"memory-growth", rules::memoryGrowth},
+        {"out-of-memory", rules::outOfMemory},      {"cuda-graph", rules::cudaGraph},
     };
     return list;
 }

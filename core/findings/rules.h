@@ -12,7 +12,9 @@ void dominantKernel(const trace::Trace&, const DiagnoseInputs&, std::vector<Find
 void warmupInWindow(const trace::Trace&, const DiagnoseInputs&, std::vector<Finding>&);
 void syncStall(const trace::Trace&, const DiagnoseInputs&, std::vector<Finding>&);
 void pageableMemcpy(const trace::Trace&, const DiagnoseInputs&, std::vector<Finding>&);
+void tinyKernels(const trace::Trace&, const DiagnoseInputs&, std::vector<Finding>&);
 void memoryGrowth(const trace::Trace&, const DiagnoseInputs&, std::vector<Finding>&);
 void outOfMemory(const trace::Trace&, const DiagnoseInputs&, std::vector<Finding>&);
+void cudaGraph(const trace::Trace&, const DiagnoseInputs&, std::vector<Finding>&);
 
 } // namespace tilescope::findings::rules

@@ -138,6 +138,30 @@ std::string syntheticTrace(const std::vector<SyntheticStep>& steps)
     return R"({"schemaVersion":1,"traceEvents":[)" + events + "]}";
 }
 
+// Two graph launches replaying 3 kernels each, beside two single-kernel launches (moc misreads raw strings
+// inside a class, so this lives out here).
+std::string graphTrace()
+{
+    std::string events;
+    const auto slice = [&](const char* category, const std::string& n, int tid, int ts, int dur, int correlation) {
+        events += R"({"ph":"X","cat":")" + std::string(category) + R"(","name":")" + n + R"(","pid":)" + (tid == 7 ? "0" : "5")
+            + R"(,"tid":)" + std::to_string(tid) + R"(,"ts":)" + std::to_string(ts) + R"(,"dur":)" + std::to_string(dur)
+            + ",\"args\":{\"correlation\":" + std::to_string(correlation) + ",\"device\":0,\"stream\":7}},";
+    };
+    slice("cuda_runtime", "cudaGraphLaunch", 5, 100, 10, 1);
+    for (int k = 0; k < 3; ++k)
+        slice("kernel", "graph_kernel", 7, 120 + 10 * k, 5, 1);
+    slice("cuda_runtime", "cudaGraphLaunch", 5, 200, 10, 2);
+    for (int k = 0; k < 3; ++k)
+        slice("kernel", "graph_kernel", 7, 220 + 10 * k, 5, 2);
+    slice("cuda_runtime", "cudaLaunchKernel", 5, 300, 8, 3);
+    slice("kernel", "single_kernel", 7, 320, 5, 3);
+    slice("cuda_runtime", "cudaLaunchKernel", 5, 400, 8, 4);
+    slice("kernel", "single_kernel", 7, 420, 5, 4);
+    events.pop_back();
+    return R"({"schemaVersion":1,"traceEvents":[)" + events + "]}";
+}
+
 } // namespace
 
 class TestFindings : public QObject
@@ -479,6 +503,60 @@ private slots:
         QVERIFY2(evidenceHas(*f, "4.00 MiB per step"), describe(*f));
     }
 
+    // tiny-kernels against the kernels' dur in the raw events.
+    void tinyKernels()
+    {
+        for (const std::string& path : fixtures()) {
+            uint64_t kernels = 0, tiny = 0;
+            int64_t tinyNs = 0;
+            for (const auto& e : rawEvents(path))
+                if (cat(e) == "kernel") {
+                    ++kernels;
+                    if (durNs(e) < findings::thresholds::kTinyKernelNs) {
+                        ++tiny;
+                        tinyNs += durNs(e);
+                    }
+                }
+            const auto d = diagnoseFile(path);
+            const Finding* f = d->find("tiny-kernels");
+            const bool expected = tiny >= findings::thresholds::kTinyKernelsMinCount
+                && static_cast<double>(tiny) >= findings::thresholds::kTinyKernelsMinShare * static_cast<double>(kernels);
+            QVERIFY2(bool(f) == expected, path.c_str());
+            if (f)
+                QVERIFY2(evidenceHas(*f,
+                                     stats::formatCount(tiny) + " of " + stats::formatCount(kernels) + " kernels ("
+                                         + findings::rules::percentText(static_cast<double>(tiny) / static_cast<double>(kernels))
+                                         + ") ran shorter than 3.000us, " + stats::formatDuration(tinyNs) + " of GPU time"),
+                         describe(*f));
+        }
+        QVERIFY(diagnoseFile(testutil::workloadTrace("launch_bound"))->find("tiny-kernels"));
+        QVERIFY(!diagnoseFile(testutil::workloadTrace("gemm_compare"))->find("tiny-kernels"));
+    }
+
+    // cuda-graph: no fixture uses graphs (checked in the raw events), so a small trace of two graph launches
+    // replaying 3 kernels each beside two single launches.
+    void cudaGraph()
+    {
+        for (const std::string& path : fixtures()) {
+            bool graphs = false;
+            for (const auto& e : rawEvents(path))
+                graphs = graphs || name(e).find("GraphLaunch") != std::string::npos;
+            QVERIFY(!graphs);
+            QVERIFY2(!diagnoseFile(path)->find("cuda-graph"), path.c_str());
+        }
+        const auto d = diagnoseText(graphTrace());
+        const Finding* f = d->find("cuda-graph");
+        QVERIFY(f);
+        QVERIFY2(evidenceHas(*f, "2 graph launches replayed 6 kernels, 3.0 per launch; the launch calls took 20.000us of CPU time"),
+                 describe(*f));
+        // 6 kernels at 8 us each one by one: 48 us against 20 us.
+        QVERIFY2(
+            evidenceHas(
+                *f, "8.000us per launch (2 single-kernel launches), they would have cost 48.000us of CPU: the graphs save about 28.000us"),
+            describe(*f));
+        QCOMPARE(f->where.size(), size_t(2));
+    }
+
     // A trace without memory events, GPU activity or steps: those rules say nothing.
     void rulesThatCannotApplySayNothing()
     {
@@ -491,7 +569,9 @@ private slots:
         // No inputs at all: only the rules that read the trace alone may speak.
         const auto t = trace::loadTrace(testutil::workloadTrace("launch_bound"));
         for (const Finding& f : findings::diagnose(*t, {}))
-            QVERIFY2(f.id == "warmup-in-window" || f.id == "sync-stall" || f.id == "pageable-memcpy", f.id.c_str());
+            QVERIFY2(f.id == "warmup-in-window" || f.id == "sync-stall" || f.id == "pageable-memcpy" || f.id == "tiny-kernels"
+                         || f.id == "cuda-graph",
+                     f.id.c_str());
     }
 
     // The thresholds, crossed on purpose: a sync in 4 of 5 steps is "every step" (80%), in 3 of 5 it is not;
