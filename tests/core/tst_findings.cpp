@@ -299,6 +299,12 @@ private slots:
             QVERIFY(it != d->classification.kernels.end());
             QVERIFY2(evidenceHas(*f, "Roofline: " + std::string(roofline::className(it->cls)) + " (" + it->strength + ")"), describe(*f));
             QCOMPARE(std::string(d->t->name(d->t->events[f->where.front().event])), top);
+            // torch's key_averages row of the kernel carries the same GPU time.
+            QVERIFY2(evidenceHas(*f,
+                                 "key_averages: self_cuda_time_total "
+                                     + stats::formatTorchTime(static_cast<double>(byName[top].first) / 1000.0) + " over "
+                                     + findings::rules::countText(byName[top].second, "call", "calls")),
+                     describe(*f));
         }
         QVERIFY(firedSomewhere);
     }

@@ -37,8 +37,9 @@ void cudaGraph(const trace::Trace& t, const DiagnoseInputs&, std::vector<Finding
     f.id = "cuda-graph";
     f.title = "CUDA graph launches replay the kernels";
     f.strength = Strength::Strong; // the calls are in the trace
-    f.evidence.push_back(countText(graphLaunches, "graph launch", "graph launches") + " replayed " + countText(replayed, "kernel", "kernels")
-                         + ", " + stats::formatFixed(static_cast<double>(replayed) / static_cast<double>(graphLaunches), 1)
+    f.evidence.push_back(countText(graphLaunches, "graph launch", "graph launches") + " replayed "
+                         + countText(replayed, "kernel", "kernels") + ", "
+                         + stats::formatFixed(static_cast<double>(replayed) / static_cast<double>(graphLaunches), 1)
                          + " per launch; the launch calls took " + stats::formatDuration(graphNs) + " of CPU time.");
     if (ordinary > 0 && replayed > 0) {
         const int64_t perOrdinary = ordinaryNs / static_cast<int64_t>(ordinary);
@@ -46,9 +47,10 @@ void cudaGraph(const trace::Trace& t, const DiagnoseInputs&, std::vector<Finding
         const std::string oneByOne = "Launched one by one at this trace's " + stats::formatDuration(perOrdinary) + " per launch ("
             + countText(ordinary, "single-kernel launch", "single-kernel launches") + "), they would have cost "
             + stats::formatDuration(asOrdinary) + " of CPU";
-        f.evidence.push_back(asOrdinary >= graphNs ? oneByOne + ": the graphs save about " + stats::formatDuration(asOrdinary - graphNs) + "."
-                                                   : oneByOne + ": the graph launches cost " + stats::formatDuration(graphNs - asOrdinary)
-                                 + " more, so graphs this small do not pay off.");
+        f.evidence.push_back(asOrdinary >= graphNs
+                                 ? oneByOne + ": the graphs save about " + stats::formatDuration(asOrdinary - graphNs) + "."
+                                 : oneByOne + ": the graph launches cost " + stats::formatDuration(graphNs - asOrdinary)
+                                     + " more, so graphs this small do not pay off.");
     }
     f.columns = {"cuda_runtime cudaGraphLaunch dur", "kernel correlation"};
     f.nextStep = "Nothing to fix: the launch cost is already amortised. Kernels outside the graphs (the single launches) are the "

@@ -3,6 +3,7 @@
 #include "findings/rules/ruletext.h"
 #include "findings/thresholds.h"
 #include "roofline/classify.h"
+#include "stats/keyaverages.h"
 #include "stats/timetext.h"
 #include "trace/trace.h"
 
@@ -64,9 +65,18 @@ void dominantKernel(const trace::Trace& t, const DiagnoseInputs& in, std::vector
     if (top.achievedBytesPerS > 0)
         roof += ", " + stats::formatFixed(top.achievedBytesPerS / 1e9, 1) + " GB/s";
     f.evidence.push_back(roof + ".");
+    // The same kernel's row of torch's key_averages, the table a user compares against.
+    if (in.averages)
+        for (const stats::KeyAverage& row : in.averages->rows)
+            if (row.deviceType == stats::DeviceType::CUDA && row.key == top.name && row.inputShapes.empty()) {
+                f.evidence.push_back("key_averages: self_cuda_time_total " + stats::formatTorchTime(row.selfDeviceTimeTotal) + " over "
+                                     + countText(static_cast<uint64_t>(row.count), "call", "calls") + ".");
+                f.columns.push_back("self_cuda_time_total");
+                break;
+            }
     if (kernels.size() > 1)
         f.evidence.push_back("The next, " + kernels[1].name + ", ran " + percentText(kernels[1].totalUs / totalUs) + ".");
-    f.columns = {"kernel dur", "roofline class"};
+    f.columns.insert(f.columns.begin(), {"kernel dur", "roofline class"});
     f.nextStep = nextStepFor(top);
     // Its first and its longest call.
     uint32_t first = trace::kNoIndex, longest = trace::kNoIndex;

@@ -34,7 +34,8 @@ void tinyKernels(const trace::Trace& t, const DiagnoseInputs&, std::vector<Findi
         if (last == trace::kNoIndex || e.end() > t.events[last].end())
             last = i;
     }
-    if (tiny < thresholds::kTinyKernelsMinCount || static_cast<double>(tiny) < thresholds::kTinyKernelsMinShare * static_cast<double>(kernels))
+    if (tiny < thresholds::kTinyKernelsMinCount
+        || static_cast<double>(tiny) < thresholds::kTinyKernelsMinShare * static_cast<double>(kernels))
         return;
     Finding f;
     f.id = "tiny-kernels";
@@ -42,9 +43,9 @@ void tinyKernels(const trace::Trace& t, const DiagnoseInputs&, std::vector<Findi
     // Launch calls that cost more CPU than the kernels run leave no other reading; otherwise the launches may
     // be hidden behind longer kernels queued earlier.
     f.strength = launchNs >= tinyNs ? Strength::Strong : Strength::Weak;
-    f.evidence.push_back(stats::formatCount(tiny) + " of " + countText(kernels, "kernel", "kernels") + " (" + percentText(ratio(
-                             static_cast<int64_t>(tiny), static_cast<int64_t>(kernels)))
-                         + ") ran shorter than " + stats::formatDuration(thresholds::kTinyKernelNs) + ", " + stats::formatDuration(tinyNs)
+    f.evidence.push_back(stats::formatCount(tiny) + " of " + countText(kernels, "kernel", "kernels") + " ("
+                         + percentText(ratio(static_cast<int64_t>(tiny), static_cast<int64_t>(kernels))) + ") ran shorter than "
+                         + stats::formatDuration(thresholds::kTinyKernelNs) + ", " + stats::formatDuration(tinyNs)
                          + " of GPU time in all; their launch calls took " + stats::formatDuration(launchNs) + " of CPU time.");
     std::vector<std::pair<std::string_view, uint64_t>> names(byName.begin(), byName.end());
     std::stable_sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
