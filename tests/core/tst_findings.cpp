@@ -175,8 +175,13 @@ private slots:
             for (const Finding& f : d->found) {
                 QVERIFY2(!f.title.empty() && !f.evidence.empty() && !f.columns.empty() && !f.nextStep.empty(), describe(f));
                 QVERIFY2(!f.where.empty(), describe(f));
-                for (const auto& w : f.where) {
+                for (size_t k = 0; k < f.where.size(); ++k) {
+                    const auto& w = f.where[k];
                     QVERIFY(w.start <= w.end);
+                    // The ranges of one kind (after a finding's leading summary range) come in time order.
+                    if (k >= 2 && f.where[k - 1].event != trace::kNoIndex && w.event != trace::kNoIndex
+                        && d->t->events[f.where[k - 1].event].name == d->t->events[w.event].name)
+                        QVERIFY2(f.where[k - 1].start <= w.start, describe(f));
                     QVERIFY(w.event == trace::kNoIndex || w.event < d->t->events.size());
                 }
             }

@@ -80,6 +80,7 @@ void warmupInWindow(const trace::Trace& t, const DiagnoseInputs& in, std::vector
     }
     if (!slowFirst && loads.empty())
         return;
+    std::sort(loads.begin(), loads.end(), [&](uint32_t a, uint32_t b) { return t.events[a].start < t.events[b].start; });
     size_t loadsInFirst = 0;
     if (first)
         for (const uint32_t e : loads)
