@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // tilescope-cli: TileScope's analyses without a display, for GPU boxes and CI.
 #include "analysis/overlap.h"
+#include "findings/diagnose.h"
+#include "findings/findingsreport.h"
 #include "io/tracefileerror.h"
 #include "report/overlapreport.h"
 #include "report/snapshotreport.h"
@@ -100,6 +102,14 @@ const char* kMemoryUsage = R"(  memory FILE [--format table|json] [--events] [--
       address). FILE may also be an allocator snapshot pickle or a memory timeline export (by content)
 )";
 
+const char* kDiagnoseUsage = R"(  diagnose TRACE [--format table|json] [--partial]
+      findings: what limits the run, how sure (strong, weak, provisional), the numbers and profiler
+      columns it rests on, the next step and the time ranges it is about. Rules: launch-bound, gpu-idle,
+      dominant-kernel (with its roofline class; TRACE.annotations.json is read when present),
+      warmup-in-window, sync-stall, pageable-memcpy, tiny-kernels, memory-growth, out-of-memory,
+      cuda-graph. A rule that cannot apply (no GPU activity, no steps, no memory events) says nothing
+)";
+
 struct CommandUsage
 {
     const char* name;
@@ -109,9 +119,16 @@ struct CommandUsage
 // Every command's usage, in the order --help lists them.
 std::vector<CommandUsage> commandUsages()
 {
-    return {{"info", kInfoUsage},     {"summary", kSummaryUsage},      {"overlap", kOverlapUsage},
-            {"device", kDeviceUsage}, {"classify", kClassifyUsage},    {"inspect", kInspectUsage},
-            {"memory", kMemoryUsage}, {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}};
+    return {{"info", kInfoUsage},
+            {"summary", kSummaryUsage},
+            {"overlap", kOverlapUsage},
+            {"device", kDeviceUsage},
+            {"classify", kClassifyUsage},
+            {"inspect", kInspectUsage},
+            {"memory", kMemoryUsage},
+            {"diagnose", kDiagnoseUsage},
+            {"capture", cli::kCaptureUsage},
+            {"calibrate", cli::kCalibrateUsage}};
 }
 
 std::string fullUsage()
@@ -348,15 +365,19 @@ int runDevice(const Arguments& a)
     return 0;
 }
 
+// TRACE.annotations.json when it exists: what classify reads without --annotations.
+std::string annotationsBeside(const std::string& trace)
+{
+    return std::filesystem::exists(trace + ".annotations.json") ? trace + ".annotations.json" : std::string();
+}
+
 int runClassify(const Arguments& a)
 {
     const std::string format = a.get("format").value_or("table");
     if (format != "table" && format != "json")
         throw UsageError{"--format for classify is table or json, got '" + format + "'"};
     roofline::ClassifyOptions options;
-    std::string annotations = a.get("annotations").value_or("");
-    if (annotations.empty() && std::filesystem::exists(a.trace + ".annotations.json"))
-        annotations = a.trace + ".annotations.json";
+    std::string annotations = a.get("annotations").value_or(annotationsBeside(a.trace));
     if (!annotations.empty())
         options.annotations = roofline::loadAnnotations(annotations);
     if (const auto path = a.get("ceilings"))
@@ -411,6 +432,25 @@ int runMemory(const Arguments& a)
     return 0;
 }
 
+int runDiagnose(const Arguments& a)
+{
+    const std::string format = a.get("format").value_or("table");
+    if (format != "table" && format != "json")
+        throw UsageError{"--format for diagnose is table or json, got '" + format + "'"};
+    roofline::ClassifyOptions classifyOptions;
+    if (const std::string annotations = annotationsBeside(a.trace); !annotations.empty())
+        classifyOptions.annotations = roofline::loadAnnotations(annotations);
+    const auto t = load(a);
+    // The same figures the other commands and the app compute, each once.
+    const stats::KeyAverages averages = stats::computeKeyAverages(*t);
+    const analysis::OverlapReport overlap = analysis::computeOverlap(*t);
+    const memory::MemoryAnalysis memory = memory::analyzeMemory(*t);
+    const roofline::ClassifyReport classification = roofline::classify(*t, classifyOptions);
+    const auto found = findings::diagnose(*t, {&averages, &overlap, &memory, &classification});
+    std::cout << (format == "json" ? findings::findingsJson(*t, found) : findings::findingsText(*t, found));
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -449,6 +489,8 @@ int main(int argc, char** argv)
             return runDevice(parseArguments(argc, argv, {"partial"}, {"ceilings", "devices"}));
         if (command == "memory")
             return runMemory(parseArguments(argc, argv, {"partial", "events"}, {"format"}));
+        if (command == "diagnose")
+            return runDiagnose(parseArguments(argc, argv, {"partial"}, {"format"}));
         if (command == "overlap")
             return runOverlap(parseArguments(argc, argv, {"partial", "all-devices"}, {"format", "window"}));
         throw UsageError{"unknown command '" + command + "'"};

@@ -54,6 +54,8 @@ Json readSmallJsonFile(const std::string& path)
     return parseSmallJson(data, path);
 }
 
+Json jsonMicroseconds(int64_t ns) { return ns % 1000 == 0 ? Json(ns / 1000) : Json(static_cast<double>(ns) / 1000.0); }
+
 Json jsonNumber(double value)
 {
     if (!std::isfinite(value))

@@ -26,6 +26,9 @@ Json readSmallJsonFile(const std::string& path);
 // text that reads back as the same double.
 Json jsonNumber(double value);
 Json jsonNumber(const std::optional<double>& value); // null when absent
+// Trace nanoseconds as the JSON microseconds every report writes (`ts_us`, `start_us`, `window_start_us`):
+// an integer when whole, else ns / 1000 as a double.
+Json jsonMicroseconds(int64_t ns);
 
 // A member of an object; nullptr when `object` is no object or has no such member.
 const Json* jsonMember(const Json& object, std::string_view key);

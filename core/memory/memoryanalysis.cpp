@@ -289,10 +289,10 @@ void buildOps(const trace::Trace& t, const EventScan& scan, const std::vector<ui
     });
 }
 
-void buildSteps(const trace::Trace& t, const EventScan& scan, MemoryAnalysis& out)
+std::vector<uint32_t> selectSteps(const trace::Trace& t, const EventScan& scan, StepSource& source)
 {
     std::vector<uint32_t> stepEvents = scan.profilerSteps;
-    out.stepSource = StepSource::ProfilerStep;
+    source = StepSource::ProfilerStep;
     if (stepEvents.empty()) {
         uint32_t best = kNoIndex;
         for (uint32_t f = 0; f < scan.familyCount.size(); ++f) {
@@ -305,13 +305,17 @@ void buildSteps(const trace::Trace& t, const EventScan& scan, MemoryAnalysis& ou
         for (size_t k = 0; k < scan.topRegions.size(); ++k)
             if (scan.regionFamily[k] == best)
                 stepEvents.push_back(scan.topRegions[k]);
-        out.stepSource = StepSource::RepeatedRegion;
+        source = StepSource::RepeatedRegion;
     }
-    if (stepEvents.empty()) {
-        out.stepSource = StepSource::None;
-        return;
-    }
+    if (stepEvents.empty())
+        source = StepSource::None;
     std::stable_sort(stepEvents.begin(), stepEvents.end(), [&](uint32_t a, uint32_t b) { return t.events[a].start < t.events[b].start; });
+    return stepEvents;
+}
+
+void buildSteps(const trace::Trace& t, const EventScan& scan, MemoryAnalysis& out)
+{
+    const std::vector<uint32_t> stepEvents = selectSteps(t, scan, out.stepSource);
     for (const uint32_t e : stepEvents) {
         const trace::Event& event = t.events[e];
         StepMemory step{event.name, e, event.start, event.end(), {}};
@@ -449,6 +453,15 @@ const SuspectedLeak* MemoryAnalysis::worstLeak() const
         if (!worst || leak.growthBytes > worst->growthBytes)
             worst = &leak;
     return worst;
+}
+
+std::vector<uint32_t> findStepEvents(const trace::Trace& t, StepSource* source)
+{
+    StepSource found = StepSource::None;
+    std::vector<uint32_t> steps = selectSteps(t, scanEvents(t), found);
+    if (source)
+        *source = found;
+    return steps;
 }
 
 MemoryAnalysis analyzeMemory(const trace::Trace& t)

@@ -158,6 +158,10 @@ struct MemoryAnalysis
 
 MemoryAnalysis analyzeMemory(const trace::Trace& trace);
 
+// The steps MemoryAnalysis::steps is built on (ProfilerStep#N, else the most repeated top-level
+// record_function family), by start; also for traces without memory records (the findings' step rules).
+std::vector<uint32_t> findStepEvents(const trace::Trace& trace, StepSource* source = nullptr);
+
 // The op a click on a device's graph at `time` points at: the innermost host op running at `time` on the
 // thread of the device's last record at or before it; kNoIndex when none.
 uint32_t memoryOpAt(const trace::Trace& trace, const MemoryAnalysis& analysis, uint32_t device, int64_t time);

@@ -19,7 +19,7 @@ using trace::kNoIndex;
 // Rows the table prints per list; the JSON has them all.
 constexpr size_t kTableRows = 20;
 
-io::Json tsUs(int64_t ns) { return ns == kNoId ? io::Json(nullptr) : io::jsonNumber(static_cast<double>(ns) / 1000.0); }
+io::Json tsUs(int64_t ns) { return ns == kNoId ? io::Json(nullptr) : io::jsonMicroseconds(ns); }
 io::Json bytesOrNull(int64_t bytes) { return bytes == kNoId ? io::Json(nullptr) : io::Json(bytes); }
 
 std::string opName(const trace::Trace& t, uint32_t event)

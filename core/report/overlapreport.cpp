@@ -13,7 +13,6 @@ namespace {
 
 double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 // A timestamp in us: whole microseconds as an integer, else the double nearest ns / 1000 (one rounding).
-io::Json usExact(int64_t ns) { return ns % 1000 == 0 ? io::Json(ns / 1000) : io::Json(us(ns)); }
 std::string share(int64_t part, int64_t whole)
 {
     return whole > 0 ? stats::formatFixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + "%" : "-";
@@ -42,8 +41,8 @@ std::string launchCostText(const analysis::LaunchCost& launches)
 std::string overlapJson(const trace::Trace& t, const analysis::OverlapReport& r, const OverlapReportOptions& options)
 {
     io::Json j;
-    j["window_start_us"] = usExact(r.window.start);
-    j["window_end_us"] = usExact(r.window.end);
+    j["window_start_us"] = io::jsonMicroseconds(r.window.start);
+    j["window_end_us"] = io::jsonMicroseconds(r.window.end);
     j["window_us"] = io::jsonNumber(us(r.window.end - r.window.start));
     j["window_given"] = options.windowGiven;
     j["gpu_devices"] = r.activeDevices();

@@ -217,9 +217,60 @@ private slots:
         QVERIFY(table.out.contains("GPU 1: busy 3.000us"));
     }
 
+    // diagnose's JSON has exactly the keys, and the table prints the same findings and sentences.
+    void diagnoseJsonShape()
+    {
+        const Run r = cli({"diagnose", trace("launch_bound"), "--format", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(doc.keys(), QStringList{"findings"});
+        const QJsonArray list = doc.value("findings").toArray();
+        QStringList ids;
+        const Run table = cli({"diagnose", trace("launch_bound")});
+        QCOMPARE(table.exitCode, 0);
+        const QString text = QString::fromUtf8(table.out);
+        for (const auto& item : list) {
+            const QJsonObject f = item.toObject();
+            QCOMPARE(f.keys(), (QStringList{"columns", "evidence", "id", "next_step", "strength", "title", "where"}));
+            ids << f.value("id").toString();
+            QVERIFY((QStringList{"strong", "weak", "provisional"}).contains(f.value("strength").toString()));
+            QVERIFY(!f.value("evidence").toArray().isEmpty() && !f.value("columns").toArray().isEmpty());
+            QVERIFY(
+                text.contains("[" + f.value("strength").toString() + "] " + f.value("id").toString() + ": " + f.value("title").toString()));
+            for (const auto& e : f.value("evidence").toArray())
+                QVERIFY2(text.contains("  - " + e.toString() + "\n"), qPrintable(e.toString()));
+            QVERIFY(text.contains("  next step: " + f.value("next_step").toString() + "\n"));
+            for (const auto& w : f.value("where").toArray()) {
+                const QJsonObject where = w.toObject();
+                QCOMPARE(where.keys(), (QStringList{"end_us", "event", "start_us"}));
+                QVERIFY(where.value("start_us").isDouble() && where.value("end_us").isDouble());
+                QVERIFY(where.value("start_us").toDouble() <= where.value("end_us").toDouble());
+                QVERIFY(where.value("event").isNull() || where.value("event").isString());
+            }
+        }
+        // launch_bound: 3,000 tiny kernels launched one by one, the GPU idle most of the window.
+        QVERIFY2(ids.contains("launch-bound") && ids.contains("gpu-idle"), qPrintable(ids.join(',')));
+        // The where ranges lie inside the trace, in the file's microseconds.
+        const QJsonObject overlap = QJsonDocument::fromJson(cli({"overlap", trace("launch_bound"), "--format", "json"}).out).object();
+        const QJsonObject gpuIdle = list[ids.indexOf("gpu-idle")].toObject();
+        const QJsonObject window = gpuIdle.value("where").toArray()[0].toObject();
+        QCOMPARE(window.value("start_us").toDouble(), overlap.value("window_start_us").toDouble());
+        QCOMPARE(window.value("end_us").toDouble(), overlap.value("window_end_us").toDouble());
+
+        // A clean trace says so; bad options and files exit 2.
+        const Run clean = cli({"diagnose", trace("train_scheduled"), "--format", "json"});
+        QCOMPARE(clean.exitCode, 0);
+        QVERIFY(QJsonDocument::fromJson(clean.out).object().value("findings").isArray());
+        QCOMPARE(cli({"diagnose", trace("launch_bound"), "--format", "csv"}).exitCode, 2);
+        const Run missing = cli({"diagnose", "/nonexistent/trace.json"});
+        QCOMPARE(missing.exitCode, 2);
+        QVERIFY(missing.out.isEmpty());
+    }
+
     void everyCommandHasHelp()
     {
-        for (const char* command : {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "capture", "calibrate"}) {
+        for (const char* command :
+             {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "diagnose", "capture", "calibrate"}) {
             for (const char* flag : {"--help", "-h"}) {
                 const Run r = cli({command, flag});
                 QVERIFY2(r.exitCode == 0, qPrintable(QString("%1 %2: %3").arg(command, flag, r.err)));
@@ -234,7 +285,8 @@ private slots:
         QVERIFY(!scriptHelp.out.startsWith("usage:"));
         const Run all = cli({"--help"});
         QCOMPARE(all.exitCode, 0);
-        for (const char* command : {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "capture", "calibrate"})
+        for (const char* command :
+             {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "diagnose", "capture", "calibrate"})
             QVERIFY2(all.out.contains("\n  " + QByteArray(command) + " "), command);
     }
 

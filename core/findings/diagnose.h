@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "findings/finding.h"
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace tilescope::trace {
+class Trace;
+}
+namespace tilescope::stats {
+struct KeyAverages;
+}
+namespace tilescope::analysis {
+struct OverlapReport;
+}
+namespace tilescope::memory {
+struct MemoryAnalysis;
+}
+namespace tilescope::roofline {
+struct ClassifyReport;
+}
+
+namespace tilescope::findings {
+
+// What the caller has already computed for the trace (the CLI and TraceDocument compute each once); a rule
+// whose input is missing (nullptr) says nothing.
+struct DiagnoseInputs
+{
+    const stats::KeyAverages* averages = nullptr;
+    const analysis::OverlapReport* overlap = nullptr; // computeOverlap with the default window
+    const memory::MemoryAnalysis* memory = nullptr;
+    const roofline::ClassifyReport* classification = nullptr;
+    // Step events by start (memory::findStepEvents); nullptr: diagnose finds them.
+    const std::vector<uint32_t>* steps = nullptr;
+};
+
+using RuleFunction = void (*)(const trace::Trace&, const DiagnoseInputs&, std::vector<Finding>&);
+
+struct Rule
+{
+    std::string_view id;
+    RuleFunction run;
+};
+
+// The rules in the order their findings are listed (issue #12's priority).
+const std::vector<Rule>& allRules();
+
+// Every rule over the trace: zero or more findings each.
+std::vector<Finding> diagnose(const trace::Trace& trace, const DiagnoseInputs& inputs);
+
+} // namespace tilescope::findings
