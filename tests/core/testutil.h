@@ -4,6 +4,7 @@
 #include "trace/trace.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QtTest>
@@ -12,10 +13,22 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <variant>
 
 namespace testutil {
 
 inline std::string dataPath(const std::string& relative) { return std::string(TILESCOPE_TEST_DATA) + "/" + relative; }
+
+// v["frames"][0]["name"] for Qt's JSON values: text for members, numbers for items.
+inline QJsonValue jsonAt(QJsonValue v, std::initializer_list<std::variant<const char*, int>> path)
+{
+    for (const auto& step : path)
+        v = std::holds_alternative<int>(step) ? v.toArray().at(std::get<int>(step))
+                                              : v.toObject().value(QString::fromUtf8(std::get<const char*>(step)));
+    return v;
+}
+
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 inline std::string readFile(const std::string& path)
 {

@@ -52,16 +52,8 @@ std::string timelineError(const std::string& json)
     return "(no error)";
 }
 
-// v["frames"][0]["name"] for Qt's JSON values: text for members, numbers for items.
-QJsonValue at(QJsonValue v, std::initializer_list<std::variant<const char*, int>> path)
-{
-    for (const auto& step : path)
-        v = std::holds_alternative<int>(step) ? v.toArray().at(std::get<int>(step))
-                                              : v.toObject().value(QString::fromUtf8(std::get<const char*>(step)));
-    return v;
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using testutil::contains;
+QJsonValue at(const QJsonValue& v, std::initializer_list<std::variant<const char*, int>> path) { return testutil::jsonAt(v, path); }
 
 } // namespace
 
