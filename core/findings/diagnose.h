@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "analysis/intervals.h"
 #include "findings/finding.h"
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -35,6 +37,9 @@ struct DiagnoseInputs
     const roofline::ClassifyReport* classification = nullptr;
     // Step events by start (memory::findStepEvents); nullptr: diagnose finds them.
     const std::vector<uint32_t>* steps = nullptr;
+    // The time range the findings are about (a Shift+drag range, --window); unset: the whole trace. Events
+    // are counted when they start inside it; `averages` and `overlap` must be computed for the same range.
+    std::optional<analysis::Interval> window;
 };
 
 using RuleFunction = void (*)(const trace::Trace&, const DiagnoseInputs&, std::vector<Finding>&);
