@@ -63,6 +63,26 @@ std::unique_ptr<Diagnosed> diagnoseTrace(std::unique_ptr<trace::Trace> t, std::s
 
 std::unique_ptr<Diagnosed> diagnoseFile(const std::string& path) { return diagnoseTrace(trace::loadTrace(path), path); }
 
+// The findings of a time range as the app and `diagnose --window` compute them: averages and overlap for the
+// range, the whole trace's memory analysis and classification.
+std::vector<Finding> diagnoseWindow(const Diagnosed& d, analysis::Interval window)
+{
+    stats::KeyAveragesOptions options;
+    options.window = std::pair{window.start, window.end};
+    const stats::KeyAverages averages = stats::computeKeyAverages(*d.t, options);
+    const analysis::OverlapReport overlap = analysis::computeOverlap(*d.t, window);
+    findings::DiagnoseInputs in{&averages, &overlap, &d.memory, &d.classification, nullptr, window};
+    return findings::diagnose(*d.t, in);
+}
+
+const Finding* findIn(const std::vector<Finding>& list, std::string_view id)
+{
+    for (const Finding& f : list)
+        if (f.id == id)
+            return &f;
+    return nullptr;
+}
+
 std::unique_ptr<Diagnosed> diagnoseText(const std::string& text)
 {
     auto source = io::memorySource(text, "synthetic.json");
@@ -683,6 +703,89 @@ private slots:
         QVERIFY(!diagnoseText(syntheticTrace({{2999, false}, {1000, false}, {1000, false}, {1000, false}}))->find("warmup-in-window"));
         // 3x but under 1 ms slower: jitter on short steps.
         QVERIFY(!diagnoseText(syntheticTrace({{1200, false}, {400, false}, {400, false}}))->find("warmup-in-window"));
+    }
+
+    // Listed by impact: an out-of-memory first, then the time at stake, largest first; the impact of the
+    // time findings is the figure their evidence states.
+    void orderedByImpact()
+    {
+        for (const std::string& path : fixtures()) {
+            const auto d = diagnoseFile(path);
+            for (size_t k = 1; k < d->found.size(); ++k) {
+                const Finding& a = d->found[k - 1];
+                const Finding& b = d->found[k];
+                QVERIFY2(b.id != "out-of-memory", path.c_str());
+                if (a.id != "out-of-memory")
+                    QVERIFY2(a.impactNs >= b.impactNs, (path + ": " + a.id + " before " + b.id).c_str());
+            }
+            if (const Finding* f = d->find("gpu-idle"))
+                QCOMPARE(f->impactNs, d->overlap.gpuIdleWhileCpuBusyNs);
+            if (const Finding* f = d->find("launch-bound"))
+                QCOMPARE(f->impactNs, d->overlap.launches.cpuNs);
+        }
+        const auto session = diagnoseFile(sessionTrace());
+        QVERIFY(!session->found.empty());
+        QCOMPARE(session->found.front().id, std::string("out-of-memory"));
+        // launch_bound: the GPU idle time (60 ms) outweighs the launch time (24 ms).
+        const auto launch = diagnoseFile(testutil::workloadTrace("launch_bound"));
+        QCOMPARE(launch->found.front().id, std::string("gpu-idle"));
+    }
+
+    // A window: the whole trace's span gives the whole trace's findings; a part counts only what starts in it.
+    void windowedFindings()
+    {
+        for (const std::string& path : fixtures()) {
+            const auto d = diagnoseFile(path);
+            const std::vector<Finding> whole = diagnoseWindow(*d, {d->t->firstTime(), d->t->lastTime() + 1});
+            QCOMPARE(whole.size(), d->found.size());
+            for (size_t k = 0; k < whole.size(); ++k) {
+                QCOMPARE(whole[k].id, d->found[k].id);
+                if (whole[k].id != "launch-bound" && whole[k].id != "gpu-idle" && whole[k].id != "dominant-kernel")
+                    QCOMPARE(whole[k].evidence, d->found[k].evidence); // the overlap window itself differs
+            }
+        }
+        // tiny-kernels in the first half of launch_bound: the count of kernels under 3 us that start there,
+        // from the raw events.
+        const std::string launchPath = testutil::workloadTrace("launch_bound");
+        const auto launch = diagnoseFile(launchPath);
+        const int64_t middle = (launch->t->firstTime() + launch->t->lastTime()) / 2;
+        const analysis::Interval firstHalf{launch->t->firstTime(), middle};
+        uint64_t kernels = 0, tiny = 0;
+        for (const auto& e : rawEvents(launchPath))
+            if (cat(e) == "kernel") {
+                const int64_t ts = std::llround(io::jsonDouble(io::jsonMember(e, "ts")).value_or(0) * 1000.0);
+                if (ts < firstHalf.start || ts >= firstHalf.end)
+                    continue;
+                ++kernels;
+                tiny += durNs(e) < findings::thresholds::kTinyKernelNs;
+            }
+        QVERIFY(kernels > 0 && kernels < 10000);
+        const auto half = diagnoseWindow(*launch, firstHalf);
+        const Finding* t = findIn(half, "tiny-kernels");
+        QVERIFY(t);
+        QVERIFY2(evidenceHas(*t, stats::formatCount(tiny) + " of " + stats::formatCount(kernels) + " kernels"), describe(*t));
+        for (const findings::Where& w : t->where)
+            if (w.event != trace::kNoIndex)
+                QVERIFY(launch->t->events[w.event].start >= firstHalf.start && launch->t->events[w.event].start < firstHalf.end);
+
+        // The H200 session: before its OOM no out-of-memory; the first two steps are too few for a leak.
+        const auto session = diagnoseFile(sessionTrace());
+        QVERIFY(!session->memory.ooms.empty() && session->memory.steps.size() >= 5);
+        const int64_t oom = session->memory.ooms.front().time;
+        QVERIFY(!findIn(diagnoseWindow(*session, {session->t->firstTime(), oom}), "out-of-memory"));
+        QVERIFY(findIn(diagnoseWindow(*session, {session->t->firstTime(), oom + 1}), "out-of-memory"));
+        const auto& steps = session->memory.steps;
+        QVERIFY(!findIn(diagnoseWindow(*session, {steps[0].start, steps[1].end}), "memory-growth"));
+        QVERIFY(findIn(diagnoseWindow(*session, {steps[0].start, steps.back().end}), "memory-growth"));
+
+        // jit_cold without its first step: its slow first step is outside, so no slow-first evidence.
+        const auto cold = diagnoseFile(testutil::workloadTrace("jit_cold"));
+        const Finding* w = cold->find("warmup-in-window");
+        QVERIFY(w && w->where.front().event != trace::kNoIndex);
+        const auto later = diagnoseWindow(*cold, {w->where.front().end, cold->t->lastTime() + 1});
+        if (const Finding* again = findIn(later, "warmup-in-window"))
+            QVERIFY2(!evidenceHas(*again, "The first step, " + std::string(cold->t->name(cold->t->events[w->where.front().event]))),
+                     describe(*again));
     }
 };
 
