@@ -11,8 +11,19 @@
 
 namespace tilescope::cli {
 
+namespace {
+// Qt's notes about the headless platform (no XDG_RUNTIME_DIR, no window manager hints) mean nothing to a
+// CLI user; critical messages still reach stderr.
+void quietQtMessages(QtMsgType type, const QMessageLogContext&, const QString& message)
+{
+    if (type == QtCriticalMsg || type == QtFatalMsg)
+        std::cerr << "tilescope-cli: Qt: " << message.toStdString() << "\n";
+}
+} // namespace
+
 int runReportWithPictures(const std::string& tracePath, const std::string& out, bool partial)
 {
+    qInstallMessageHandler(quietQtMessages);
     // Only this command makes a QApplication, and on the offscreen platform: a GPU box has no display.
     char name[] = "tilescope-cli", platformOption[] = "-platform", platform[] = "offscreen";
     char* argv[] = {name, platformOption, platform, nullptr};

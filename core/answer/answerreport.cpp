@@ -19,12 +19,14 @@
 #include "session/sessionmanifest.h"
 #include "stats/keyaverages.h"
 #include "stats/torchtable.h"
+#include "trace/abbreviatename.h"
 #include "trace/trace.h"
 #include "version.h"
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -69,6 +71,59 @@ ReportBlock image(const char* key)
 }
 
 ReportBlock notComputed(const char* what) { return paragraph(std::string(what) + " was not computed for this report."); }
+
+// Long names (the findings' events, the classified kernels and regions) shortened in every text of a section,
+// and listed in full once at its end.
+class NameShortener
+{
+public:
+    void add(std::string_view name)
+    {
+        if (name.size() > kLongNameLength && std::none_of(m_names.begin(), m_names.end(), [&](const auto& n) { return n.first == name; }))
+            m_names.emplace_back(std::string(name), reportName(name));
+        // Longest first, so a name that holds another is replaced whole.
+        std::sort(m_names.begin(), m_names.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+    }
+    std::string apply(std::string text)
+    {
+        for (size_t i = 0; i < m_names.size(); ++i) {
+            const auto& [full, shortName] = m_names[i];
+            for (size_t at = 0; (at = text.find(full, at)) != std::string::npos; at += shortName.size()) {
+                text.replace(at, full.size(), shortName);
+                m_used.insert(i);
+            }
+        }
+        return text;
+    }
+    void apply(ReportBlock& b)
+    {
+        b.text = apply(std::move(b.text));
+        for (auto& item : b.items)
+            item = apply(std::move(item));
+        for (auto& row : b.rows)
+            for (auto& cell : row)
+                cell = apply(std::move(cell));
+    }
+    // Shortens every block of `s` and lists the names it shortened.
+    void finish(ReportSection& s)
+    {
+        m_used.clear();
+        for (ReportBlock& b : s.blocks)
+            apply(b);
+        if (m_used.empty())
+            return;
+        s.blocks.push_back(paragraph("Names shortened above, in full:"));
+        ReportBlock list;
+        list.kind = ReportBlock::Kind::Facts;
+        for (const size_t i : m_used)
+            list.rows.push_back({m_names[i].second, m_names[i].first});
+        s.blocks.push_back(std::move(list));
+    }
+
+private:
+    std::vector<std::pair<std::string, std::string>> m_names; // full, short
+    std::set<size_t> m_used;
+};
 
 // ---- What was profiled ----------------------------------------------------------------------------------
 
@@ -478,6 +533,41 @@ std::string markdownEscaped(std::string_view text)
     return out;
 }
 
+// Paragraph text split at backticks: even pieces are prose, odd ones `code`; an unpaired backtick stays prose.
+std::vector<std::string> codeSplit(std::string_view text)
+{
+    std::vector<std::string> pieces{std::string()};
+    for (const char c : text) {
+        if (c == '`')
+            pieces.emplace_back();
+        else
+            pieces.back() += c;
+    }
+    if (pieces.size() % 2 == 0) { // an odd number of backticks: the last one is prose
+        pieces[pieces.size() - 2] += "`" + pieces.back();
+        pieces.pop_back();
+    }
+    return pieces;
+}
+
+std::string markdownParagraph(std::string_view text)
+{
+    std::string out;
+    const auto pieces = codeSplit(text);
+    for (size_t i = 0; i < pieces.size(); ++i)
+        out += i % 2 ? "`" + pieces[i] + "`" : markdownEscaped(pieces[i]);
+    return out;
+}
+
+std::string htmlParagraph(std::string_view text)
+{
+    std::string out;
+    const auto pieces = codeSplit(text);
+    for (size_t i = 0; i < pieces.size(); ++i)
+        out += i % 2 ? "<code>" + report::htmlEscaped(pieces[i]) + "</code>" : report::htmlEscaped(pieces[i]);
+    return out;
+}
+
 // A fence longer than any run of backticks inside.
 std::string fenceFor(std::string_view text)
 {
@@ -500,6 +590,9 @@ h1{font-size:26px;margin:0 0 4px}h2{font-size:20px;border-bottom:2px solid #e3e3
 h3{font-size:16px;margin:22px 0 6px}.sub{color:#666;margin:0 0 12px}nav a{margin-right:14px;color:#2060c0;text-decoration:none}
 table{border-collapse:collapse;margin:8px 0 14px;font-size:13px}th,td{border:1px solid #d8d8de;padding:3px 8px;vertical-align:top;text-align:left}
 th{background:#f2f2f6}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+div.wide{overflow-x:auto;max-width:100%}table.data{font-size:12px}td{overflow-wrap:anywhere}
+code{background:#f2f2f6;border-radius:3px;padding:0 3px;font-size:13px}
+h3 .title{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}h3{display:flex;gap:2px;align-items:baseline}
 table.facts th{width:220px;font-weight:600}
 pre{background:#f7f7f9;border:1px solid #e3e3e8;padding:10px;overflow-x:auto;font-size:12px;line-height:1.35}
 figure{margin:10px 0 18px}img{max-width:100%;border:1px solid #d8d8de}figcaption{color:#666;font-size:13px}
@@ -527,7 +620,38 @@ AnswerReport gatherAnswerReport(const AnswerInputs& in)
     r.sections.push_back(memorySection(in));
     if (!in.compareLines.empty())
         r.sections.push_back(compareSection(in));
+    NameShortener names;
+    if (in.findings)
+        for (const findings::Finding& f : *in.findings)
+            for (const findings::Where& w : f.where)
+                if (w.event < in.trace->events.size())
+                    names.add(in.trace->name(in.trace->events[w.event]));
+    if (in.classification) {
+        for (const auto& c : in.classification->kernels)
+            names.add(c.name);
+        for (const auto& c : in.classification->regions) {
+            names.add(c.name);
+            for (const auto& k : c.kernels)
+                names.add(k.name);
+        }
+    }
+    for (ReportSection& s : r.sections)
+        names.finish(s);
     return r;
+}
+
+std::string reportName(std::string_view name)
+{
+    if (name.size() <= kLongNameLength)
+        return std::string(name);
+    const std::vector<std::string> forms = trace::nameAbbreviations(name);
+    for (const std::string& form : forms)
+        if (form.size() <= kLongNameLength)
+            return form;
+    if (!forms.empty())
+        return forms.back();
+    // No structure to drop: the start and the end, which tell names apart best.
+    return std::string(name.substr(0, kLongNameLength / 2 - 2)) + " ... " + std::string(name.substr(name.size() - kLongNameLength / 2 + 3));
 }
 
 std::optional<ReportFormat> reportFormatOf(const std::string& path)
@@ -555,7 +679,7 @@ std::string renderMarkdown(const AnswerReport& report, const std::vector<ReportI
         md += "## " + markdownEscaped(s.title) + "\n\n";
         for (const ReportBlock& b : s.blocks) {
             switch (b.kind) {
-            case Kind::Paragraph: md += markdownEscaped(b.text) + "\n\n"; break;
+            case Kind::Paragraph: md += markdownParagraph(b.text) + "\n\n"; break;
             case Kind::Heading: md += "### " + (b.badge.empty() ? "" : "[" + b.badge + "] ") + markdownEscaped(b.text) + "\n\n"; break;
             case Kind::List:
                 for (const std::string& item : b.items)
@@ -613,12 +737,13 @@ std::string renderHtml(const AnswerReport& report, const std::vector<ReportImage
         h += "<section id=\"" + htmlEscaped(s.id) + "\">\n<h2>" + htmlEscaped(s.title) + "</h2>\n";
         for (const ReportBlock& b : s.blocks) {
             switch (b.kind) {
-            case Kind::Paragraph: h += "<p>" + htmlEscaped(b.text) + "</p>\n"; break;
+            case Kind::Paragraph: h += "<p>" + htmlParagraph(b.text) + "</p>\n"; break;
             case Kind::Heading:
                 h += "<h3>";
                 if (!b.badge.empty())
                     h += "<span class=\"badge " + htmlEscaped(b.badge) + "\">" + htmlEscaped(b.badge) + "</span>";
-                h += htmlEscaped(b.text) + "</h3>\n";
+                // A title can hold a long name: two lines at most, the whole in the tooltip.
+                h += "<span class=\"title\" title=\"" + htmlEscaped(b.text) + "\">" + htmlEscaped(b.text) + "</span></h3>\n";
                 break;
             case Kind::List:
                 h += "<ul>\n";
@@ -633,7 +758,7 @@ std::string renderHtml(const AnswerReport& report, const std::vector<ReportImage
                 h += "</table>\n";
                 break;
             case Kind::Table:
-                h += "<table class=\"data\">\n<thead><tr>";
+                h += "<div class=\"wide\">\n<table class=\"data\">\n<thead><tr>";
                 for (const std::string& c : b.header)
                     h += "<th>" + htmlEscaped(c) + "</th>";
                 h += "</tr></thead>\n<tbody>\n";
@@ -648,7 +773,7 @@ std::string renderHtml(const AnswerReport& report, const std::vector<ReportImage
                     }
                     h += "</tr>\n";
                 }
-                h += "</tbody>\n</table>\n";
+                h += "</tbody>\n</table>\n</div>\n";
                 break;
             case Kind::Preformatted: h += "<pre>" + htmlEscaped(b.text) + "</pre>\n"; break;
             case Kind::Image:

@@ -4,6 +4,7 @@
 #include "findings/finding.h"
 
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,7 @@ struct AnswerInputs
 struct ReportBlock
 {
     enum class Kind {
-        Paragraph,    // text
+        Paragraph,    // text; `code` spans in backticks
         Heading,      // text, with badge (a finding's strength) when not empty
         List,         // items
         Facts,        // rows of {label, value}
@@ -98,6 +99,12 @@ struct AnswerReport
 // table with its sort key, the overlap figures with the timeline, the roofline with the classified kernels
 // and regions, the memory peak, and the compare when compareLines has lines.
 AnswerReport gatherAnswerReport(const AnswerInputs& inputs);
+
+// A kernel name as the report shows it: a name longer than kLongNameLength characters (a demangled template
+// signature can run to thousands) becomes its first trace::nameAbbreviations form that fits, else its
+// shortest; the report lists each shortened name in full once, at the end of the section that uses it.
+inline constexpr size_t kLongNameLength = 100;
+std::string reportName(std::string_view name);
 
 enum class ReportFormat { Html, Markdown };
 // By the file's suffix: .html/.htm or .md/.markdown (any case); nullopt for anything else.
