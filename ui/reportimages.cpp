@@ -66,8 +66,16 @@ std::vector<ReportImage> renderReportImages(const std::shared_ptr<const TraceDoc
     {
         TimelineView timeline;
         timeline.setDocument(document);
-        // fitAll again, now that the canvas has its width.
-        const std::string png = grabAt(timeline, sizes.timeline, [&] { timeline.fitAll(); });
+        const std::string png = grabAt(timeline, sizes.timeline, [&] {
+            // No empty band under the last lane: as tall as the lanes need, up to the size asked for.
+            int bottom = 0;
+            for (const TimelineView::Lane& lane : timeline.lanes())
+                bottom = std::max(bottom, lane.y + lane.height);
+            const int needed = timeline.axisHeight() + bottom + 2 * timeline.frameWidth() + 8;
+            if (needed < sizes.timeline.height())
+                timeline.resize(sizes.timeline.width(), std::max(needed, 160));
+            timeline.fitAll(); // again, now that the canvas has its width
+        });
         images.push_back({tilescope::answer::kTimelineImage, "The timeline over the whole trace (TileScope's timeline view)", png});
     }
     {
@@ -85,8 +93,9 @@ std::vector<ReportImage> renderReportImages(const std::shared_ptr<const TraceDoc
         memory.setDocument(document);
         if (memory.hasData()) {
             const std::string png = grabAt(memory, sizes.memory, [&] {
-                memory.setCanvas(0, 0);
+                memory.setCanvas(70, 0); // room for the axis label; the rest of the width is the plot's
                 memory.setView(document->contentStart, std::max(document->contentEnd, document->contentStart + 1000));
+                memory.plot()->replot(); // the panel queues its replots for the event loop; a picture needs it now
             });
             images.push_back({tilescope::answer::kMemoryImage,
                               "Device memory over the trace: allocated (filled) and reserved (line), the peak marked", png});

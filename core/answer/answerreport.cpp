@@ -484,7 +484,7 @@ ReportSection memorySection(const AnswerInputs& in)
 {
     ReportSection s{"memory", "Memory", {}};
     if (in.trace->memory.empty()) {
-        s.blocks.push_back(paragraph(std::string(memory::kNoMemoryRecordsText) + "."));
+        s.blocks.push_back(paragraph("No memory figures: " + std::string(memory::kNoMemoryRecordsText) + "."));
         return s;
     }
     s.blocks.push_back(image(kMemoryImage));
@@ -594,7 +594,7 @@ div.wide{overflow-x:auto;max-width:100%}table.data{font-size:12px}td{overflow-wr
 code{background:#f2f2f6;border-radius:3px;padding:0 3px;font-size:13px}
 h3 .title{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}h3{display:flex;gap:2px;align-items:baseline}
 table.facts th{width:220px;font-weight:600}
-pre{background:#f7f7f9;border:1px solid #e3e3e8;padding:10px;overflow-x:auto;font-size:12px;line-height:1.35}
+pre{background:#f7f7f9;border:1px solid #e3e3e8;padding:10px;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px;line-height:1.35}
 figure{margin:10px 0 18px}img{max-width:100%;border:1px solid #d8d8de}figcaption{color:#666;font-size:13px}
 .badge{display:inline-block;border-radius:4px;padding:1px 7px;margin-right:8px;font-size:12px;color:#fff;vertical-align:1px}
 .badge.strong{background:#c83232}.badge.weak{background:#e68c14}.badge.provisional{background:#8c8c8c}
