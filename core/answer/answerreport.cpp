@@ -112,9 +112,9 @@ public:
             apply(b);
         if (m_used.empty())
             return;
-        s.blocks.push_back(paragraph("Names shortened above, in full:"));
         ReportBlock list;
         list.kind = ReportBlock::Kind::Facts;
+        list.folded = "Names shortened above, in full";
         for (const size_t i : m_used)
             list.rows.push_back({m_names[i].second, m_names[i].first});
         s.blocks.push_back(std::move(list));
@@ -568,6 +568,15 @@ std::string htmlParagraph(std::string_view text)
     return out;
 }
 
+// A relative file name as a Markdown link target: spaces and parentheses would end it.
+std::string linkTarget(std::string_view name)
+{
+    std::string out;
+    for (const char c : name)
+        out += c == ' ' ? std::string("%20") : c == '(' ? std::string("%28") : c == ')' ? std::string("%29") : std::string(1, c);
+    return out;
+}
+
 // A fence longer than any run of backticks inside.
 std::string fenceFor(std::string_view text)
 {
@@ -593,7 +602,8 @@ th{background:#f2f2f6}td.num{text-align:right;font-variant-numeric:tabular-nums;
 div.wide{overflow-x:auto;max-width:100%}table.data{font-size:12px}td{overflow-wrap:anywhere}
 code{background:#f2f2f6;border-radius:3px;padding:0 3px;font-size:13px}
 h3 .title{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}h3{display:flex;gap:2px;align-items:baseline}
-table.facts th{width:220px;font-weight:600}
+table.facts th{width:220px;font-weight:600}table.data td:first-child{min-width:200px}
+details{margin:8px 0 14px}summary{cursor:pointer;color:#2060c0}
 pre{background:#f7f7f9;border:1px solid #e3e3e8;padding:10px;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px;line-height:1.35}
 figure{margin:10px 0 18px}img{max-width:100%;border:1px solid #d8d8de}figcaption{color:#666;font-size:13px}
 .badge{display:inline-block;border-radius:4px;padding:1px 7px;margin-right:8px;font-size:12px;color:#fff;vertical-align:1px}
@@ -678,6 +688,8 @@ std::string renderMarkdown(const AnswerReport& report, const std::vector<ReportI
     for (const ReportSection& s : report.sections) {
         md += "## " + markdownEscaped(s.title) + "\n\n";
         for (const ReportBlock& b : s.blocks) {
+            if (!b.folded.empty())
+                md += "*" + markdownEscaped(b.folded) + ":*\n\n";
             switch (b.kind) {
             case Kind::Paragraph: md += markdownParagraph(b.text) + "\n\n"; break;
             case Kind::Heading: md += "### " + (b.badge.empty() ? "" : "[" + b.badge + "] ") + markdownEscaped(b.text) + "\n\n"; break;
@@ -715,7 +727,7 @@ std::string renderMarkdown(const AnswerReport& report, const std::vector<ReportI
             }
             case Kind::Image:
                 if (const ReportImage* i = findImage(images, b.imageKey))
-                    md += "![" + markdownEscaped(i->caption) + "](" + imageFileStem + "." + i->key + ".png)\n\n*"
+                    md += "![" + markdownEscaped(i->caption) + "](" + linkTarget(imageFileStem + "." + i->key + ".png") + ")\n\n*"
                         + markdownEscaped(i->caption) + "*\n\n";
                 break;
             }
@@ -736,6 +748,8 @@ std::string renderHtml(const AnswerReport& report, const std::vector<ReportImage
     for (const ReportSection& s : report.sections) {
         h += "<section id=\"" + htmlEscaped(s.id) + "\">\n<h2>" + htmlEscaped(s.title) + "</h2>\n";
         for (const ReportBlock& b : s.blocks) {
+            if (!b.folded.empty())
+                h += "<details><summary>" + htmlEscaped(b.folded) + "</summary>\n";
             switch (b.kind) {
             case Kind::Paragraph: h += "<p>" + htmlParagraph(b.text) + "</p>\n"; break;
             case Kind::Heading:
@@ -782,6 +796,8 @@ std::string renderHtml(const AnswerReport& report, const std::vector<ReportImage
                         + "\"><figcaption>" + htmlEscaped(i->caption) + "</figcaption></figure>\n";
                 break;
             }
+            if (!b.folded.empty())
+                h += "</details>\n";
         }
         h += "</section>\n";
     }

@@ -78,6 +78,8 @@ struct ReportBlock
     std::vector<std::vector<std::string>> rows;
     std::vector<std::string> rowColours; // Table: a colour ("#rrggbb") per row for its first cell, or empty
     std::string imageKey;
+    // When set, HTML folds the block under this summary (<details>, closed); Markdown prints it as a line above.
+    std::string folded;
 };
 
 struct ReportSection

@@ -124,10 +124,10 @@ std::string markdownEscapedForTest(const std::string& text)
 QString tagProblem(const std::string& html)
 {
     static const std::set<std::string> voids{"meta", "img", "br", "hr", "link", "!DOCTYPE"};
-    static const std::set<std::string> known{"html",  "head",       "meta",  "title", "style", "body",    "header", "h1",
-                                             "h2",    "h3",         "p",     "nav",   "a",     "section", "ul",     "li",
-                                             "table", "thead",      "tbody", "tr",    "th",    "td",      "pre",    "figure",
-                                             "img",   "figcaption", "span",  "div",   "code",  "!DOCTYPE"};
+    static const std::set<std::string> known{"html",  "head",       "meta",  "title", "style", "body",    "header",  "h1",
+                                             "h2",    "h3",         "p",     "nav",   "a",     "section", "ul",      "li",
+                                             "table", "thead",      "tbody", "tr",    "th",    "td",      "pre",     "figure",
+                                             "img",   "figcaption", "span",  "div",   "code",  "details", "summary", "!DOCTYPE"};
     std::vector<std::string> open;
     size_t i = 0;
     while ((i = html.find('<', i)) != std::string::npos) {
