@@ -70,6 +70,14 @@ ReportBlock image(const char* key)
     return b;
 }
 
+std::string trimmed(std::string_view text)
+{
+    const size_t first = text.find_first_not_of(' ');
+    if (first == std::string_view::npos)
+        return {};
+    return std::string(text.substr(first, text.find_last_not_of(' ') - first + 1));
+}
+
 ReportBlock notComputed(const char* what) { return paragraph(std::string(what) + " was not computed for this report."); }
 
 // Long names (the findings' events, the classified kernels and regions) shortened in every text of a section,
@@ -258,8 +266,23 @@ ReportSection profiledSection(const AnswerInputs& in)
     for (auto& p : problems)
         s.blocks.push_back(paragraph(std::move(p)));
     s.blocks.push_back(std::move(facts));
-    s.blocks.push_back(paragraph("The trace, as `tilescope-cli info` prints it:"));
-    s.blocks.push_back(preformatted(report::traceInfoText(in.tracePath, *in.trace)));
+    // The devices (and a distributed run) as `info` words them, in the facts; the rest of `info` folded.
+    const std::string info = report::traceInfoText(in.tracePath, *in.trace);
+    std::istringstream lines(info);
+    bool inDevices = false;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.starts_with("devices:"))
+            inDevices = true;
+        else if (inDevices && line.starts_with("  ["))
+            s.blocks.back().rows.push_back({"device", trimmed(line)});
+        else
+            inDevices = false;
+        if (line.starts_with("distributed:"))
+            s.blocks.back().rows.push_back({"distributed", trimmed(line.substr(std::string_view("distributed:").size()))});
+    }
+    ReportBlock infoBlock = preformatted(info);
+    infoBlock.folded = "The trace, as tilescope-cli info prints it";
+    s.blocks.push_back(std::move(infoBlock));
     return s;
 }
 
@@ -325,14 +348,6 @@ std::vector<size_t> codePointOffsets(std::string_view line)
             offsets.push_back(i);
     offsets.push_back(line.size());
     return offsets;
-}
-
-std::string trimmed(std::string_view text)
-{
-    const size_t first = text.find_first_not_of(' ');
-    if (first == std::string_view::npos)
-        return {};
-    return std::string(text.substr(first, text.find_last_not_of(' ') - first + 1));
 }
 
 // renderTorchTable's text cut into cells along its dashed rule (runs of '-' are the columns), so the report
