@@ -272,6 +272,49 @@ private slots:
         QVERIFY(!testutil::contains(html, "id=\"compare\""));
     }
 
+    // `tilescope-cli report` writes what the core renders from the same figures: in a Qt build it computes them
+    // through the app's TraceDocument and adds pictures, without Qt it says it has none.
+    void cliReport()
+    {
+        QTemporaryDir dir;
+        const std::string path = testutil::workloadTrace("memory_churn");
+        const QString md = dir.filePath(QStringLiteral("r.md"));
+        const auto run = testutil::runProcess(QStringLiteral(TILESCOPE_CLI),
+                                              {QStringLiteral("report"), QString::fromStdString(path), QStringLiteral("--out"), md});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY2(run.out.contains("wrote " + md.toUtf8()), run.out.constData());
+        const std::string written = testutil::readFile(md.toStdString());
+        const bool pictures = !run.err.contains("no pictures");
+        for (const char* key : {answer::kTimelineImage, answer::kRooflineImage, answer::kMemoryImage})
+            QCOMPARE(QFile::exists(dir.filePath(QStringLiteral("r.%1.png").arg(QLatin1String(key)))), pictures);
+        if (!pictures)
+            QVERIFY2(run.err.contains("need a build with Qt"), run.err.constData());
+        // Without the picture lines, the file is the core's rendering of the core's figures.
+        // A picture is four lines: "![caption](file)", "", "*caption*", "".
+        std::istringstream in(written);
+        std::string withoutPictures;
+        for (std::string line; std::getline(in, line);) {
+            if (line.starts_with("![")) {
+                for (int i = 0; i < 3 && std::getline(in, line); ++i) { }
+                continue;
+            }
+            withoutPictures += line + "\n";
+        }
+        const auto c = compute(path);
+        const std::string expected = answer::renderMarkdown(answer::gatherAnswerReport(c->inputs()), {}, "r");
+        QCOMPARE(withoutPictures, expected);
+        // Bad usage: exit 2 and one line.
+        for (const QStringList& args :
+             {QStringList{QStringLiteral("report"), QString::fromStdString(path)},
+              QStringList{QStringLiteral("report"), QString::fromStdString(path), QStringLiteral("--out"),
+                          dir.filePath(QStringLiteral("r.pdf"))},
+              QStringList{QStringLiteral("report"), QStringLiteral("/nonexistent/t.json"), QStringLiteral("--out"), md}}) {
+            const auto bad = testutil::runProcess(QStringLiteral(TILESCOPE_CLI), args);
+            QCOMPARE(bad.exitCode, 2);
+            QVERIFY(bad.out.isEmpty());
+        }
+    }
+
     // An op named like markup stays text in both media.
     void textIsEscaped()
     {
