@@ -4,6 +4,8 @@
 #include "testutil.h"
 
 #include "answer/answerreport.h"
+#include "mainwindow.h"
+#include "uitestutil.h"
 #include "findings/diagnose.h"
 #include "reportexport.h"
 #include "reportimages.h"
@@ -11,6 +13,10 @@
 #include "workerjob.h"
 
 #include <QApplication>
+#include <QFileDialog>
+#include <QMenuBar>
+#include <QStatusBar>
+#include <QTimer>
 #include <QImage>
 #include <QProcess>
 #include <QStandardPaths>
@@ -149,6 +155,35 @@ private slots:
         QImage white(20, 20, QImage::Format_RGB32);
         white.fill(Qt::white);
         QVERIFY(isBlankImage(white));
+    }
+
+    // File > Export Report… in the window: the dialog's file gets the report, the status bar says so.
+    void menuExport()
+    {
+        MainWindow w;
+        testutil::showExposed(w);
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("memory_churn")));
+        QAction* action = nullptr;
+        for (QAction* menu : w.menuBar()->actions())
+            if (menu->menu())
+                for (QAction* a : menu->menu()->actions())
+                    if (a->text() == QStringLiteral("Export &Report…"))
+                        action = a;
+        QVERIFY(action);
+        QTemporaryDir dir;
+        // The dialog offers TRACE.report.html; accepted in the temporary folder.
+        const QString path = dir.filePath(QStringLiteral("trace.json.report.html"));
+        QTimer::singleShot(200, [&dir] {
+            auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            dialog->setDirectory(dir.path());
+            QMetaObject::invokeMethod(dialog, "accept"); // protected in QFileDialog, a slot of QDialog
+        });
+        action->trigger();
+        QVERIFY(QTest::qWaitFor([&] { return w.statusBar()->currentMessage().startsWith(QStringLiteral("Wrote ")); }, 60000));
+        QVERIFY2(w.statusBar()->currentMessage().contains(path), qPrintable(w.statusBar()->currentMessage()));
+        QVERIFY(testutil::contains(testutil::readFile(path.toStdString()), "data:image/png;base64,"));
     }
 
     void exportMarkdown()
