@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // tilescope-cli: TileScope's analyses without a display, for GPU boxes and CI.
 #include "analysis/overlap.h"
+#include "answer/answerreport.h"
 #include "findings/diagnose.h"
 #include "findings/findingsreport.h"
 #include "io/tracefileerror.h"
@@ -14,6 +15,7 @@
 #include "capturecommand.h"
 #include "memory/memoryanalysis.h"
 #include "memorycommand.h"
+#include "reportcommand.h"
 #include "report/memoryreport.h"
 #include "report/sourcereport.h"
 #include "roofline/sourceinspect.h"
@@ -121,16 +123,10 @@ struct CommandUsage
 // Every command's usage, in the order --help lists them.
 std::vector<CommandUsage> commandUsages()
 {
-    return {{"info", kInfoUsage},
-            {"summary", kSummaryUsage},
-            {"overlap", kOverlapUsage},
-            {"device", kDeviceUsage},
-            {"classify", kClassifyUsage},
-            {"inspect", kInspectUsage},
-            {"memory", kMemoryUsage},
-            {"diagnose", kDiagnoseUsage},
-            {"capture", cli::kCaptureUsage},
-            {"calibrate", cli::kCalibrateUsage}};
+    return {
+        {"info", kInfoUsage},          {"summary", kSummaryUsage},      {"overlap", kOverlapUsage},         {"device", kDeviceUsage},
+        {"classify", kClassifyUsage},  {"inspect", kInspectUsage},      {"memory", kMemoryUsage},           {"diagnose", kDiagnoseUsage},
+        {"report", cli::kReportUsage}, {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}};
 }
 
 std::string fullUsage()
@@ -284,7 +280,7 @@ int runSummary(const Arguments& a)
     options.groupByInputShape = a.has("group-by-input-shape");
     const stats::KeyAverages averages = stats::computeKeyAverages(*t, options);
     if (!sortGiven)
-        sort = averages.useDevice ? stats::SortKey::SelfDeviceTimeTotal : stats::SortKey::SelfCpuTimeTotal;
+        sort = report::defaultSortKey(averages);
     if (format == "json") {
         std::cout << report::summaryJson(a.trace, averages, {sort, rowLimit});
     } else if (format == "csv") {
@@ -471,6 +467,31 @@ int runDiagnose(const Arguments& a)
     return 0;
 }
 
+int runReport(const Arguments& a)
+{
+    const auto out = a.get("out");
+    if (!out || out->empty())
+        throw UsageError{"report needs --out FILE.html or --out FILE.md"};
+    if (!answer::reportFormatOf(*out))
+        throw UsageError{"--out for report ends in .html or .md (the format goes by the suffix), got '" + *out + "'"};
+#if defined(TILESCOPE_CLI_PICTURES)
+    return cli::runReportWithPictures(a.trace, *out, a.has("partial"));
+#else
+    roofline::ClassifyOptions classifyOptions;
+    if (const std::string annotations = annotationsBeside(a.trace); !annotations.empty())
+        classifyOptions.annotations = roofline::loadAnnotations(annotations);
+    const auto t = load(a);
+    // The same figures as diagnose, each once.
+    const stats::KeyAverages averages = stats::computeKeyAverages(*t);
+    const analysis::OverlapReport overlap = analysis::computeOverlap(*t);
+    const memory::MemoryAnalysis memory = memory::analyzeMemory(*t);
+    const roofline::ClassifyReport classification = roofline::classify(*t, classifyOptions);
+    std::cerr << "tilescope-cli: report: no pictures (timeline, roofline, memory): they are drawn by the app's widgets and need a "
+                 "build with Qt and the GUI; the figures are all there\n";
+    return cli::writeReport(a.trace, {t.get(), &averages, &overlap, &classification, &memory}, {}, *out);
+#endif
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -511,6 +532,8 @@ int main(int argc, char** argv)
             return runMemory(parseArguments(argc, argv, {"partial", "events"}, {"format"}));
         if (command == "diagnose")
             return runDiagnose(parseArguments(argc, argv, {"partial"}, {"format", "window"}));
+        if (command == "report")
+            return runReport(parseArguments(argc, argv, {"partial"}, {"out"}));
         if (command == "overlap")
             return runOverlap(parseArguments(argc, argv, {"partial", "all-devices"}, {"format", "window"}));
         throw UsageError{"unknown command '" + command + "'"};
