@@ -94,8 +94,8 @@ FindingsPanel::FindingsPanel(QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(22);
     m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->setColumnWidth(FindingsModel::StrengthColumn, 100);
-    m_table->setColumnWidth(FindingsModel::IdColumn, 140);
+    m_table->setColumnWidth(FindingsModel::StrengthColumn, 96);
+    m_table->setColumnWidth(FindingsModel::IdColumn, m_table->fontMetrics().horizontalAdvance(QStringLiteral("warmup-in-window")) + 16);
     m_details = new QTextBrowser(split);
     m_details->setOpenLinks(false);
     m_details->setLineWrapMode(QTextEdit::WidgetWidth);
@@ -185,7 +185,7 @@ QString FindingsPanel::shownText() const
     const QString about = m_shownRange ? tr("Findings for %1 selected").arg(duration(m_shownRange->second - m_shownRange->first))
                                        : tr("Findings for the whole trace");
     const int n = m_model->rowCount();
-    return about + QStringLiteral(": ") + (n == 0 ? tr("none") : tr("%n finding(s)", nullptr, n));
+    return about + QStringLiteral(": ") + (n == 0 ? tr("none") : n == 1 ? tr("1 finding") : tr("%1 findings").arg(n));
 }
 
 const findings::Finding* FindingsPanel::selectedFinding() const

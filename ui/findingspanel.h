@@ -43,8 +43,9 @@ public:
 
     FindingsModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
-    QString headerText() const;  // what the findings are about, or that a range's are being computed
-    QString detailsText() const; // the details as plain text
+    QTextBrowser* details() const { return m_details; } // its "place:K" links go to the finding's K-th place
+    QString headerText() const;                         // what the findings are about, or that a range's are being computed
+    QString detailsText() const;                        // the details as plain text
     const tilescope::findings::Finding* selectedFinding() const;
     void selectRow(int row); // as a click on the row does (findingSelected follows)
 

@@ -146,8 +146,8 @@ MainWindow::MainWindow(QWidget* parent)
     auto* findingsDock = new QDockWidget(tr("Findings"), this);
     findingsDock->setObjectName(QStringLiteral("findings"));
     findingsDock->setWidget(m_findings);
-    addDockWidget(Qt::BottomDockWidgetArea, findingsDock);
-    splitDockWidget(tableDock, findingsDock, Qt::Horizontal);
+    addDockWidget(Qt::BottomDockWidgetArea, findingsDock, Qt::Horizontal); // beside the table's tabs, not one of them
+    resizeDocks({tableDock, findingsDock}, {3, 2}, Qt::Horizontal);
     connect(m_findings, &FindingsPanel::findingSelected, this, &MainWindow::showFindingPlace);
 
     // Menus and toolbar.

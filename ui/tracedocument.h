@@ -33,10 +33,11 @@ struct TraceDocument
     // Found beside the trace (memory::findMemoryFilesBeside): a memory timeline and an allocator snapshot.
     std::shared_ptr<const tilescope::memory::MemoryTimeline> memoryTimeline;
     std::shared_ptr<const tilescope::memory::AllocatorSnapshot> memorySnapshot;
-    std::vector<std::string> memoryFileProblems;        // beside files that could not be read, one line each
-    std::vector<tilescope::findings::Finding> findings; // findings::diagnose over the whole trace, from the analyses above
-    std::vector<uint32_t> laneOrder;                    // tracks with events: GPU streams, host threads, others
-    int64_t contentStart = 0, contentEnd = 0;           // extent of thread and stream events (not profiler spans)
+    std::vector<std::string> memoryFileProblems; // beside files that could not be read, one line each
+    std::vector<uint32_t> laneOrder;             // tracks with events: GPU streams, host threads, others
+    int64_t contentStart = 0, contentEnd = 0;    // extent of thread and stream events (not profiler spans)
+    // findings::diagnose over the whole trace, from the analyses above.
+    std::vector<tilescope::findings::Finding> findings;
 
     // Loads and analyses; throws tilescope::io::TraceFileError / LoadCancelled.
     static std::shared_ptr<const TraceDocument> build(const QString& path, const QByteArray& bytes,

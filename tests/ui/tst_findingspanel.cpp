@@ -22,6 +22,7 @@
 #include <QAbstractItemModelTester>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTextBrowser>
 #include <QtTest>
 
 using namespace tilescope;
@@ -168,6 +169,15 @@ private slots:
         QVERIFY(!panel->shownRange());
         QCOMPARE(json(t, panel->model()->findings()), before);
         QCOMPARE(panel->selectedFinding()->id, f.id);
+        // Its other places are links in the details: the dominant kernel's longest call.
+        if (f.where.size() > 1) {
+            const findings::Where other = f.where[1];
+            emit panel->details()->anchorClicked(QUrl(QStringLiteral("place:1")));
+            QCOMPARE(w.timeline()->selectedRange(), std::optional(std::make_pair(other.start, other.end)));
+            QCOMPARE(w.timeline()->selectedEvent(), other.event);
+            QVERIFY(w.timeline()->viewStart() <= other.start && other.end <= w.timeline()->viewEnd());
+            QCOMPARE(panel->selectedFinding()->id, f.id);
+        }
 
         // A finding about a span with no event of its own (launch-bound: the whole window) selects its span
         // and clears the event selection.
