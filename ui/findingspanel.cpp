@@ -92,7 +92,7 @@ FindingsPanel::FindingsPanel(QWidget* parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setWordWrap(false);
     m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(22);
+    m_table->verticalHeader()->setDefaultSectionSize(20);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setColumnWidth(FindingsModel::StrengthColumn, 96);
     m_table->setColumnWidth(FindingsModel::IdColumn, m_table->fontMetrics().horizontalAdvance(QStringLiteral("warmup-in-window")) + 16);
@@ -101,8 +101,9 @@ FindingsPanel::FindingsPanel(QWidget* parent)
     m_details->setLineWrapMode(QTextEdit::WidgetWidth);
     split->addWidget(m_table);
     split->addWidget(m_details);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 2);
+    split->setStretchFactor(0, 0);
+    split->setStretchFactor(1, 1);
+    split->setSizes({4 * 20 + 4, 200}); // the table: its header and three rows, the details the rest
     layout->addWidget(split, 1);
 
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
@@ -242,7 +243,8 @@ QString FindingsPanel::findingHtml(const findings::Finding& f) const
     }
     if (!f.where.empty() && m_doc) {
         const trace::Trace& t = *m_doc->trace;
-        html += QStringLiteral("<p><b>%1</b></p><ul>").arg(tr("Where (click to go there):"));
+        // Numbered: a next step may name "the second range".
+        html += QStringLiteral("<p><b>%1</b></p><ol>").arg(tr("Where (click to go there):"));
         for (size_t k = 0; k < f.where.size(); ++k) {
             const findings::Where& w = f.where[k];
             QString place = w.end > w.start
@@ -253,7 +255,7 @@ QString FindingsPanel::findingHtml(const findings::Finding& f) const
                     + QString::fromUtf8(t.name(t.events[w.event]).data(), qsizetype(t.name(t.events[w.event]).size())).toHtmlEscaped();
             html += QStringLiteral("<li><a href='place:%1'>%2</a></li>").arg(qulonglong(k)).arg(place);
         }
-        html += QStringLiteral("</ul>");
+        html += QStringLiteral("</ol>");
     }
     return html;
 }

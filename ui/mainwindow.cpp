@@ -142,12 +142,12 @@ MainWindow::MainWindow(QWidget* parent)
             m_roofline->showKernel(name.toStdString());
     });
     m_details->showTraceEvent(trace::kNoIndex);
-    // Findings beside the key averages: selecting one goes to its place in every view.
+    // Findings between Details and the roofline (beside the table they would take the width its kernel names
+    // need to read apart): selecting one goes to its place in every view.
     auto* findingsDock = new QDockWidget(tr("Findings"), this);
     findingsDock->setObjectName(QStringLiteral("findings"));
     findingsDock->setWidget(m_findings);
-    addDockWidget(Qt::BottomDockWidgetArea, findingsDock, Qt::Horizontal); // beside the table's tabs, not one of them
-    resizeDocks({tableDock, findingsDock}, {3, 2}, Qt::Horizontal);
+    splitDockWidget(detailsDock, findingsDock, Qt::Vertical);
     connect(m_findings, &FindingsPanel::findingSelected, this, &MainWindow::showFindingPlace);
 
     // Menus and toolbar.
