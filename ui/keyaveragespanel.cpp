@@ -22,6 +22,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <utility>
+
 using namespace tilescope;
 
 KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
@@ -101,6 +103,7 @@ void KeyAveragesPanel::setDocument(std::shared_ptr<const TraceDocument> document
     m_doc = std::move(document);
     m_range.reset();
     m_aggregation.drop();
+    m_pendingKey.reset();
     {
         const QSignalBlocker block(m_filter); // show() below resets the view once
         m_filter->clear();
@@ -122,6 +125,7 @@ void KeyAveragesPanel::setRange(std::optional<std::pair<int64_t, int64_t>> range
         return;
     }
     m_aggregation.drop();
+    m_pendingKey.reset();
     show(std::shared_ptr<const stats::KeyAverages>(m_doc, m_byShape->isChecked() ? &m_doc->averagesByShape : &m_doc->averages), false);
 }
 
@@ -138,6 +142,8 @@ void KeyAveragesPanel::aggregate()
             if (m_doc != doc)
                 return;
             show(result, true);
+            if (const auto pending = std::exchange(m_pendingKey, std::nullopt))
+                selectKey(pending->first, pending->second);
             emit rangeAggregated();
         });
     });
@@ -165,6 +171,8 @@ void KeyAveragesPanel::applyRowLimit()
 
 void KeyAveragesPanel::selectKey(std::string_view key, stats::DeviceType device)
 {
+    if (m_aggregation.isRunning())
+        m_pendingKey = std::make_pair(std::string(key), device);
     const int row = m_model->findRow(key, device);
     m_syncing = true;
     if (row < 0) {
@@ -179,6 +187,7 @@ void KeyAveragesPanel::selectKey(std::string_view key, stats::DeviceType device)
 
 void KeyAveragesPanel::clearSelection()
 {
+    m_pendingKey.reset();
     m_syncing = true;
     m_table->clearSelection();
     m_syncing = false;

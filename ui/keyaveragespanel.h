@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 
 class KeyAveragesModel;
@@ -33,7 +34,8 @@ public:
     void setDocument(std::shared_ptr<const TraceDocument> document);
     // The rows of a time range (trace ns), or of the whole trace for nullopt.
     void setRange(std::optional<std::pair<int64_t, int64_t>> range);
-    // Selects the row of `key` on `device` without emitting keySelected (the timeline's selection).
+    // Selects the row of `key` on `device` without emitting keySelected (the timeline's selection); while a
+    // range is being aggregated, again in the rows that replace these.
     void selectKey(std::string_view key, tilescope::stats::DeviceType device);
     void clearSelection();
     bool isAggregating() const { return m_aggregation.isRunning(); }
@@ -69,4 +71,5 @@ private:
     QCheckBox* m_byShape;
     QSpinBox* m_rowLimit;
     bool m_syncing = false;
+    std::optional<std::pair<std::string, tilescope::stats::DeviceType>> m_pendingKey; // selectKey during an aggregation
 };

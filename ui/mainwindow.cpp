@@ -8,6 +8,7 @@
 
 #include "analysis/overlap.h"
 #include "detailspanel.h"
+#include "findingspanel.h"
 #include "keyaveragespanel.h"
 #include "profiledialog.h"
 #include "reportexport.h"
@@ -70,6 +71,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_memoryEvents(new MemoryEventsPanel(this))
     , m_snapshotView(new SnapshotView(this))
     , m_keyAverages(new KeyAveragesPanel(this))
+    , m_findings(new FindingsPanel(this))
     , m_figuresTimer(new QTimer(this))
 {
     setWindowTitle(tr("TileScope"));
@@ -141,6 +143,13 @@ MainWindow::MainWindow(QWidget* parent)
             m_roofline->showKernel(name.toStdString());
     });
     m_details->showTraceEvent(trace::kNoIndex);
+    // Findings between Details and the roofline (beside the table they would take the width its kernel names
+    // need to read apart): selecting one goes to its place in every view.
+    auto* findingsDock = new QDockWidget(tr("Findings"), this);
+    findingsDock->setObjectName(QStringLiteral("findings"));
+    findingsDock->setWidget(m_findings);
+    splitDockWidget(detailsDock, findingsDock, Qt::Vertical);
+    connect(m_findings, &FindingsPanel::findingSelected, this, &MainWindow::showFindingPlace);
 
     // Menus and toolbar.
     QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -213,6 +222,7 @@ MainWindow::MainWindow(QWidget* parent)
     view->addAction(rooflineDock->toggleViewAction());
     view->addAction(memoryDock->toggleViewAction());
     view->addAction(snapshotDock->toggleViewAction());
+    view->addAction(findingsDock->toggleViewAction());
     view->addSeparator();
     QAction* idleGpus = view->addAction(tr("Show &Idle GPUs"));
     idleGpus->setCheckable(true);
@@ -300,6 +310,8 @@ MainWindow::MainWindow(QWidget* parent)
         m_memory->setRange(range);
         updateFigures();
         m_keyAverages->setRange(range);
+        if (!m_rangeFromFinding)
+            m_findings->setRange(range);
     });
     connect(m_keyAverages, &KeyAveragesPanel::rangeAggregated, this, &MainWindow::rangeAggregated);
     connect(m_keyAverages, &KeyAveragesPanel::keySelected, this, &MainWindow::onKeySelected);
@@ -448,6 +460,7 @@ void MainWindow::setDocument(std::shared_ptr<const TraceDocument> document)
     alignMemoryPanel();
     m_memory->setView(m_timeline->viewStart(), m_timeline->viewEnd());
     m_keyAverages->setDocument(m_doc);
+    m_findings->setDocument(m_doc);
     updateFigures();
     m_details->showTraceEvent(trace::kNoIndex);
     emit documentChanged();
@@ -566,6 +579,27 @@ void MainWindow::onKeySelected(const QString& key, stats::DeviceType device)
         return;
     }
     m_timeline->highlightName(std::make_pair(id, device == stats::DeviceType::CPU));
+}
+
+// A finding's place: its range selected and in view (the figures and the table aggregate it, its findings
+// stay), its event selected (Details, the table row and the roofline point follow), else the first event
+// among its places (a tiny-kernels finding's first kernel).
+void MainWindow::showFindingPlace(const findings::Finding& finding, int place)
+{
+    if (!m_doc || place < 0 || size_t(place) >= finding.where.size())
+        return;
+    const findings::Where& where = finding.where[size_t(place)];
+    uint32_t event = where.event;
+    for (size_t k = 0; place == 0 && event == trace::kNoIndex && k < finding.where.size(); ++k)
+        event = finding.where[k].event;
+    m_rangeFromFinding = true;
+    m_timeline->setRange(where.end > where.start ? std::optional(std::make_pair(where.start, where.end)) : std::nullopt);
+    m_rangeFromFinding = false;
+    m_timeline->selectEvent(event < m_doc->trace->events.size() ? event : trace::kNoIndex, true);
+    if (where.end > where.start) {
+        const int64_t margin = std::max<int64_t>((where.end - where.start) / 10, 1000);
+        m_timeline->zoomToRange(where.start - margin, where.end + margin);
+    }
 }
 
 void MainWindow::search(bool forward)

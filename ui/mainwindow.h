@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "findings/finding.h"
 #include "stats/keyaverages.h"
 
 #include "workerjob.h"
@@ -10,6 +11,7 @@
 #include <memory>
 
 class DetailsPanel;
+class FindingsPanel;
 class KeyAveragesModel;
 class KeyAveragesPanel;
 class MemoryEventsPanel;
@@ -57,6 +59,7 @@ public:
     // Stacks a memory timeline's categories under the memory graph of the open trace.
     void openMemoryTimeline(const QString& path);
     KeyAveragesPanel* keyAverages() const { return m_keyAverages; }
+    FindingsPanel* findings() const { return m_findings; }
     QTableView* table() const;
     QLineEdit* tableFilter() const;
     QCheckBox* groupByShape() const;
@@ -82,6 +85,7 @@ private:
     void onLoadFailed(const QString& path, const QString& message, qint64 completeEventsBefore);
     void onEventSelected(uint32_t event);
     void onKeySelected(const QString& key, tilescope::stats::DeviceType device);
+    void showFindingPlace(const tilescope::findings::Finding& finding, int place);
     void search(bool forward);
     void rememberRecent(const QString& path);
     void forgetRecent(const QString& path);
@@ -99,6 +103,8 @@ private:
     WorkerJob m_memoryFileJob; // newest request wins
     WorkerJob m_reportJob;     // File > Export Report: findings, rendering and writing
     KeyAveragesPanel* m_keyAverages;
+    FindingsPanel* m_findings;
+    bool m_rangeFromFinding = false; // the timeline's range is a finding's place: its findings stay shown
     QLineEdit* m_search;
     QLabel* m_figures;
     QProgressBar* m_progress;

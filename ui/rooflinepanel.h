@@ -32,6 +32,7 @@ public:
     // Highlights its point and shows its verdict; an empty name clears the selection (the card and the ring).
     void showKernel(const std::string& name);
     void clearSelection() { showKernel({}); }
+    const std::string& selectedKernel() const { return m_selected; } // empty when none
     QCustomPlot* plot() const { return m_plot; }
     QString verdictText() const;
     // Why the plot is empty (no trace, no GPU activity, no kernel with known work), shown instead of empty axes;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "tracedocument.h"
 
+#include "findings/diagnose.h"
 #include "io/bytesource.h"
 #include "io/tracefileerror.h"
 #include "memory/memoryfiles.h"
@@ -49,6 +50,12 @@ std::shared_ptr<const TraceDocument> TraceDocument::build(const QString& path, c
             doc->memoryFileProblems.push_back(e.what());
         }
     }
+    findings::DiagnoseInputs inputs;
+    inputs.averages = &doc->averages;
+    inputs.overlap = &doc->overlap;
+    inputs.memory = &doc->memory;
+    inputs.classification = &doc->classification;
+    doc->findings = findings::diagnose(t, inputs);
     for (uint32_t i = 0; i < t.tracks.size(); ++i)
         if (!t.tracks[i].events.empty())
             doc->laneOrder.push_back(i);

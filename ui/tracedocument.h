@@ -2,6 +2,7 @@
 #pragma once
 
 #include "analysis/overlap.h"
+#include "findings/finding.h"
 #include "memory/allocatorsnapshot.h"
 #include "memory/memoryanalysis.h"
 #include "memory/memorytimeline.h"
@@ -35,6 +36,8 @@ struct TraceDocument
     std::vector<std::string> memoryFileProblems; // beside files that could not be read, one line each
     std::vector<uint32_t> laneOrder;             // tracks with events: GPU streams, host threads, others
     int64_t contentStart = 0, contentEnd = 0;    // extent of thread and stream events (not profiler spans)
+    // findings::diagnose over the whole trace, from the analyses above.
+    std::vector<tilescope::findings::Finding> findings;
 
     // Loads and analyses; throws tilescope::io::TraceFileError / LoadCancelled.
     static std::shared_ptr<const TraceDocument> build(const QString& path, const QByteArray& bytes,

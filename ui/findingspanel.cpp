@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+#include "findingspanel.h"
+
+#include "analysis/overlap.h"
+#include "findings/diagnose.h"
+#include "findingsmodel.h"
+#include "stats/keyaverages.h"
+#include "stats/timetext.h"
+#include "tracedocument.h"
+
+#include <QApplication>
+#include <QHeaderView>
+#include <QIcon>
+#include <QLabel>
+#include <QPainter>
+#include <QSplitter>
+#include <QStyledItemDelegate>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QUrl>
+#include <QVBoxLayout>
+
+using namespace tilescope;
+
+namespace {
+
+QString duration(int64_t ns) { return QString::fromStdString(stats::formatDuration(ns)); }
+
+// The strength as a coloured pill with its name, so a strong finding stands out down the column.
+class StrengthBadgeDelegate : public QStyledItemDelegate
+{
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        QStyleOptionViewItem background = option;
+        initStyleOption(&background, index);
+        background.text.clear();
+        background.icon = QIcon();
+        background.features &= ~QStyleOptionViewItem::HasDecoration;
+        QStyle* style = option.widget ? option.widget->style() : QApplication::style();
+        style->drawControl(QStyle::CE_ItemViewItem, &background, painter, option.widget);
+
+        const QColor color = index.data(Qt::DecorationRole).value<QColor>();
+        const QString text = index.data(Qt::DisplayRole).toString();
+        QFont font = option.font;
+        font.setBold(true);
+        const QFontMetrics metrics(font);
+        const int width = std::min(option.rect.width() - 6, metrics.horizontalAdvance(text) + 14);
+        const int height = std::min(option.rect.height() - 4, metrics.height() + 2);
+        const QRect pill(option.rect.left() + 3, option.rect.center().y() - height / 2, width, height);
+        painter->save();
+        painter->setRenderHint(QPainter::Antialiasing);
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(color);
+        painter->drawRoundedRect(pill, height / 2.0, height / 2.0);
+        painter->setFont(font);
+        painter->setPen(Qt::white);
+        painter->drawText(pill, Qt::AlignCenter, text);
+        painter->restore();
+    }
+
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        QFont font = option.font;
+        font.setBold(true);
+        const QFontMetrics metrics(font);
+        return {metrics.horizontalAdvance(index.data(Qt::DisplayRole).toString()) + 20, metrics.height() + 6};
+    }
+};
+
+} // namespace
+
+FindingsPanel::FindingsPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_model(new FindingsModel(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_header = new QLabel(this);
+    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_header);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->setChildrenCollapsible(false);
+    m_table = new QTableView(split);
+    m_table->setModel(m_model);
+    m_table->setItemDelegateForColumn(FindingsModel::StrengthColumn, new StrengthBadgeDelegate(m_table));
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(20);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setColumnWidth(FindingsModel::StrengthColumn, 96);
+    m_table->setColumnWidth(FindingsModel::IdColumn, m_table->fontMetrics().horizontalAdvance(QStringLiteral("warmup-in-window")) + 16);
+    m_details = new QTextBrowser(split);
+    m_details->setOpenLinks(false);
+    m_details->setLineWrapMode(QTextEdit::WidgetWidth);
+    split->addWidget(m_table);
+    split->addWidget(m_details);
+    split->setStretchFactor(0, 0);
+    split->setStretchFactor(1, 1);
+    split->setSizes({4 * 20 + 4, 200}); // the table: its header and three rows, the details the rest
+    layout->addWidget(split, 1);
+
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        showDetails();
+        if (const findings::Finding* f = selectedFinding())
+            emit findingSelected(*f, 0);
+    });
+    connect(m_details, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        const findings::Finding* f = selectedFinding();
+        bool ok = false;
+        const int place = url.path().toInt(&ok);
+        if (f && url.scheme() == QLatin1String("place") && ok && place >= 0 && size_t(place) < f->where.size())
+            emit findingSelected(*f, place);
+    });
+    show(nullptr, std::nullopt);
+}
+
+std::vector<findings::Finding> FindingsPanel::diagnoseRange(const TraceDocument& doc, analysis::Interval window)
+{
+    stats::KeyAveragesOptions options;
+    options.window = std::make_pair(window.start, window.end);
+    const stats::KeyAverages averages = stats::computeKeyAverages(*doc.trace, options);
+    const analysis::OverlapReport overlap = analysis::computeOverlap(*doc.trace, window);
+    findings::DiagnoseInputs inputs;
+    inputs.averages = &averages;
+    inputs.overlap = &overlap;
+    inputs.memory = &doc.memory;
+    inputs.classification = &doc.classification;
+    inputs.window = window;
+    return findings::diagnose(*doc.trace, inputs);
+}
+
+void FindingsPanel::setDocument(std::shared_ptr<const TraceDocument> document)
+{
+    m_doc = std::move(document);
+    m_job.drop();
+    show(m_doc ? std::shared_ptr<const std::vector<findings::Finding>>(m_doc, &m_doc->findings) : nullptr, std::nullopt);
+}
+
+void FindingsPanel::setRange(std::optional<std::pair<int64_t, int64_t>> range)
+{
+    if (!m_doc)
+        return;
+    if (range && range->second <= range->first)
+        range.reset();
+    if (range == m_shownRange && !m_job.isRunning())
+        return; // shown already: the selected finding stays selected
+    if (!range) {
+        m_job.drop();
+        show(std::shared_ptr<const std::vector<findings::Finding>>(m_doc, &m_doc->findings), std::nullopt);
+        return;
+    }
+    m_header->setText(tr("Computing the findings for %1 selected…").arg(duration(range->second - range->first)));
+    // The worker gets the document (shared, read-only) and the range by value; its result lands on the
+    // GUI thread only while it is still the newest request for this document.
+    m_job.start([this, doc = m_doc, window = *range](const WorkerJob::Run& run) {
+        auto result = std::make_shared<const std::vector<findings::Finding>>(diagnoseRange(*doc, {window.first, window.second}));
+        run.finish([this, doc, result, window] {
+            if (m_doc == doc)
+                show(result, window);
+        });
+    });
+}
+
+void FindingsPanel::show(std::shared_ptr<const std::vector<findings::Finding>> list, std::optional<std::pair<int64_t, int64_t>> range)
+{
+    m_shownRange = range;
+    m_model->setFindings(std::move(list));
+    m_header->setText(shownText());
+    showDetails();
+    emit findingsShown();
+}
+
+QString FindingsPanel::headerText() const { return m_header->text(); }
+
+QString FindingsPanel::shownText() const
+{
+    if (!m_doc)
+        return tr("No trace open");
+    const QString about = m_shownRange ? tr("Findings for %1 selected").arg(duration(m_shownRange->second - m_shownRange->first))
+                                       : tr("Findings for the whole trace");
+    const int n = m_model->rowCount();
+    return about + QStringLiteral(": ") + (n == 0 ? tr("none") : n == 1 ? tr("1 finding") : tr("%1 findings").arg(n));
+}
+
+const findings::Finding* FindingsPanel::selectedFinding() const
+{
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    return rows.isEmpty() ? nullptr : m_model->finding(rows.first().row());
+}
+
+void FindingsPanel::selectRow(int row)
+{
+    m_table->selectionModel()->select(m_model->index(row, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_table->scrollTo(m_model->index(row, 0));
+}
+
+QString FindingsPanel::detailsText() const { return m_details->toPlainText(); }
+
+void FindingsPanel::showDetails()
+{
+    if (const findings::Finding* f = selectedFinding()) {
+        m_details->setHtml(findingHtml(*f));
+        return;
+    }
+    QString text;
+    if (!m_doc)
+        text = tr("Open a trace: its findings (what limits the run, how sure, what to do next) are listed here.");
+    else if (m_model->rowCount() == 0)
+        text = m_shownRange ? tr("No rule found its problem in the selected range.") : tr("No rule found its problem in this trace.");
+    else
+        text = tr("Select a finding to see its evidence, the columns it rests on and the next step; the timeline, the key "
+                  "averages and the roofline go to its place.");
+    m_details->setHtml(QStringLiteral("<p style='color:#666'>%1</p>").arg(text.toHtmlEscaped()));
+}
+
+QString FindingsPanel::findingHtml(const findings::Finding& f) const
+{
+    const auto esc = [](const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); };
+    QString html = QStringLiteral("<p><span style='background-color:%1; color:white; font-weight:bold'>&nbsp;%2&nbsp;</span> "
+                                  "<b>%3</b> <span style='color:#666'>(%4)</span></p>")
+                       .arg(FindingsModel::strengthColor(f.strength).name(), QString::fromUtf8(findings::strengthName(f.strength)),
+                            esc(f.title), esc(f.id));
+    html += QStringLiteral("<p style='color:#666'>%1</p>").arg(FindingsModel::strengthToolTip(f.strength).toHtmlEscaped());
+    if (!f.evidence.empty()) {
+        html += QStringLiteral("<p><b>%1</b></p><ul>").arg(tr("Evidence"));
+        for (const std::string& sentence : f.evidence)
+            html += QStringLiteral("<li>%1</li>").arg(esc(sentence));
+        html += QStringLiteral("</ul>");
+    }
+    html += QStringLiteral("<p><b>%1</b> %2</p>").arg(tr("Next step:"), esc(f.nextStep));
+    if (!f.columns.empty()) {
+        QStringList columns;
+        for (const std::string& c : f.columns)
+            columns << QStringLiteral("<code>%1</code>").arg(esc(c));
+        html += QStringLiteral("<p><b>%1</b> %2</p>").arg(tr("Columns:"), columns.join(QStringLiteral(", ")));
+    }
+    if (!f.where.empty() && m_doc) {
+        const trace::Trace& t = *m_doc->trace;
+        // Numbered: a next step may name "the second range".
+        html += QStringLiteral("<p><b>%1</b></p><ol>").arg(tr("Where (click to go there):"));
+        for (size_t k = 0; k < f.where.size(); ++k) {
+            const findings::Where& w = f.where[k];
+            QString place = w.end > w.start
+                ? tr("%1 after the trace start, for %2").arg(duration(w.start - t.originTime()), duration(w.end - w.start))
+                : tr("at %1 after the trace start").arg(duration(w.start - t.originTime()));
+            if (w.event < t.events.size())
+                place += QStringLiteral(": ")
+                    + QString::fromUtf8(t.name(t.events[w.event]).data(), qsizetype(t.name(t.events[w.event]).size())).toHtmlEscaped();
+            html += QStringLiteral("<li><a href='place:%1'>%2</a></li>").arg(qulonglong(k)).arg(place);
+        }
+        html += QStringLiteral("</ol>");
+    }
+    return html;
+}
