@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // tilescope-cli: TileScope's analyses without a display, for GPU boxes and CI.
 #include "analysis/overlap.h"
+#include "compare/compare.h"
 #include "findings/diagnose.h"
 #include "findings/findingsreport.h"
 #include "io/tracefileerror.h"
@@ -11,6 +12,7 @@
 #include "roofline/ceilings.h"
 #include "roofline/classify.h"
 #include "report/classifyreport.h"
+#include "report/comparereport.h"
 #include "capturecommand.h"
 #include "memory/memoryanalysis.h"
 #include "memorycommand.h"
@@ -110,6 +112,15 @@ const char* kDiagnoseUsage = R"(  diagnose TRACE [--format table|json] [--partia
       cuda-graph. A rule that cannot apply (no GPU activity, no steps, no memory events) says nothing
 )";
 
+const char* kCompareUsage = R"(  compare TRACE [--a NAME] [--b NAME] [--format table|json] [--partial]
+      two record_function regions or two kernels (GPU activity names, exact) of one trace: calls, GPU
+      time per call (mean, median, min, max; a region call's GPU time is the sum of the GPU activities
+      inside its spans), achieved FLOP/s and bytes/s, roofline class, strength and share of the roof,
+      the kernels inside each region, and a one-line verdict. ratio_b_over_a = b's mean GPU time per
+      call / a's (above 1: b is slower). Default: tilelang_kernel (a) vs torch_ref (b), else
+      custom_kernel vs torch_ref. TRACE.annotations.json is read when present
+)";
+
 struct CommandUsage
 {
     const char* name;
@@ -119,16 +130,9 @@ struct CommandUsage
 // Every command's usage, in the order --help lists them.
 std::vector<CommandUsage> commandUsages()
 {
-    return {{"info", kInfoUsage},
-            {"summary", kSummaryUsage},
-            {"overlap", kOverlapUsage},
-            {"device", kDeviceUsage},
-            {"classify", kClassifyUsage},
-            {"inspect", kInspectUsage},
-            {"memory", kMemoryUsage},
-            {"diagnose", kDiagnoseUsage},
-            {"capture", cli::kCaptureUsage},
-            {"calibrate", cli::kCalibrateUsage}};
+    return {{"info", kInfoUsage},         {"summary", kSummaryUsage},      {"overlap", kOverlapUsage},         {"device", kDeviceUsage},
+            {"classify", kClassifyUsage}, {"inspect", kInspectUsage},      {"memory", kMemoryUsage},           {"diagnose", kDiagnoseUsage},
+            {"compare", kCompareUsage},   {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}};
 }
 
 std::string fullUsage()
@@ -451,6 +455,26 @@ int runDiagnose(const Arguments& a)
     return 0;
 }
 
+int runCompare(const Arguments& a)
+{
+    const std::string format = a.get("format").value_or("table");
+    if (format != "table" && format != "json")
+        throw UsageError{"--format for compare is table or json, got '" + format + "'"};
+    roofline::ClassifyOptions classifyOptions;
+    if (const std::string annotations = annotationsBeside(a.trace); !annotations.empty())
+        classifyOptions.annotations = roofline::loadAnnotations(annotations);
+    const auto t = load(a);
+    const roofline::ClassifyReport classification = roofline::classify(*t, classifyOptions);
+    compare::Comparison c;
+    try {
+        c = compare::compareSides(*t, classification, a.get("a").value_or(""), a.get("b").value_or(""));
+    } catch (const compare::CompareError& e) {
+        throw io::TraceFileError(a.trace, std::nullopt, e.what()); // bad input: exit 2, one line naming the file
+    }
+    std::cout << (format == "json" ? report::compareJson(c) : report::compareText(c));
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -491,6 +515,8 @@ int main(int argc, char** argv)
             return runMemory(parseArguments(argc, argv, {"partial", "events"}, {"format"}));
         if (command == "diagnose")
             return runDiagnose(parseArguments(argc, argv, {"partial"}, {"format"}));
+        if (command == "compare")
+            return runCompare(parseArguments(argc, argv, {"partial"}, {"a", "b", "format"}));
         if (command == "overlap")
             return runOverlap(parseArguments(argc, argv, {"partial", "all-devices"}, {"format", "window"}));
         throw UsageError{"unknown command '" + command + "'"};
