@@ -67,12 +67,11 @@ std::string compareJson(const compare::Comparison& c)
     return io::dumpJson(j) + "\n";
 }
 
-std::string compareText(const compare::Comparison& c)
+std::vector<CompareRow> compareRows(const compare::Comparison& c)
 {
-    constexpr size_t kLabel = 22, kColumn = 28;
-    std::ostringstream out;
-    const auto row = [&](const std::string& label, const std::string& a, const std::string& b) {
-        out << "  " << padded(label, kLabel) << padded(a, kColumn) << b << "\n";
+    std::vector<CompareRow> rows;
+    const auto row = [&](std::string label, std::string a, std::string b) {
+        rows.push_back({std::move(label), std::move(a), std::move(b)});
     };
     const auto classText = [](const compare::Side& s) {
         return s.classified ? std::string(roofline::className(s.cls)) + " (" + s.strength + ")" : std::string("not classified");
@@ -80,20 +79,31 @@ std::string compareText(const compare::Comparison& c)
     const auto roofText = [](const compare::Side& s) {
         return s.roofShare ? stats::formatFixed(100 * *s.roofShare, 1) + "% of " + s.roof : std::string("-");
     };
-    row("", c.a.name + " (a)", c.b.name + " (b)");
+    const auto achieved = [](const std::optional<double>& v, const char* unit) { return v ? rate(*v, unit) : std::string("-"); };
     row("kind", std::string(compare::sideKindName(c.a.kind)), std::string(compare::sideKindName(c.b.kind)));
     row("calls", std::to_string(c.a.calls), std::to_string(c.b.calls));
-    row("GPU time per call", "", "");
-    row("  mean", duration(c.a.gpuUsPerCall.mean), duration(c.b.gpuUsPerCall.mean));
-    row("  median", duration(c.a.gpuUsPerCall.median), duration(c.b.gpuUsPerCall.median));
-    row("  min", duration(c.a.gpuUsPerCall.min), duration(c.b.gpuUsPerCall.min));
-    row("  max", duration(c.a.gpuUsPerCall.max), duration(c.b.gpuUsPerCall.max));
+    row("GPU time per call, mean", duration(c.a.gpuUsPerCall.mean), duration(c.b.gpuUsPerCall.mean));
+    row("GPU time per call, median", duration(c.a.gpuUsPerCall.median), duration(c.b.gpuUsPerCall.median));
+    row("GPU time per call, min", duration(c.a.gpuUsPerCall.min), duration(c.b.gpuUsPerCall.min));
+    row("GPU time per call, max", duration(c.a.gpuUsPerCall.max), duration(c.b.gpuUsPerCall.max));
     row("GPU time total", duration(c.a.totalGpuUs), duration(c.b.totalGpuUs));
-    const auto achieved = [](const std::optional<double>& v, const char* unit) { return v ? rate(*v, unit) : std::string("-"); };
     row("achieved FLOP/s", achieved(c.a.achievedFlopsPerS, "FLOP/s"), achieved(c.b.achievedFlopsPerS, "FLOP/s"));
     row("achieved bytes/s", achieved(c.a.achievedBytesPerS, "B/s"), achieved(c.b.achievedBytesPerS, "B/s"));
     row("class", classText(c.a), classText(c.b));
     row("roof share", roofText(c.a), roofText(c.b));
+    return rows;
+}
+
+std::string compareText(const compare::Comparison& c)
+{
+    constexpr size_t kLabel = 26, kColumn = 28;
+    std::ostringstream out;
+    const auto row = [&](const std::string& label, const std::string& a, const std::string& b) {
+        out << "  " << padded(label, kLabel) << padded(a, kColumn) << b << "\n";
+    };
+    row("", c.a.name + " (a)", c.b.name + " (b)");
+    for (const CompareRow& r : compareRows(c))
+        row(r.label, r.a, r.b);
     out << "  ratio b/a (mean GPU time per call): " << (c.ratioBOverA ? stats::formatFixed(*c.ratioBOverA, 3) : std::string("-")) << "\n";
     for (const compare::Side* s : {&c.a, &c.b}) {
         if (s->kernels.empty())

@@ -4,6 +4,7 @@
 #include "compare/compare.h"
 
 #include <string>
+#include <vector>
 
 namespace tilescope::report {
 
@@ -12,6 +13,13 @@ namespace tilescope::report {
 // "achieved_bytes_per_s", "class", "strength", then "kind", "total_gpu_us", "roof", "roof_share",
 // "kernels", "call_ranges"}; ratio_b_over_a is b's mean GPU time per call over a's.
 std::string compareJson(const compare::Comparison& c);
+// One figure of both sides as text: the rows compareText prints and the app's Compare dock shows.
+struct CompareRow
+{
+    std::string label, a, b;
+};
+std::vector<CompareRow> compareRows(const compare::Comparison& c);
+
 // The two sides in columns, each region's kernels, then the verdict.
 std::string compareText(const compare::Comparison& c);
 
