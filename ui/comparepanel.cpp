@@ -93,6 +93,8 @@ ComparePanel::ComparePanel(QWidget* parent)
     split->addWidget(m_figures);
     split->addWidget(sides);
     split->setChildrenCollapsible(false);
+    split->setStretchFactor(0, 3); // the figures first; the lists scroll
+    split->setStretchFactor(1, 2);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(pickers);
