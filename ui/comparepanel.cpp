@@ -17,6 +17,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace tilescope;
@@ -28,6 +29,7 @@ QString duration(int64_t ns) { return qs(stats::formatDuration(ns)); }
 
 constexpr int kCallRole = Qt::UserRole;     // a call item: its index in the side's callList
 constexpr int kKindRole = Qt::UserRole + 1; // a picker item: "region" or "kernel"
+constexpr size_t kListedCalls = 1000;       // a kernel launched 100k times: the first calls, counted
 
 QComboBox* makePicker(QWidget* parent)
 {
@@ -240,9 +242,12 @@ void ComparePanel::fillDetails(QTreeWidget* tree, const compare::Side& side)
         }
         kernels->setExpanded(true);
     }
-    auto* calls = new QTreeWidgetItem(tree, {tr("Calls (%1): click one to show it in the timeline").arg(side.callList.size())});
+    const size_t listed = std::min(side.callList.size(), kListedCalls);
+    const QString count = listed < side.callList.size() ? tr("%1, the first %2 listed").arg(side.callList.size()).arg(listed)
+                                                        : QString::number(side.callList.size());
+    auto* calls = new QTreeWidgetItem(tree, {tr("Calls (%1): click one to show it in the timeline").arg(count)});
     const int64_t origin = m_doc ? m_doc->contentStart : 0;
-    for (size_t i = 0; i < side.callList.size(); ++i) {
+    for (size_t i = 0; i < listed; ++i) {
         const compare::Call& c = side.callList[i];
         auto* item = new QTreeWidgetItem(
             calls, {tr("#%1 at %2").arg(i + 1).arg(duration(c.startNs - origin)), duration(c.gpuNs), duration(c.endNs - c.startNs)});

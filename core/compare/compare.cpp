@@ -47,7 +47,7 @@ std::string joinListed(const std::vector<std::string>& names, size_t limit)
 {
     std::string out;
     for (size_t i = 0; i < names.size() && i < limit; ++i)
-        out += (i ? ", " : "") + names[i];
+        out += (i ? ", '" : "'") + names[i] + "'"; // quoted: kernel signatures hold commas
     if (names.size() > limit)
         out += ", ... (" + std::to_string(names.size() - limit) + " more)";
     return out.empty() ? "(none)" : out;
@@ -170,7 +170,13 @@ std::string roofProse(const std::string& roof)
     return upper + " roof";
 }
 
-std::string percent(double share) { return stats::formatFixed(100 * share, 0) + "%"; }
+// Whole percents, one decimal below 10% (latency-bound work sits there), "<0.1%" below that.
+std::string percent(double share)
+{
+    if (share < 0.001)
+        return "<0.1%";
+    return stats::formatFixed(100 * share, share < 0.1 ? 1 : 0) + "%";
+}
 
 std::string shareProse(const Side& s) { return percent(*s.roofShare) + " of the " + roofProse(s.roof); }
 

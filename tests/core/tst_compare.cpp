@@ -237,8 +237,8 @@ private slots:
         const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
         const auto report = roofline::classify(*t, {});
         const QString bad = errorOf([&] { compare::compareSides(*t, report, "tilelang_kernel", "torch_ref"); });
-        QVERIFY2(bad.contains("no region or kernel named 'tilelang_kernel'") && bad.contains("regions: torch_ref, custom_kernel")
-                     && bad.contains("kernels: matmul_kernel, " + QString::fromLatin1(kNvjet)),
+        QVERIFY2(bad.contains("no region or kernel named 'tilelang_kernel'") && bad.contains("regions: 'torch_ref', 'custom_kernel'")
+                     && bad.contains("kernels: 'matmul_kernel', '" + QString::fromLatin1(kNvjet) + "'"),
                  qPrintable(bad));
         QVERIFY(!bad.contains('\n'));
         // A string interned for another event (a CPU op) is not a kernel.
@@ -274,6 +274,10 @@ private slots:
         QVERIFY(compare::verdictText(a, b).starts_with("tilelang_kernel is as fast as torch_ref (within 2%);"));
         b.gpuUsPerCall.mean = 113.5; // 2.25% apart
         QVERIFY(compare::verdictText(a, b).starts_with("tilelang_kernel is 1.02x faster"));
+        b.roofShare = 0.0449;
+        QVERIFY(compare::verdictText(a, b).ends_with("; both tensor-core bound, 71% vs 4.5% of the FP16 roof"));
+        b.roofShare = 0.0004;
+        QVERIFY(compare::verdictText(a, b).ends_with("; both tensor-core bound, 71% vs <0.1% of the FP16 roof"));
         b.roofShare.reset();
         QVERIFY(compare::verdictText(a, b).ends_with("; both tensor-core bound, tilelang_kernel at 71% of the FP16 roof"));
         b.cls = roofline::RooflineClass::IoBound;

@@ -117,6 +117,14 @@ private slots:
         QVERIFY(panel.comparison());
         QCOMPARE(panel.picker(true)->currentIndex(), 0);
         QCOMPARE(panel.picker(false)->currentIndex(), 1);
+        // launch_bound's largest kernel, launched 1500 times: the list holds the first 1000 and says so.
+        const compare::Side& b = panel.comparison()->b;
+        QCOMPARE(b.kind, compare::SideKind::Kernel);
+        QCOMPARE(b.calls, uint64_t(testutil::countNamed(*doc->trace, b.name)));
+        QCOMPARE(b.calls, uint64_t(1500));
+        QVERIFY(itemStartingWith(panel.details(false), QStringLiteral("Calls (1500, the first 1000 listed)")));
+        QVERIFY(itemStartingWith(panel.details(false), QStringLiteral("#1000 at ")));
+        QVERIFY(!itemStartingWith(panel.details(false), QStringLiteral("#1001 at ")));
     }
 
     // In the window: a dock named Compare follows the open trace; a clicked call selects its range in the timeline.
