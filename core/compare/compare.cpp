@@ -59,7 +59,12 @@ std::string candidatesText(const Candidates& c)
 }
 
 // The region's calls: spans grouped by External id (as classify counts calls); a span without one is a call of its own.
-std::vector<Call> regionCalls(const trace::Trace& t, const std::vector<uint32_t>& spans)
+bool isHostLinkCopy(const trace::Trace& t, const trace::Event& e)
+{
+    return e.kind == trace::EventKind::GpuMemcpy && roofline::namesHostMemory(t.strings.view(e.name));
+}
+
+std::vector<Call> regionCalls(const trace::Trace& t, const std::vector<uint32_t>& spans, bool& hostLink)
 {
     std::vector<Call> calls;
     std::unordered_map<int64_t, size_t> byId;
@@ -78,17 +83,22 @@ std::vector<Call> regionCalls(const trace::Trace& t, const std::vector<uint32_t>
         if (slot == calls.size())
             calls.push_back({span.start, span.end(), 0});
         int64_t& gpu = calls[slot].gpuNs;
-        roofline::forEachActivityInSpan(t, s, [&](uint32_t index) { gpu += t.events[index].duration; });
+        roofline::forEachActivityInSpan(t, s, [&](uint32_t index) {
+            gpu += t.events[index].duration;
+            hostLink = hostLink || isHostLinkCopy(t, t.events[index]);
+        });
     }
     return calls;
 }
 
-std::vector<Call> kernelCalls(const trace::Trace& t, trace::StringId name)
+std::vector<Call> kernelCalls(const trace::Trace& t, trace::StringId name, bool& hostLink)
 {
     std::vector<Call> calls;
     for (const trace::Event& e : t.events)
-        if (e.name == name && trace::isGpuActivity(e.kind))
+        if (e.name == name && trace::isGpuActivity(e.kind)) {
             calls.push_back({e.start, e.end(), e.duration});
+            hostLink = hostLink || isHostLinkCopy(t, e);
+        }
     return calls;
 }
 
@@ -113,7 +123,7 @@ void setRoofShare(Side& side, const roofline::Classification& c, const roofline:
         }
     };
     const auto memory = [&] {
-        if (hasBytes && ceilings.memoryBytesPerS > 0) {
+        if (hasBytes && ceilings.memoryBytesPerS > 0 && !side.hostLink) {
             side.roof = "memory";
             side.roofShare = c.achievedBytesPerS / ceilings.memoryBytesPerS;
         }
@@ -254,7 +264,7 @@ Side measureSide(const trace::Trace& t, const roofline::ClassifyReport& report, 
     for (const auto& [label, spans] : roofline::regionSpans(t))
         if (label == name) {
             side.kind = SideKind::Region;
-            side.callList = regionCalls(t, spans);
+            side.callList = regionCalls(t, spans, side.hostLink);
             found = true;
             break;
         }
@@ -262,7 +272,7 @@ Side measureSide(const trace::Trace& t, const roofline::ClassifyReport& report, 
         const trace::StringId id = t.strings.find(name);
         if (id != trace::kNoIndex) {
             side.kind = SideKind::Kernel;
-            side.callList = kernelCalls(t, id);
+            side.callList = kernelCalls(t, id, side.hostLink);
             found = !side.callList.empty();
         }
     }

@@ -45,6 +45,7 @@ struct Side
     PerCall gpuUsPerCall;
     double totalGpuUs = 0;
     std::vector<Call> callList; // in time order: where the app jumps
+    bool hostLink = false;      // some of its activities are host<->device memcpys (roofline::namesHostMemory)
     // From the matching roofline::Classification (ClassifyReport::regions or ::kernels by name);
     // classified is false when the report has none, and these keep their defaults.
     bool classified = false;
@@ -54,7 +55,8 @@ struct Side
     // The roof the side's class binds to and the share of its ceiling the side reaches: the compute roof
     // ("fp16", "bf16", ...) for tensor-core, CUDA-core and latency-bound work with FLOPs, "memory" (the
     // report's memory-bandwidth ceiling) for io-bound work and latency-bound work with bytes only. Empty
-    // and unset when unknown (inconclusive, communication, no ceiling for the device).
+    // and unset when unknown (inconclusive, communication, no ceiling for the device, or a bandwidth share
+    // of a side holding a host<->device memcpy, whose roof is the host link the report has no ceiling for).
     std::string roof;
     std::optional<double> roofShare;
     std::vector<roofline::RegionKernel> kernels; // regions: the activities inside, largest first; kernels: empty

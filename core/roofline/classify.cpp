@@ -342,6 +342,14 @@ constexpr std::pair<RooflineClass, std::string_view> kClassNames[] = {
 
 } // namespace
 
+bool namesHostMemory(std::string_view activityName)
+{
+    for (const std::string_view marker : {"HtoD", "DtoH", "Pinned", "Pageable"})
+        if (activityName.find(marker) != std::string_view::npos)
+            return true;
+    return false;
+}
+
 std::string_view className(RooflineClass cls)
 {
     for (const auto& [c, name] : kClassNames)
@@ -517,8 +525,7 @@ KernelAggregates aggregateKernels(const trace::Trace& t, const WorkEstimator& es
         } else if (e.kind == EventKind::GpuMemcpy || e.kind == EventKind::GpuMemset) {
             if (const auto bytes = t.transferBytesOf(i)) {
                 w.level = 'B';
-                const bool host = name.find("HtoD") != std::string::npos || name.find("DtoH") != std::string::npos
-                    || name.find("Pinned") != std::string::npos || name.find("Pageable") != std::string::npos;
+                const bool host = namesHostMemory(name);
                 w.hostLink = e.kind == EventKind::GpuMemcpy && host;
                 w.bytes = e.kind == EventKind::GpuMemcpy && !host ? 2 * *bytes : *bytes; // DtoD reads and writes
                 w.basis = std::string("the activity's bytes arg") + (e.kind == EventKind::GpuMemcpy && !host ? ", read and written" : "");

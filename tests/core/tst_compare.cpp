@@ -210,6 +210,30 @@ private slots:
         QCOMPARE(*compare::compareSides(*t, report, kNvjet, kNvjet).ratioBOverA, 1.0);
     }
 
+    // Copies: a host<->device memcpy's roof is the host link, which the report has no ceiling for (no share);
+    // a device-to-device copy's share is of the HBM ceiling.
+    void copies()
+    {
+        const auto streams = trace::loadTrace(testutil::workloadTrace("streams_overlap"));
+        const auto report = roofline::classify(*streams, {});
+        const compare::Comparison host = compare::compareSides(*streams, report, "Memcpy HtoD (Pinned -> Device)",
+                                                               "Memcpy DtoH (Device -> Pinned)");
+        checkSide(host.a, directKernelCalls(*streams, "Memcpy HtoD (Pinned -> Device)"));
+        QVERIFY(host.a.hostLink && host.b.hostLink);
+        QCOMPARE(host.a.cls, roofline::RooflineClass::IoBound);
+        QVERIFY(!host.a.roofShare && !host.b.roofShare);
+        QVERIFY2(host.verdict.ends_with("; both io-bound"), host.verdict.c_str());
+
+        const auto train = trace::loadTrace(testutil::workloadTrace("train_scheduled"));
+        const auto trainReport = roofline::classify(*train, {});
+        const compare::Side dtod = compare::measureSide(*train, trainReport, "Memcpy DtoD (Device -> Device)");
+        checkSide(dtod, directKernelCalls(*train, "Memcpy DtoD (Device -> Device)"));
+        QVERIFY(!dtod.hostLink);
+        QCOMPARE(dtod.roof, std::string("memory"));
+        const auto* c = classificationOf(trainReport.kernels, "Memcpy DtoD (Device -> Device)");
+        QVERIFY(near(*dtod.roofShare, c->achievedBytesPerS / trainReport.ceilings.memoryBytesPerS));
+    }
+
     // A recorded session: regions of many kernels (step_N) and a region called six times (the optimizer).
     void manyKernelRegions()
     {
