@@ -7,8 +7,9 @@ core=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev zlib1g-dev
 # Debian's torch 1.13 (CPU, legacy profiler): the Python harness and LibTorch capture tests.
 torch=(python3-torch libtorch-dev)
 gui=(qt6-base-dev qt6-base-dev-tools libgl-dev libqcustomplot-dev libqcustomplot2.1-qt6 xvfb xauth)
-# Development checks run by .ci/run (the format check).
-dev=(clang-format)
+# Development checks run by .ci/run (the format check), and the browser tst_report renders the report in
+# (headless; the test skips without it).
+dev=(clang-format chromium)
 pkgs=("${core[@]}")
 [ "${1:-}" = "--core-only" ] || pkgs+=("${torch[@]}" "${gui[@]}" "${dev[@]}")
 missing=()

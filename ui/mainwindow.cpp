@@ -12,6 +12,7 @@
 #include "detailspanel.h"
 #include "keyaveragespanel.h"
 #include "profiledialog.h"
+#include "reportexport.h"
 #include "io/tracefileerror.h"
 #include "session/sessionmanifest.h"
 #include "rooflinepanel.h"
@@ -175,6 +176,26 @@ MainWindow::MainWindow(QWidget* parent)
             openFile(dir);
     });
     file->addSeparator();
+    file->addAction(tr("Export &Report…"), this, [this] {
+        if (!m_doc) {
+            statusBar()->showMessage(tr("Open a trace first: the report is about it"), 5000);
+            return;
+        }
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export report"),
+                                                          QFileInfo(m_doc->path).completeBaseName() + QStringLiteral(".report.html"),
+                                                          tr("Report (*.html *.md)"));
+        if (path.isEmpty())
+            return;
+        statusBar()->showMessage(tr("Writing %1…").arg(path));
+        exportReport(m_doc, path, m_reportJob, [this](bool ok, const QString& message) {
+            if (ok) {
+                statusBar()->showMessage(message, 10000);
+            } else {
+                statusBar()->clearMessage();
+                QMessageBox::warning(this, tr("Export report"), message);
+            }
+        });
+    });
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
     QMenu* profile = menuBar()->addMenu(tr("&Profile"));
     profile->addAction(tr("&New Session…"), QKeySequence(Qt::CTRL | Qt::Key_P), this, [this] { showProfileDialog(); });

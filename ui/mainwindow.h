@@ -98,6 +98,7 @@ private:
     SnapshotView* m_snapshotView;
     QDockWidget* m_snapshotDock = nullptr;
     WorkerJob m_memoryFileJob; // newest request wins
+    WorkerJob m_reportJob;     // File > Export Report: findings, rendering and writing
     KeyAveragesPanel* m_keyAverages;
     QLineEdit* m_search;
     QLabel* m_figures;

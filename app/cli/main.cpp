@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // tilescope-cli: TileScope's analyses without a display, for GPU boxes and CI.
 #include "analysis/overlap.h"
+#include "answer/answerreport.h"
 #include "compare/compare.h"
 #include "findings/diagnose.h"
 #include "findings/findingsreport.h"
@@ -16,6 +17,7 @@
 #include "capturecommand.h"
 #include "memory/memoryanalysis.h"
 #include "memorycommand.h"
+#include "reportcommand.h"
 #include "report/memoryreport.h"
 #include "report/sourcereport.h"
 #include "roofline/sourceinspect.h"
@@ -104,12 +106,14 @@ const char* kMemoryUsage = R"(  memory FILE [--format table|json] [--events] [--
       address). FILE may also be an allocator snapshot pickle or a memory timeline export (by content)
 )";
 
-const char* kDiagnoseUsage = R"(  diagnose TRACE [--format table|json] [--partial]
+const char* kDiagnoseUsage = R"(  diagnose TRACE [--format table|json] [--window START_US,END_US] [--partial]
       findings: what limits the run, how sure (strong, weak, provisional), the numbers and profiler
       columns it rests on, the next step and the time ranges it is about. Rules: launch-bound, gpu-idle,
       dominant-kernel (with its roofline class; TRACE.annotations.json is read when present),
       warmup-in-window, sync-stall, pageable-memcpy, tiny-kernels, memory-growth, out-of-memory,
-      cuda-graph. A rule that cannot apply (no GPU activity, no steps, no memory events) says nothing
+      cuda-graph. A rule that cannot apply (no GPU activity, no steps, no memory events) says nothing.
+      Listed by impact (impact_us, the time at stake), an out-of-memory first. --window: only events
+      and steps that start inside it (the roofline class stays the whole trace's)
 )";
 
 const char* kCompareUsage = R"(  compare TRACE [--a NAME] [--b NAME] [--format table|json] [--partial]
@@ -130,9 +134,10 @@ struct CommandUsage
 // Every command's usage, in the order --help lists them.
 std::vector<CommandUsage> commandUsages()
 {
-    return {{"info", kInfoUsage},         {"summary", kSummaryUsage},      {"overlap", kOverlapUsage},         {"device", kDeviceUsage},
-            {"classify", kClassifyUsage}, {"inspect", kInspectUsage},      {"memory", kMemoryUsage},           {"diagnose", kDiagnoseUsage},
-            {"compare", kCompareUsage},   {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}};
+    return {{"info", kInfoUsage},          {"summary", kSummaryUsage},      {"overlap", kOverlapUsage},
+            {"device", kDeviceUsage},      {"classify", kClassifyUsage},    {"inspect", kInspectUsage},
+            {"memory", kMemoryUsage},      {"diagnose", kDiagnoseUsage},    {"compare", kCompareUsage},
+            {"report", cli::kReportUsage}, {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}};
 }
 
 std::string fullUsage()
@@ -286,7 +291,7 @@ int runSummary(const Arguments& a)
     options.groupByInputShape = a.has("group-by-input-shape");
     const stats::KeyAverages averages = stats::computeKeyAverages(*t, options);
     if (!sortGiven)
-        sort = averages.useDevice ? stats::SortKey::SelfDeviceTimeTotal : stats::SortKey::SelfCpuTimeTotal;
+        sort = report::defaultSortKey(averages);
     if (format == "json") {
         std::cout << report::summaryJson(a.trace, averages, {sort, rowLimit});
     } else if (format == "csv") {
@@ -309,25 +314,37 @@ int runSummary(const Arguments& a)
     return 0;
 }
 
+// --window START_US,END_US (trace timestamps in microseconds, as in the file); nullopt when absent.
+std::optional<analysis::Interval> parseWindow(const Arguments& a)
+{
+    const auto w = a.get("window");
+    if (!w)
+        return std::nullopt;
+    const size_t comma = w->find(',');
+    const auto start = comma == std::string::npos ? std::nullopt : io::parseMicrosecondsAsNanoseconds(w->substr(0, comma));
+    const auto end = comma == std::string::npos ? std::nullopt : io::parseMicrosecondsAsNanoseconds(w->substr(comma + 1));
+    if (!start || !end || *end <= *start)
+        throw UsageError{"--window expects START_US,END_US with START < END, got '" + *w + "'"};
+    return analysis::Interval{*start, *end};
+}
+
+// A window must overlap the loaded trace.
+void checkWindow(const Arguments& a, const trace::Trace& t, const std::optional<analysis::Interval>& window)
+{
+    if (window && (window->end <= t.firstTime() || window->start >= t.lastTime()))
+        throw UsageError{"--window " + *a.get("window") + " lies outside the trace, which spans ts "
+                         + io::formatNanosecondsAsMicroseconds(t.firstTime()) + " .. " + io::formatNanosecondsAsMicroseconds(t.lastTime())
+                         + " us"};
+}
+
 int runOverlap(const Arguments& a)
 {
     const std::string format = a.get("format").value_or("table");
     if (format != "table" && format != "json")
         throw UsageError{"--format for overlap is table or json, got '" + format + "'"};
-    std::optional<analysis::Interval> window;
-    if (const auto w = a.get("window")) {
-        const size_t comma = w->find(',');
-        const auto start = comma == std::string::npos ? std::nullopt : io::parseMicrosecondsAsNanoseconds(w->substr(0, comma));
-        const auto end = comma == std::string::npos ? std::nullopt : io::parseMicrosecondsAsNanoseconds(w->substr(comma + 1));
-        if (!start || !end || *end <= *start)
-            throw UsageError{"--window expects START_US,END_US with START < END, got '" + *w + "'"};
-        window = analysis::Interval{*start, *end};
-    }
+    const std::optional<analysis::Interval> window = parseWindow(a);
     const auto t = load(a);
-    if (window && (window->end <= t->firstTime() || window->start >= t->lastTime()))
-        throw UsageError{"--window " + *a.get("window") + " lies outside the trace, which spans ts "
-                         + io::formatNanosecondsAsMicroseconds(t->firstTime()) + " .. " + io::formatNanosecondsAsMicroseconds(t->lastTime())
-                         + " us"};
+    checkWindow(a, *t, window);
     const auto report = analysis::computeOverlap(*t, window);
     const report::OverlapReportOptions options{window.has_value(), a.has("all-devices")};
     std::cout << (format == "json" ? report::overlapJson(*t, report, options) : report::overlapText(*t, report, options));
@@ -441,18 +458,49 @@ int runDiagnose(const Arguments& a)
     const std::string format = a.get("format").value_or("table");
     if (format != "table" && format != "json")
         throw UsageError{"--format for diagnose is table or json, got '" + format + "'"};
+    const std::optional<analysis::Interval> window = parseWindow(a);
     roofline::ClassifyOptions classifyOptions;
     if (const std::string annotations = annotationsBeside(a.trace); !annotations.empty())
         classifyOptions.annotations = roofline::loadAnnotations(annotations);
     const auto t = load(a);
-    // The same figures the other commands and the app compute, each once.
+    checkWindow(a, *t, window);
+    // The same figures the other commands and the app compute, each once; averages and overlap for the window.
+    stats::KeyAveragesOptions averagesOptions;
+    if (window)
+        averagesOptions.window = std::pair{window->start, window->end};
+    const stats::KeyAverages averages = stats::computeKeyAverages(*t, averagesOptions);
+    const analysis::OverlapReport overlap = analysis::computeOverlap(*t, window);
+    const memory::MemoryAnalysis memory = memory::analyzeMemory(*t);
+    const roofline::ClassifyReport classification = roofline::classify(*t, classifyOptions);
+    findings::DiagnoseInputs inputs{&averages, &overlap, &memory, &classification, nullptr, window};
+    const auto found = findings::diagnose(*t, inputs);
+    std::cout << (format == "json" ? findings::findingsJson(*t, found) : findings::findingsText(*t, found));
+    return 0;
+}
+
+int runReport(const Arguments& a)
+{
+    const auto out = a.get("out");
+    if (!out || out->empty())
+        throw UsageError{"report needs --out FILE.html or --out FILE.md"};
+    if (!answer::reportFormatOf(*out))
+        throw UsageError{"--out for report ends in .html or .md (the format goes by the suffix), got '" + *out + "'"};
+#if defined(TILESCOPE_CLI_PICTURES)
+    return cli::runReportWithPictures(a.trace, *out, a.has("partial"));
+#else
+    roofline::ClassifyOptions classifyOptions;
+    if (const std::string annotations = annotationsBeside(a.trace); !annotations.empty())
+        classifyOptions.annotations = roofline::loadAnnotations(annotations);
+    const auto t = load(a);
+    // The same figures as diagnose, each once.
     const stats::KeyAverages averages = stats::computeKeyAverages(*t);
     const analysis::OverlapReport overlap = analysis::computeOverlap(*t);
     const memory::MemoryAnalysis memory = memory::analyzeMemory(*t);
     const roofline::ClassifyReport classification = roofline::classify(*t, classifyOptions);
-    const auto found = findings::diagnose(*t, {&averages, &overlap, &memory, &classification});
-    std::cout << (format == "json" ? findings::findingsJson(*t, found) : findings::findingsText(*t, found));
-    return 0;
+    std::cerr << "tilescope-cli: report: no pictures (timeline, roofline, memory): they are drawn by the app's widgets and need a "
+                 "build with Qt and the GUI; the figures are all there\n";
+    return cli::writeReport(a.trace, {t.get(), &averages, &overlap, &classification, &memory}, {}, *out);
+#endif
 }
 
 int runCompare(const Arguments& a)
@@ -514,9 +562,11 @@ int main(int argc, char** argv)
         if (command == "memory")
             return runMemory(parseArguments(argc, argv, {"partial", "events"}, {"format"}));
         if (command == "diagnose")
-            return runDiagnose(parseArguments(argc, argv, {"partial"}, {"format"}));
+            return runDiagnose(parseArguments(argc, argv, {"partial"}, {"format", "window"}));
         if (command == "compare")
             return runCompare(parseArguments(argc, argv, {"partial"}, {"a", "b", "format"}));
+        if (command == "report")
+            return runReport(parseArguments(argc, argv, {"partial"}, {"out"}));
         if (command == "overlap")
             return runOverlap(parseArguments(argc, argv, {"partial", "all-devices"}, {"format", "window"}));
         throw UsageError{"unknown command '" + command + "'"};

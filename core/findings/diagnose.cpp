@@ -4,6 +4,8 @@
 #include "findings/rules.h"
 #include "memory/memoryanalysis.h"
 
+#include <algorithm>
+
 namespace tilescope::findings {
 
 std::string_view strengthName(Strength strength)
@@ -36,9 +38,25 @@ std::vector<Finding> diagnose(const trace::Trace& trace, const DiagnoseInputs& i
         steps = memory::findStepEvents(trace);
         in.steps = &steps;
     }
+    // In a window: the steps that start inside it.
+    std::vector<uint32_t> windowSteps;
+    if (in.window) {
+        for (const uint32_t s : *in.steps)
+            if (trace.events[s].start >= in.window->start && trace.events[s].start < in.window->end)
+                windowSteps.push_back(s);
+        in.steps = &windowSteps;
+    }
     std::vector<Finding> out;
     for (const Rule& rule : allRules())
         rule.run(trace, in, out);
+    // By impact: a failed allocation first (the run did not finish), then the most time at stake; ties keep
+    // the rules' order.
+    std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+        const bool aOom = a.id == "out-of-memory", bOom = b.id == "out-of-memory";
+        if (aOom != bOom)
+            return aOom;
+        return a.impactNs > b.impactNs;
+    });
     return out;
 }
 

@@ -50,10 +50,11 @@ struct Rule
     RuleFunction run;
 };
 
-// The rules in the order their findings are listed (issue #12's priority).
+// The rules; their findings are listed by impact (Finding::impactNs), ties in this order.
 const std::vector<Rule>& allRules();
 
-// Every rule over the trace: zero or more findings each.
+// Every rule over the trace (or DiagnoseInputs::window): zero or more findings each, out-of-memory first,
+// then by the time at stake.
 std::vector<Finding> diagnose(const trace::Trace& trace, const DiagnoseInputs& inputs);
 
 } // namespace tilescope::findings

@@ -33,6 +33,9 @@ struct Finding
     std::vector<std::string> columns;  // the exact profiler columns or event fields the numbers come from
     std::string nextStep;
     std::vector<Where> where;
+    // The time at stake, for ordering (diagnose lists the largest first): the idle, waiting, launch or kernel
+    // time the finding is about; 0 for findings that are not about time (memory growth, CUDA graphs).
+    int64_t impactNs = 0;
 };
 
 } // namespace tilescope::findings

@@ -23,7 +23,8 @@ std::string findingsJson(const trace::Trace& t, const std::vector<Finding>& list
                        {"evidence", f.evidence},
                        {"columns", f.columns},
                        {"next_step", f.nextStep},
-                       {"where", std::move(where)}});
+                       {"where", std::move(where)},
+                       {"impact_us", io::jsonMicroseconds(f.impactNs)}});
     }
     return io::dumpJson(j, 2) + "\n";
 }

@@ -328,24 +328,7 @@ void buildSteps(const trace::Trace& t, const EventScan& scan, MemoryAnalysis& ou
     }
 }
 
-void findLeaks(MemoryAnalysis& out)
-{
-    for (uint32_t d = 0; d < out.devices.size(); ++d) {
-        std::vector<int64_t> values;
-        std::vector<uint32_t> stepOf;
-        for (uint32_t s = 0; s < out.steps.size(); ++s)
-            if (out.steps[s].allocatedAtEnd[d] != kNoId) {
-                values.push_back(out.steps[s].allocatedAtEnd[d]);
-                stepOf.push_back(s);
-            }
-        if (auto leak = findSuspectedLeak(values)) {
-            leak->device = d;
-            leak->firstStep = stepOf[leak->firstStep];
-            leak->lastStep = stepOf[leak->lastStep];
-            out.leaks.push_back(*leak);
-        }
-    }
-}
+void findLeaks(MemoryAnalysis& out) { out.leaks = findLeaksInSteps(out, 0, static_cast<uint32_t>(out.steps.size())); }
 
 // The track holding the ops of the thread a record was made on: its own, unless it has no host ops and
 // another lane of the same process has the same numeric tid and has them (the 1.8 format writes the ops'
@@ -444,6 +427,28 @@ uint32_t MemoryAnalysis::primaryDevice() const
         if (best == kNoIndex || devices[d].peakAllocated > devices[best].peakAllocated)
             best = d;
     return best;
+}
+
+std::vector<SuspectedLeak> findLeaksInSteps(const MemoryAnalysis& analysis, uint32_t firstStep, uint32_t endStep)
+{
+    std::vector<SuspectedLeak> leaks;
+    endStep = std::min<uint32_t>(endStep, static_cast<uint32_t>(analysis.steps.size()));
+    for (uint32_t d = 0; d < analysis.devices.size(); ++d) {
+        std::vector<int64_t> values;
+        std::vector<uint32_t> stepOf;
+        for (uint32_t s = firstStep; s < endStep; ++s)
+            if (analysis.steps[s].allocatedAtEnd[d] != kNoId) {
+                values.push_back(analysis.steps[s].allocatedAtEnd[d]);
+                stepOf.push_back(s);
+            }
+        if (auto leak = findSuspectedLeak(values)) {
+            leak->device = d;
+            leak->firstStep = stepOf[leak->firstStep];
+            leak->lastStep = stepOf[leak->lastStep];
+            leaks.push_back(*leak);
+        }
+    }
+    return leaks;
 }
 
 const SuspectedLeak* MemoryAnalysis::worstLeak() const

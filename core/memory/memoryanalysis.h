@@ -178,6 +178,9 @@ std::string memoryDeviceName(int deviceType, int deviceId);
 // step ends below the first growing step's total by kStepNoiseBytes or more). Of several, the one that
 // grew most. The indices in the result are into `allocatedAtEnd` (device 0).
 std::optional<SuspectedLeak> findSuspectedLeak(std::span<const int64_t> allocatedAtEnd);
+// The leak rule per device over steps [firstStep, endStep) of an analysis (MemoryAnalysis::leaks is all of
+// them; the findings of a time range use the steps inside it). Step indices in the result are the analysis's.
+std::vector<SuspectedLeak> findLeaksInSteps(const MemoryAnalysis& analysis, uint32_t firstStep, uint32_t endStep);
 
 // The name of a region that repeats with a running number, without its number: "step_12" -> "step_",
 // "alloc_round_3" -> "alloc_round_", "forward" -> "forward".

@@ -231,7 +231,8 @@ private slots:
         const QString text = QString::fromUtf8(table.out);
         for (const auto& item : list) {
             const QJsonObject f = item.toObject();
-            QCOMPARE(f.keys(), (QStringList{"columns", "evidence", "id", "next_step", "strength", "title", "where"}));
+            QCOMPARE(f.keys(), (QStringList{"columns", "evidence", "id", "impact_us", "next_step", "strength", "title", "where"}));
+            QVERIFY(f.value("impact_us").isDouble() && f.value("impact_us").toDouble() >= 0);
             ids << f.value("id").toString();
             QVERIFY((QStringList{"strong", "weak", "provisional"}).contains(f.value("strength").toString()));
             QVERIFY(!f.value("evidence").toArray().isEmpty() && !f.value("columns").toArray().isEmpty());
@@ -262,6 +263,17 @@ private slots:
         QCOMPARE(clean.exitCode, 0);
         QVERIFY(QJsonDocument::fromJson(clean.out).object().value("findings").isArray());
         QCOMPARE(cli({"diagnose", trace("launch_bound"), "--format", "csv"}).exitCode, 2);
+        // --window: the gpu-idle finding's own window gives it back; a window outside the trace or malformed exits 2.
+        const QString range = QString::number(window.value("start_us").toDouble(), 'f', 3) + ","
+            + QString::number(window.value("end_us").toDouble(), 'f', 3);
+        const Run windowed = cli({"diagnose", trace("launch_bound"), "--format", "json", "--window", range});
+        QCOMPARE(windowed.exitCode, 0);
+        QStringList windowedIds;
+        for (const auto& item : QJsonDocument::fromJson(windowed.out).object().value("findings").toArray())
+            windowedIds << item.toObject().value("id").toString();
+        QVERIFY2(windowedIds.contains("gpu-idle"), qPrintable(windowedIds.join(',')));
+        QCOMPARE(cli({"diagnose", trace("launch_bound"), "--window", "1,2"}).exitCode, 2);
+        QCOMPARE(cli({"diagnose", trace("launch_bound"), "--window", "5"}).exitCode, 2);
         const Run missing = cli({"diagnose", "/nonexistent/trace.json"});
         QCOMPARE(missing.exitCode, 2);
         QVERIFY(missing.out.isEmpty());
@@ -269,8 +281,8 @@ private slots:
 
     void everyCommandHasHelp()
     {
-        for (const char* command :
-             {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "diagnose", "compare", "capture", "calibrate"}) {
+        for (const char* command : {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "diagnose", "compare",
+                                    "report", "capture", "calibrate"}) {
             for (const char* flag : {"--help", "-h"}) {
                 const Run r = cli({command, flag});
                 QVERIFY2(r.exitCode == 0, qPrintable(QString("%1 %2: %3").arg(command, flag, r.err)));
@@ -285,8 +297,8 @@ private slots:
         QVERIFY(!scriptHelp.out.startsWith("usage:"));
         const Run all = cli({"--help"});
         QCOMPARE(all.exitCode, 0);
-        for (const char* command :
-             {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "diagnose", "compare", "capture", "calibrate"})
+        for (const char* command : {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "diagnose", "compare",
+                                    "report", "capture", "calibrate"})
             QVERIFY2(all.out.contains("\n  " + QByteArray(command) + " "), command);
     }
 

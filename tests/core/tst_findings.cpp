@@ -63,10 +63,50 @@ std::unique_ptr<Diagnosed> diagnoseTrace(std::unique_ptr<trace::Trace> t, std::s
 
 std::unique_ptr<Diagnosed> diagnoseFile(const std::string& path) { return diagnoseTrace(trace::loadTrace(path), path); }
 
+// The findings of a time range as the app and `diagnose --window` compute them: averages and overlap for the
+// range, the whole trace's memory analysis and classification.
+std::vector<Finding> diagnoseWindow(const Diagnosed& d, analysis::Interval window)
+{
+    stats::KeyAveragesOptions options;
+    options.window = std::pair{window.start, window.end};
+    const stats::KeyAverages averages = stats::computeKeyAverages(*d.t, options);
+    const analysis::OverlapReport overlap = analysis::computeOverlap(*d.t, window);
+    findings::DiagnoseInputs in{&averages, &overlap, &d.memory, &d.classification, nullptr, window};
+    return findings::diagnose(*d.t, in);
+}
+
+const Finding* findIn(const std::vector<Finding>& list, std::string_view id)
+{
+    for (const Finding& f : list)
+        if (f.id == id)
+            return &f;
+    return nullptr;
+}
+
 std::unique_ptr<Diagnosed> diagnoseText(const std::string& text)
 {
     auto source = io::memorySource(text, "synthetic.json");
     return diagnoseTrace(trace::loadTrace(*source), "synthetic.json");
+}
+
+// tests/data/findings: recorded on the H200 by tools/gpu/prove_findings.sh, one per id with its problem built
+// in, and a clean warm GPU-bound loop ("" here).
+const std::vector<std::pair<std::string, std::string>>& recordedFixtures()
+{
+    static const std::vector<std::pair<std::string, std::string>> list{
+        {"launch_bound", "launch-bound"},
+        {"gpu_idle", "gpu-idle"},
+        {"sync_stall", "sync-stall"},
+        {"pageable_memcpy", "pageable-memcpy"},
+        {"warmup_in_window", "warmup-in-window"},
+        {"dominant_kernel", "dominant-kernel"},
+        {"tiny_kernels", "tiny-kernels"},
+        {"cuda_graph", "cuda-graph"},
+        {"memory_growth", "memory-growth"},
+        {"out_of_memory", "out-of-memory"},
+        {"clean", ""},
+    };
+    return list;
 }
 
 const std::vector<std::string>& fixtures()
@@ -76,6 +116,8 @@ const std::vector<std::string>& fixtures()
         for (const char* w : {"launch_bound", "jit_cold", "gemm_compare", "streams_overlap", "memory_churn", "train_scheduled"})
             l.push_back(testutil::workloadTrace(w));
         l.push_back(testutil::dataPath("memory/h200_session/trace.pt.trace.json.gz"));
+        for (const auto& [file, id] : recordedFixtures())
+            l.push_back(testutil::dataPath("findings/" + file + ".json.gz"));
         return l;
     }();
     return list;
@@ -564,16 +606,33 @@ private slots:
         QVERIFY(!diagnoseFile(testutil::workloadTrace("gemm_compare"))->find("tiny-kernels"));
     }
 
-    // cuda-graph: no fixture uses graphs (checked in the raw events), so a small trace of two graph launches
-    // replaying 3 kernels each beside two single launches.
+    // cuda-graph: the launches and the kernels they replay (same correlation) from the raw events; the
+    // thresholds on a small synthetic trace of two graph launches replaying 3 kernels each beside two single launches.
     void cudaGraph()
     {
         for (const std::string& path : fixtures()) {
-            bool graphs = false;
-            for (const auto& e : rawEvents(path))
-                graphs = graphs || name(e).find("GraphLaunch") != std::string::npos;
-            QVERIFY(!graphs);
-            QVERIFY2(!diagnoseFile(path)->find("cuda-graph"), path.c_str());
+            std::set<int64_t> correlations;
+            uint64_t launches = 0, replayed = 0;
+            int64_t launchNs = 0;
+            const io::Json events = rawEvents(path);
+            for (const auto& e : events)
+                if (cat(e) == "cuda_runtime" && name(e).find("GraphLaunch") != std::string::npos) {
+                    ++launches;
+                    launchNs += durNs(e);
+                    correlations.insert(io::jsonInteger(arg(e, "correlation")).value_or(-1));
+                }
+            for (const auto& e : events)
+                if (cat(e) == "kernel" && correlations.contains(io::jsonInteger(arg(e, "correlation")).value_or(-2)))
+                    ++replayed;
+            const auto d = diagnoseFile(path);
+            const Finding* f = d->find("cuda-graph");
+            QVERIFY2(bool(f) == (launches > 0), path.c_str());
+            if (f)
+                QVERIFY2(evidenceHas(*f,
+                                     stats::formatCount(launches) + " graph launches replayed " + stats::formatCount(replayed)
+                                         + " kernels, " + stats::formatFixed(double(replayed) / double(launches), 1)
+                                         + " per launch; the launch calls took " + stats::formatDuration(launchNs) + " of CPU time"),
+                         describe(*f));
         }
         const auto d = diagnoseText(graphTrace());
         const Finding* f = d->find("cuda-graph");
@@ -683,6 +742,119 @@ private slots:
         QVERIFY(!diagnoseText(syntheticTrace({{2999, false}, {1000, false}, {1000, false}, {1000, false}}))->find("warmup-in-window"));
         // 3x but under 1 ms slower: jitter on short steps.
         QVERIFY(!diagnoseText(syntheticTrace({{1200, false}, {400, false}, {400, false}}))->find("warmup-in-window"));
+    }
+
+    // Each id fires on the H200 trace recorded with its problem built in; the clean, warm, GPU-bound loop has
+    // no gpu-idle, sync-stall, warmup-in-window or pageable-memcpy.
+    void recordedPerId()
+    {
+        std::set<std::string> covered;
+        for (const auto& [file, id] : recordedFixtures()) {
+            const auto d = diagnoseFile(testutil::dataPath("findings/" + file + ".json.gz"));
+            if (!id.empty()) {
+                QVERIFY2(d->find(id), (file + ": " + id + " does not fire").c_str());
+                covered.insert(id);
+                continue;
+            }
+            for (const char* quiet : {"gpu-idle", "sync-stall", "warmup-in-window", "pageable-memcpy"})
+                if (const Finding* f = d->find(quiet))
+                    QFAIL(describe(*f).constData());
+        }
+        for (const findings::Rule& rule : findings::allRules())
+            QVERIFY2(covered.contains(std::string(rule.id)), std::string(rule.id).c_str());
+    }
+
+    // Listed by impact: an out-of-memory first, then the time at stake, largest first; the impact of the
+    // time findings is the figure their evidence states.
+    void orderedByImpact()
+    {
+        for (const std::string& path : fixtures()) {
+            const auto d = diagnoseFile(path);
+            for (size_t k = 1; k < d->found.size(); ++k) {
+                const Finding& a = d->found[k - 1];
+                const Finding& b = d->found[k];
+                QVERIFY2(b.id != "out-of-memory", path.c_str());
+                if (a.id != "out-of-memory")
+                    QVERIFY2(a.impactNs >= b.impactNs, (path + ": " + a.id + " before " + b.id).c_str());
+            }
+            if (const Finding* f = d->find("gpu-idle"))
+                QCOMPARE(f->impactNs, d->overlap.gpuIdleWhileCpuBusyNs);
+            if (const Finding* f = d->find("launch-bound"))
+                QCOMPARE(f->impactNs, d->overlap.launches.cpuNs);
+        }
+        const auto session = diagnoseFile(sessionTrace());
+        QVERIFY(!session->found.empty());
+        QCOMPARE(session->found.front().id, std::string("out-of-memory"));
+        // launch_bound: the GPU idle time (60 ms) outweighs the launch time (24 ms).
+        const auto launch = diagnoseFile(testutil::workloadTrace("launch_bound"));
+        QCOMPARE(launch->found.front().id, std::string("gpu-idle"));
+    }
+
+    // A window: the whole trace's span gives the whole trace's findings; a part counts only what starts in it.
+    void windowedFindings()
+    {
+        for (const std::string& path : fixtures()) {
+            const auto d = diagnoseFile(path);
+            const std::vector<Finding> whole = diagnoseWindow(*d, {d->t->firstTime(), d->t->lastTime() + 1});
+            // gpu-idle and launch-bound are shares of the overlap window, which is wider here than the default
+            // (first to last CPU work and GPU activity), so they may differ; every other finding is the same.
+            const auto byWindow = [](const std::vector<Finding>& list) {
+                std::vector<const Finding*> out;
+                for (const Finding& f : list)
+                    if (f.id != "gpu-idle" && f.id != "launch-bound")
+                        out.push_back(&f);
+                return out;
+            };
+            const auto a = byWindow(whole), b = byWindow(d->found);
+            QVERIFY2(a.size() == b.size(), path.c_str());
+            for (size_t k = 0; k < a.size(); ++k) {
+                QCOMPARE(a[k]->id, b[k]->id);
+                if (a[k]->id != "dominant-kernel")
+                    QCOMPARE(a[k]->evidence, b[k]->evidence);
+            }
+        }
+        // tiny-kernels in the first half of launch_bound: the count of kernels under 3 us that start there,
+        // from the raw events.
+        const std::string launchPath = testutil::workloadTrace("launch_bound");
+        const auto launch = diagnoseFile(launchPath);
+        const int64_t middle = (launch->t->firstTime() + launch->t->lastTime()) / 2;
+        const analysis::Interval firstHalf{launch->t->firstTime(), middle};
+        uint64_t kernels = 0, tiny = 0;
+        for (const auto& e : rawEvents(launchPath))
+            if (cat(e) == "kernel") {
+                const int64_t ts = std::llround(io::jsonDouble(io::jsonMember(e, "ts")).value_or(0) * 1000.0);
+                if (ts < firstHalf.start || ts >= firstHalf.end)
+                    continue;
+                ++kernels;
+                tiny += durNs(e) < findings::thresholds::kTinyKernelNs;
+            }
+        QVERIFY(kernels > 0 && kernels < 10000);
+        const auto half = diagnoseWindow(*launch, firstHalf);
+        const Finding* t = findIn(half, "tiny-kernels");
+        QVERIFY(t);
+        QVERIFY2(evidenceHas(*t, stats::formatCount(tiny) + " of " + stats::formatCount(kernels) + " kernels"), describe(*t));
+        for (const findings::Where& w : t->where)
+            if (w.event != trace::kNoIndex)
+                QVERIFY(launch->t->events[w.event].start >= firstHalf.start && launch->t->events[w.event].start < firstHalf.end);
+
+        // The H200 session: before its OOM no out-of-memory; the first two steps are too few for a leak.
+        const auto session = diagnoseFile(sessionTrace());
+        QVERIFY(!session->memory.ooms.empty() && session->memory.steps.size() >= 5);
+        const int64_t oom = session->memory.ooms.front().time;
+        QVERIFY(!findIn(diagnoseWindow(*session, {session->t->firstTime(), oom}), "out-of-memory"));
+        QVERIFY(findIn(diagnoseWindow(*session, {session->t->firstTime(), oom + 1}), "out-of-memory"));
+        const auto& steps = session->memory.steps;
+        QVERIFY(!findIn(diagnoseWindow(*session, {steps[0].start, steps[1].end}), "memory-growth"));
+        QVERIFY(findIn(diagnoseWindow(*session, {steps[0].start, steps.back().end}), "memory-growth"));
+
+        // jit_cold without its first step: its slow first step is outside, so no slow-first evidence.
+        const auto cold = diagnoseFile(testutil::workloadTrace("jit_cold"));
+        const Finding* w = cold->find("warmup-in-window");
+        QVERIFY(w && w->where.front().event != trace::kNoIndex);
+        const auto later = diagnoseWindow(*cold, {w->where.front().end, cold->t->lastTime() + 1});
+        if (const Finding* again = findIn(later, "warmup-in-window"))
+            QVERIFY2(!evidenceHas(*again, "The first step, " + std::string(cold->t->name(cold->t->events[w->where.front().event]))),
+                     describe(*again));
     }
 };
 

@@ -8,14 +8,14 @@ namespace tilescope::findings::rules {
 
 // CUDA graph launches: how many kernels each replays, and the launch cost that saves against the trace's
 // own ordinary launches.
-void cudaGraph(const trace::Trace& t, const DiagnoseInputs&, std::vector<Finding>& out)
+void cudaGraph(const trace::Trace& t, const DiagnoseInputs& in, std::vector<Finding>& out)
 {
     uint64_t graphLaunches = 0, replayed = 0, ordinary = 0;
     int64_t graphNs = 0, ordinaryNs = 0;
     std::vector<uint32_t> launches;
     for (uint32_t i = 0; i < t.events.size(); ++i) {
         const trace::Event& e = t.events[i];
-        if (!trace::isLaunchApi(e.kind))
+        if (!trace::isLaunchApi(e.kind) || !inWindow(in, e))
             continue;
         const std::string_view n = t.name(e);
         uint64_t kernels = 0;

@@ -7,6 +7,9 @@
 #include "stats/timetext.h"
 #include "trace/trace.h"
 
+#include <algorithm>
+#include <unordered_map>
+
 namespace tilescope::findings::rules {
 
 namespace {
@@ -33,6 +36,37 @@ std::string nextStepFor(const roofline::Classification& c)
            "(tilescope-cli classify) to place it.";
 }
 
+// A GPU activity name's time in the window: the classification's totals for the whole trace, else summed
+// from the activities that start inside the window (their class is still the whole trace's).
+struct NameTotal
+{
+    std::string name;
+    double totalUs = 0;
+    uint64_t calls = 0;
+};
+
+std::vector<NameTotal> totalsByName(const trace::Trace& t, const DiagnoseInputs& in)
+{
+    std::vector<NameTotal> out;
+    if (!in.window) {
+        for (const auto& k : in.classification->kernels)
+            out.push_back({k.name, k.totalUs, k.calls});
+        return out;
+    }
+    std::unordered_map<std::string_view, size_t> index;
+    for (const trace::Event& e : t.events) {
+        if (!trace::isGpuActivity(e.kind) || !inWindow(in, e))
+            continue;
+        const auto [it, inserted] = index.try_emplace(t.name(e), out.size());
+        if (inserted)
+            out.push_back({std::string(t.name(e)), 0, 0});
+        out[it->second].totalUs += static_cast<double>(e.duration) / 1000.0;
+        ++out[it->second].calls;
+    }
+    std::stable_sort(out.begin(), out.end(), [](const NameTotal& a, const NameTotal& b) { return a.totalUs > b.totalUs; });
+    return out;
+}
+
 } // namespace
 
 // One kernel (or memcpy/memset) name holding most of the GPU time, from the roofline classification
@@ -41,13 +75,22 @@ void dominantKernel(const trace::Trace& t, const DiagnoseInputs& in, std::vector
 {
     if (!in.classification || in.classification->kernels.empty())
         return;
-    const auto& kernels = in.classification->kernels;
+    const std::vector<NameTotal> kernels = totalsByName(t, in);
+    if (kernels.empty())
+        return;
     double totalUs = 0;
     for (const auto& k : kernels)
         totalUs += k.totalUs;
-    const roofline::Classification& top = kernels.front(); // largest total first
+    const NameTotal& top = kernels.front(); // largest total first
     if (totalUs <= 0 || top.totalUs / totalUs < thresholds::kDominantMinShare)
         return;
+    const roofline::Classification* topClass = nullptr;
+    for (const auto& k : in.classification->kernels)
+        if (k.name == top.name)
+            topClass = &k;
+    if (!topClass)
+        return;
+    const roofline::Classification& cls = *topClass;
     const auto ns = [](double us) { return static_cast<int64_t>(us * 1000.0 + 0.5); };
     Finding f;
     f.id = "dominant-kernel";
@@ -57,13 +100,15 @@ void dominantKernel(const trace::Trace& t, const DiagnoseInputs& in, std::vector
     f.evidence.push_back(top.name + " ran " + stats::formatDuration(ns(top.totalUs)) + " of " + stats::formatDuration(ns(totalUs))
                          + " of GPU activity (" + percentText(top.totalUs / totalUs) + ") in " + countText(top.calls, "call", "calls")
                          + ", " + stats::formatDuration(ns(top.totalUs / static_cast<double>(top.calls ? top.calls : 1))) + " per call.");
-    std::string roof = "Roofline: " + std::string(roofline::className(top.cls)) + " (" + top.strength + ")";
-    if (!top.roof.empty())
-        roof += " against the " + top.roof + " roof";
-    if (top.achievedFlopsPerS > 0)
-        roof += ", " + stats::formatFixed(top.achievedFlopsPerS / 1e12, 1) + " TFLOP/s achieved";
-    if (top.achievedBytesPerS > 0)
-        roof += ", " + stats::formatFixed(top.achievedBytesPerS / 1e9, 1) + " GB/s";
+    std::string roof = "Roofline: " + std::string(roofline::className(cls.cls)) + " (" + cls.strength + ")";
+    if (!cls.roof.empty())
+        roof += " against the " + cls.roof + " roof";
+    if (cls.achievedFlopsPerS > 0)
+        roof += ", " + stats::formatFixed(cls.achievedFlopsPerS / 1e12, 1) + " TFLOP/s achieved";
+    if (cls.achievedBytesPerS > 0)
+        roof += ", " + stats::formatFixed(cls.achievedBytesPerS / 1e9, 1) + " GB/s";
+    if (in.window)
+        roof += " (over the whole trace)";
     f.evidence.push_back(roof + ".");
     // The same kernel's row of torch's key_averages, the table a user compares against.
     if (in.averages)
@@ -77,12 +122,13 @@ void dominantKernel(const trace::Trace& t, const DiagnoseInputs& in, std::vector
     if (kernels.size() > 1)
         f.evidence.push_back("The next, " + kernels[1].name + ", ran " + percentText(kernels[1].totalUs / totalUs) + ".");
     f.columns.insert(f.columns.begin(), {"kernel dur", "roofline class"});
-    f.nextStep = nextStepFor(top);
+    f.nextStep = nextStepFor(cls);
+    f.impactNs = ns(top.totalUs);
     // Its first and its longest call.
     uint32_t first = trace::kNoIndex, longest = trace::kNoIndex;
     for (uint32_t i = 0; i < t.events.size(); ++i) {
         const trace::Event& e = t.events[i];
-        if (!trace::isGpuActivity(e.kind) || t.name(e) != top.name)
+        if (!trace::isGpuActivity(e.kind) || !inWindow(in, e) || t.name(e) != top.name)
             continue;
         if (first == trace::kNoIndex || e.start < t.events[first].start)
             first = i;

@@ -36,6 +36,7 @@ void gpuIdle(const trace::Trace&, const DiagnoseInputs& in, std::vector<Finding>
     f.nextStep = "Look at the CPU ops in the longest GPU gap (the second range): data preparation, Python overhead or a "
                  "CPU-bound loop. This says where the GPU waits, not why; move that work off the critical path (a DataLoader "
                  "with workers, pinned prefetch, torch.compile).";
+    f.impactNs = o.gpuIdleWhileCpuBusyNs;
     f.where.push_back({o.window.start, o.window.end, trace::kNoIndex});
     // The longest gap between GPU busy intervals inside the window.
     analysis::Interval longest{0, 0};

@@ -38,6 +38,7 @@ void launchBound(const trace::Trace&, const DiagnoseInputs& in, std::vector<Find
     f.columns = {"cuda_runtime/cuda_driver launch dur", "kernel dur", "correlation"};
     f.nextStep = "Launch fewer, larger kernels: fuse the small ops (torch.compile, a fused TileLang kernel) or capture the loop "
                  "with CUDA graphs so one launch replays them all.";
+    f.impactNs = l.cpuNs;
     f.where.push_back({in.overlap->window.start, in.overlap->window.end, trace::kNoIndex});
     out.push_back(std::move(f));
 }

@@ -14,7 +14,23 @@ void memoryGrowth(const trace::Trace& t, const DiagnoseInputs& in, std::vector<F
 {
     if (!in.memory)
         return;
+    // In a window: the leak rule over the steps that start inside it.
+    std::vector<memory::SuspectedLeak> windowLeaks;
     const memory::SuspectedLeak* leak = in.memory->worstLeak();
+    if (in.window) {
+        const auto& steps = in.memory->steps;
+        uint32_t first = 0;
+        while (first < steps.size() && steps[first].start < in.window->start)
+            ++first;
+        uint32_t end = first;
+        while (end < steps.size() && steps[end].start < in.window->end)
+            ++end;
+        windowLeaks = memory::findLeaksInSteps(*in.memory, first, end);
+        leak = nullptr;
+        for (const memory::SuspectedLeak& l : windowLeaks)
+            if (!leak || l.growthBytes > leak->growthBytes)
+                leak = &l;
+    }
     if (!leak)
         return;
     const memory::DeviceMemory& device = in.memory->devices[leak->device];
@@ -42,13 +58,20 @@ void memoryGrowth(const trace::Trace& t, const DiagnoseInputs& in, std::vector<F
 // Allocations that failed: [OutOfMemory] records.
 void outOfMemory(const trace::Trace& t, const DiagnoseInputs& in, std::vector<Finding>& out)
 {
-    if (!in.memory || in.memory->ooms.empty())
+    if (!in.memory)
+        return;
+    std::vector<const memory::OutOfMemoryEvent*> ooms;
+    for (const memory::OutOfMemoryEvent& oom : in.memory->ooms)
+        if (inWindow(in, oom.time))
+            ooms.push_back(&oom);
+    if (ooms.empty())
         return;
     Finding f;
     f.id = "out-of-memory";
     f.title = "An allocation failed: out of memory";
     f.strength = Strength::Strong; // the allocator recorded the failure
-    for (const memory::OutOfMemoryEvent& oom : in.memory->ooms) {
+    for (const memory::OutOfMemoryEvent* each : ooms) {
+        const memory::OutOfMemoryEvent& oom = *each;
         std::string sentence = "A request for " + stats::formatBytes(oom.requestedBytes) + " on " + in.memory->devices[oom.device].name
             + " failed";
         if (oom.allocated != trace::kNoId)

@@ -13,7 +13,7 @@ namespace tilescope::findings::rules {
 
 // Copies between device and pageable host memory: CUDA stages them through a pinned bounce buffer and the
 // host call returns only when the copy is done, so they neither overlap nor reach pinned copies' rates.
-void pageableMemcpy(const trace::Trace& t, const DiagnoseInputs&, std::vector<Finding>& out)
+void pageableMemcpy(const trace::Trace& t, const DiagnoseInputs& in, std::vector<Finding>& out)
 {
     struct Kind
     {
@@ -25,7 +25,7 @@ void pageableMemcpy(const trace::Trace& t, const DiagnoseInputs&, std::vector<Fi
     std::vector<uint32_t> copies;
     for (uint32_t i = 0; i < t.events.size(); ++i) {
         const trace::Event& e = t.events[i];
-        if (e.kind != trace::EventKind::GpuMemcpy || t.name(e).find("Pageable") == std::string_view::npos)
+        if (e.kind != trace::EventKind::GpuMemcpy || !inWindow(in, e) || t.name(e).find("Pageable") == std::string_view::npos)
             continue;
         Kind& k = kinds[std::string(t.name(e))];
         ++k.copies;
@@ -50,6 +50,8 @@ void pageableMemcpy(const trace::Trace& t, const DiagnoseInputs&, std::vector<Fi
     f.columns = {"gpu_memcpy name (Memcpy ... Pageable ...)", "bytes", "dur"};
     f.nextStep = "Pin the host buffer (pin_memory=True in the DataLoader, or tensor.pin_memory() once) and copy with "
                  "non_blocking=True, so the copy overlaps compute at the pinned rate.";
+    for (const auto& [name, k] : kinds)
+        f.impactNs += k.hostNs;
     std::sort(copies.begin(), copies.end(), [&](uint32_t a, uint32_t b) { return t.events[a].start < t.events[b].start; });
     for (size_t k = 0; k < copies.size() && k < 20; ++k)
         f.where.push_back({t.events[copies[k]].start, t.events[copies[k]].end(), copies[k]});

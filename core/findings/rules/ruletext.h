@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "findings/diagnose.h"
 #include "stats/torchtable.h"
+#include "trace/trace.h"
 
 #include <cstdint>
 #include <string>
@@ -10,6 +12,12 @@
 namespace tilescope::findings::rules {
 
 inline double ratio(int64_t part, int64_t whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0; }
+// An event the findings may count: it starts inside the window (DiagnoseInputs::window), or there is none.
+inline bool inWindow(const DiagnoseInputs& in, const trace::Event& e)
+{
+    return !in.window || (e.start >= in.window->start && e.start < in.window->end);
+}
+inline bool inWindow(const DiagnoseInputs& in, int64_t time) { return !in.window || (time >= in.window->start && time < in.window->end); }
 // "42.1%"
 inline std::string percentText(double share) { return stats::formatFixed(100.0 * share, 1) + "%"; }
 // "1 call", "3 calls" with the count's thousands separators.

@@ -47,7 +47,7 @@ void syncStall(const trace::Trace& t, const DiagnoseInputs& in, std::vector<Find
     std::vector<uint32_t> syncs; // by start
     for (const trace::Track& track : t.tracks)
         for (const uint32_t e : track.events)
-            if (isHostSync(t, e))
+            if (inWindow(in, t.events[e]) && isHostSync(t, e))
                 syncs.push_back(e);
     std::sort(syncs.begin(), syncs.end(), [&](uint32_t a, uint32_t b) { return t.events[a].start < t.events[b].start; });
     uint32_t stepsWithSync = 0;
@@ -93,6 +93,7 @@ void syncStall(const trace::Trace& t, const DiagnoseInputs& in, std::vector<Find
     f.columns = {"cuda_runtime name, dur", "gpu_memcpy name (DtoH ... Pageable)", "user_annotation/ProfilerStep# ts, dur"};
     f.nextStep = "Move the synchronising call (.item(), .cpu(), print of a tensor, torch.cuda.synchronize()) out of the loop, or "
                  "accumulate on the GPU and read once at the end.";
+    f.impactNs = waitNs;
     for (size_t k = 0; k < firstOfStep.size() && k < 20; ++k)
         f.where.push_back({t.events[firstOfStep[k]].start, t.events[firstOfStep[k]].end(), firstOfStep[k]});
     out.push_back(std::move(f));

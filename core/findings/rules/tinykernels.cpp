@@ -11,7 +11,7 @@
 namespace tilescope::findings::rules {
 
 // Many kernels shorter than the launch latency: each costs more to launch than to run.
-void tinyKernels(const trace::Trace& t, const DiagnoseInputs&, std::vector<Finding>& out)
+void tinyKernels(const trace::Trace& t, const DiagnoseInputs& in, std::vector<Finding>& out)
 {
     uint64_t kernels = 0, tiny = 0;
     int64_t tinyNs = 0, launchNs = 0;
@@ -19,7 +19,7 @@ void tinyKernels(const trace::Trace& t, const DiagnoseInputs&, std::vector<Findi
     std::map<std::string_view, uint64_t> byName;
     for (uint32_t i = 0; i < t.events.size(); ++i) {
         const trace::Event& e = t.events[i];
-        if (e.kind != trace::EventKind::Kernel)
+        if (e.kind != trace::EventKind::Kernel || !inWindow(in, e))
             continue;
         ++kernels;
         if (e.duration >= thresholds::kTinyKernelNs)
@@ -56,6 +56,7 @@ void tinyKernels(const trace::Trace& t, const DiagnoseInputs&, std::vector<Findi
     f.columns = {"kernel dur", "cuda_runtime/cuda_driver launch dur", "correlation"};
     f.nextStep = "Fuse the small ops into fewer kernels (torch.compile, a fused TileLang kernel) or capture them in a CUDA graph; "
                  "batch the work so each kernel does more.";
+    f.impactNs = launchNs;
     f.where.push_back({t.events[first].start, t.events[last].end(), trace::kNoIndex});
     f.where.push_back({t.events[first].start, t.events[first].end(), first});
     out.push_back(std::move(f));

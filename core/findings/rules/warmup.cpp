@@ -50,6 +50,8 @@ void warmupInWindow(const trace::Trace& t, const DiagnoseInputs& in, std::vector
     std::vector<uint32_t> loads, overheads;
     int64_t loadNs = 0;
     for (uint32_t i = 0; i < t.events.size(); ++i) {
+        if (!inWindow(in, t.events[i]))
+            continue;
         if (isModuleLoading(t, t.events[i])) {
             loads.push_back(i);
             loadNs += t.events[i].duration;
@@ -116,6 +118,7 @@ void warmupInWindow(const trace::Trace& t, const DiagnoseInputs& in, std::vector
     f.columns = {"user_annotation/ProfilerStep# dur", "overhead/cuda_driver name, dur"};
     f.nextStep = "Raise the warm-up: run the kernel (and any torch.compile or TileLang/Triton JIT) a few times before the profiler "
                  "starts, or use schedule(wait, warmup, active) so the first measured step is warm.";
+    f.impactNs = (slowFirst ? firstNs - medianNs : 0) + (slowFirst && loadsInFirst > 0 ? 0 : loadNs);
     if (first && slowFirst)
         f.where.push_back({first->start, first->end(), firstIndex});
     for (size_t k = 0; k < loads.size() && k < 20; ++k)

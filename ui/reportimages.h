@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "answer/answerreport.h"
+
+#include <QSize>
+
+#include <memory>
+#include <vector>
+
+class QImage;
+struct TraceDocument;
+
+// The report's pictures (answer::ReportImage), drawn by the app's own widgets offscreen: the timeline over
+// the whole trace (TimelineView), the roofline (RooflinePanel's plot) and, when the trace has [memory]
+// records, the memory graph (MemoryPanel). Widgets are made, drawn and deleted here, never shown on screen;
+// call on the GUI thread (a QApplication must exist: the CLI makes one with the offscreen platform).
+struct ReportImageSizes
+{
+    QSize timeline{1400, 640};
+    QSize roofline{1100, 640};
+    QSize memory{1400, 320};
+};
+std::vector<tilescope::answer::ReportImage> renderReportImages(const std::shared_ptr<const TraceDocument>& document,
+                                                               const ReportImageSizes& sizes = {});
+
+// True when every pixel has one colour: a picture that shows nothing.
+bool isBlankImage(const QImage& image);
