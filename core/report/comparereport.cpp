@@ -94,6 +94,19 @@ std::vector<CompareRow> compareRows(const compare::Comparison& c)
     return rows;
 }
 
+std::vector<std::string> compareLines(const compare::Comparison& c)
+{
+    std::vector<std::string> lines{c.verdict,
+                                   "a: " + c.a.name + " (" + std::string(compare::sideKindName(c.a.kind)) + "), b: " + c.b.name + " ("
+                                       + std::string(compare::sideKindName(c.b.kind)) + ")"};
+    for (const CompareRow& r : compareRows(c))
+        if (r.label != "kind")
+            lines.push_back(r.label + ": " + r.a + " (a), " + r.b + " (b)");
+    lines.push_back("ratio b/a (b's mean GPU time per call / a's): "
+                    + (c.ratioBOverA ? stats::formatFixed(*c.ratioBOverA, 3) : std::string("-")));
+    return lines;
+}
+
 std::string compareText(const compare::Comparison& c)
 {
     constexpr size_t kLabel = 26, kColumn = 28;

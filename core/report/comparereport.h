@@ -20,6 +20,10 @@ struct CompareRow
 };
 std::vector<CompareRow> compareRows(const compare::Comparison& c);
 
+// The compare as the shared report's lines (answer::AnswerInputs::compareLines): the verdict, the two
+// sides, one line per figure, the ratio.
+std::vector<std::string> compareLines(const compare::Comparison& c);
+
 // The two sides in columns, each region's kernels, then the verdict.
 std::string compareText(const compare::Comparison& c);
 

@@ -152,6 +152,13 @@ private slots:
             inside += k.totalUs;
         QVERIFY(std::abs(inside - c.b.totalGpuUs) < 1e-6);
 
+        // The report's lines: the verdict first, every figure with both sides.
+        const std::vector<std::string> lines = report::compareLines(c);
+        QCOMPARE(lines.front(), c.verdict);
+        QCOMPARE(lines[1], std::string("a: custom_kernel (region), b: torch_ref (region)"));
+        QVERIFY(std::find(lines.begin(), lines.end(), "calls: 20 (a), 20 (b)") != lines.end());
+        QCOMPARE(lines.back(), "ratio b/a (b's mean GPU time per call / a's): " + stats::formatFixed(*c.ratioBOverA, 3));
+
         // The Triton kernel has no FLOP estimate without annotations: inconclusive, no roof share.
         QVERIFY(c.a.classified && c.a.cls == roofline::RooflineClass::Inconclusive && !c.a.roofShare && !c.a.achievedFlopsPerS);
         const auto* ref = classificationOf(report.regions, "torch_ref");
