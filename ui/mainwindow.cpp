@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
+#include "comparepanel.h"
+#include "keyaveragesmodel.h"
 #include "memoryeventspanel.h"
 #include "memorypanel.h"
 #include "snapshotview.h"
@@ -38,6 +40,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -128,6 +131,8 @@ MainWindow::MainWindow(QWidget* parent)
     tabifyDockWidget(memoryDock, snapshotDock);
     tableDock->raise();
     m_snapshotDock = snapshotDock;
+    QDockWidget* compareDock = addCompareDock(snapshotDock);
+    tableDock->raise(); // the table stays the visible tab
     auto* rooflineDock = new QDockWidget(tr("Roofline"), this);
     rooflineDock->setObjectName(QStringLiteral("roofline"));
     rooflineDock->setWidget(m_roofline);
@@ -223,6 +228,7 @@ MainWindow::MainWindow(QWidget* parent)
     view->addAction(memoryDock->toggleViewAction());
     view->addAction(snapshotDock->toggleViewAction());
     view->addAction(findingsDock->toggleViewAction());
+    view->addAction(compareDock->toggleViewAction());
     view->addSeparator();
     QAction* idleGpus = view->addAction(tr("Show &Idle GPUs"));
     idleGpus->setCheckable(true);
@@ -325,6 +331,44 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+// The Compare dock (issue #12), tabbed with `neighbour`: it follows the document and the roofline panel's
+// reclassifications, a call clicked there is shown in the timeline, and the key-averages table offers
+// "Compare with..." on a row.
+QDockWidget* MainWindow::addCompareDock(QDockWidget* neighbour)
+{
+    auto* panel = new ComparePanel(this);
+    auto* dock = new QDockWidget(tr("Compare"), this);
+    dock->setObjectName(QStringLiteral("compare"));
+    dock->setWidget(panel);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    tabifyDockWidget(neighbour, dock);
+    connect(this, &MainWindow::documentChanged, panel, [this, panel] { panel->setDocument(m_doc); });
+    connect(m_roofline, &RooflinePanel::reclassified, panel, [this, panel] { panel->setClassification(m_roofline->report()); });
+    connect(panel, &ComparePanel::callActivated, this, [this](int64_t start, int64_t end) {
+        const int64_t margin = std::max<int64_t>((end - start) / 4, 1000);
+        m_timeline->zoomToRange(start - margin, end + margin);
+        m_timeline->setRange(std::pair{start, end});
+    });
+    QTableView* table = m_keyAverages->table();
+    table->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(table, &QWidget::customContextMenuRequested, this, [this, table, panel, dock](const QPoint& pos) {
+        const QModelIndex index = table->indexAt(pos);
+        if (!index.isValid())
+            return;
+        const QString key = index.siblingAtColumn(KeyAveragesModel::NameColumn).data().toString();
+        QMenu menu(table);
+        QAction* with = menu.addAction(tr("Compare with..."));
+        // Only names compare knows: a record_function region or a GPU activity of the trace.
+        with->setEnabled(panel->canCompare(key));
+        if (menu.exec(table->viewport()->mapToGlobal(pos)) != with)
+            return;
+        dock->show();
+        dock->raise();
+        panel->compareWith(key);
+    });
+    return dock;
+}
 
 QTableView* MainWindow::table() const { return m_keyAverages->table(); }
 QLineEdit* MainWindow::tableFilter() const { return m_keyAverages->filter(); }

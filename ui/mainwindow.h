@@ -81,6 +81,7 @@ protected:
 private:
     void setDocument(std::shared_ptr<const TraceDocument> document);
     void alignMemoryPanel();
+    QDockWidget* addCompareDock(QDockWidget* neighbour);
     void updateFigures();
     void onLoadFailed(const QString& path, const QString& message, qint64 completeEventsBefore);
     void onEventSelected(uint32_t event);

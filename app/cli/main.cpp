@@ -2,6 +2,7 @@
 // tilescope-cli: TileScope's analyses without a display, for GPU boxes and CI.
 #include "analysis/overlap.h"
 #include "answer/answerreport.h"
+#include "compare/compare.h"
 #include "findings/diagnose.h"
 #include "findings/findingsreport.h"
 #include "io/tracefileerror.h"
@@ -12,6 +13,7 @@
 #include "roofline/ceilings.h"
 #include "roofline/classify.h"
 #include "report/classifyreport.h"
+#include "report/comparereport.h"
 #include "capturecommand.h"
 #include "memory/memoryanalysis.h"
 #include "memorycommand.h"
@@ -114,6 +116,15 @@ const char* kDiagnoseUsage = R"(  diagnose TRACE [--format table|json] [--window
       and steps that start inside it (the roofline class stays the whole trace's)
 )";
 
+const char* kCompareUsage = R"(  compare TRACE [--a NAME] [--b NAME] [--format table|json] [--partial]
+      two record_function regions or two kernels (GPU activity names, exact) of one trace: calls, GPU
+      time per call (mean, median, min, max; a region call's GPU time is the sum of the GPU activities
+      inside its spans), achieved FLOP/s and bytes/s, roofline class, strength and share of the roof,
+      the kernels inside each region, and a one-line verdict. ratio_b_over_a = b's mean GPU time per
+      call / a's (above 1: b is slower). Default: tilelang_kernel (a) vs torch_ref (b), else
+      custom_kernel vs torch_ref. TRACE.annotations.json is read when present
+)";
+
 struct CommandUsage
 {
     const char* name;
@@ -123,10 +134,10 @@ struct CommandUsage
 // Every command's usage, in the order --help lists them.
 std::vector<CommandUsage> commandUsages()
 {
-    return {
-        {"info", kInfoUsage},          {"summary", kSummaryUsage},      {"overlap", kOverlapUsage},         {"device", kDeviceUsage},
-        {"classify", kClassifyUsage},  {"inspect", kInspectUsage},      {"memory", kMemoryUsage},           {"diagnose", kDiagnoseUsage},
-        {"report", cli::kReportUsage}, {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}};
+    return {{"info", kInfoUsage},          {"summary", kSummaryUsage},      {"overlap", kOverlapUsage},
+            {"device", kDeviceUsage},      {"classify", kClassifyUsage},    {"inspect", kInspectUsage},
+            {"memory", kMemoryUsage},      {"diagnose", kDiagnoseUsage},    {"compare", kCompareUsage},
+            {"report", cli::kReportUsage}, {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}};
 }
 
 std::string fullUsage()
@@ -492,6 +503,26 @@ int runReport(const Arguments& a)
 #endif
 }
 
+int runCompare(const Arguments& a)
+{
+    const std::string format = a.get("format").value_or("table");
+    if (format != "table" && format != "json")
+        throw UsageError{"--format for compare is table or json, got '" + format + "'"};
+    roofline::ClassifyOptions classifyOptions;
+    if (const std::string annotations = annotationsBeside(a.trace); !annotations.empty())
+        classifyOptions.annotations = roofline::loadAnnotations(annotations);
+    const auto t = load(a);
+    const roofline::ClassifyReport classification = roofline::classify(*t, classifyOptions);
+    compare::Comparison c;
+    try {
+        c = compare::compareSides(*t, classification, a.get("a").value_or(""), a.get("b").value_or(""));
+    } catch (const compare::CompareError& e) {
+        throw io::TraceFileError(a.trace, std::nullopt, e.what()); // bad input: exit 2, one line naming the file
+    }
+    std::cout << (format == "json" ? report::compareJson(c) : report::compareText(c));
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -532,6 +563,8 @@ int main(int argc, char** argv)
             return runMemory(parseArguments(argc, argv, {"partial", "events"}, {"format"}));
         if (command == "diagnose")
             return runDiagnose(parseArguments(argc, argv, {"partial"}, {"format", "window"}));
+        if (command == "compare")
+            return runCompare(parseArguments(argc, argv, {"partial"}, {"a", "b", "format"}));
         if (command == "report")
             return runReport(parseArguments(argc, argv, {"partial"}, {"out"}));
         if (command == "overlap")

@@ -75,6 +75,25 @@ std::set<std::string> nameTokens(const std::string& name)
 
 } // namespace
 
+double roofRate(const Ceilings& c, std::string_view roof)
+{
+    if (roof == "fp64")
+        return c.fp64;
+    if (roof == "fp32")
+        return c.fp32;
+    if (roof == "tf32")
+        return c.tf32;
+    if (roof == "bf16")
+        return c.bf16;
+    if (roof == "fp16")
+        return c.fp16;
+    if (roof == "fp8")
+        return c.fp8;
+    if (roof == "int8")
+        return c.int8;
+    return 0;
+}
+
 std::vector<DeviceEntry> builtinDeviceDatabase()
 {
     return parseDatabase(io::parseSmallJson(kBuiltinDevicesJson, "resources/devices.json"), "resources/devices.json");

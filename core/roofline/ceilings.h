@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tilescope::trace {
@@ -17,6 +18,10 @@ struct Ceilings
     double memoryBytesPerS = 0;
     double fp64 = 0, fp32 = 0, tf32 = 0, bf16 = 0, fp16 = 0, fp8 = 0, int8 = 0;
 };
+
+// The compute rate of a roof named as classify names them ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8",
+// "int8"); 0 for any other name and where the part has no such unit.
+double roofRate(const Ceilings& c, std::string_view roof);
 
 struct DeviceEntry
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "roofline/classify.h"
 
+#include "roofline/regionspans.h"
 #include "roofline/workestimate.h"
 
 #include "io/smalljson.h"
@@ -25,25 +26,6 @@ using trace::kNoIndex;
 namespace {
 
 constexpr double kHostLinkBytesPerS = 64e9; // PCIe Gen5 x16, one direction (roofline.md §6.4)
-
-double roofRate(const Ceilings& c, std::string_view roof)
-{
-    if (roof == "fp64")
-        return c.fp64;
-    if (roof == "fp32")
-        return c.fp32;
-    if (roof == "tf32")
-        return c.tf32;
-    if (roof == "bf16")
-        return c.bf16;
-    if (roof == "fp16")
-        return c.fp16;
-    if (roof == "fp8")
-        return c.fp8;
-    if (roof == "int8")
-        return c.int8;
-    return 0;
-}
 
 bool isTensorRoof(std::string_view roof) { return roof == "tf32" || roof == "bf16" || roof == "fp16" || roof == "fp8" || roof == "int8"; }
 
@@ -360,6 +342,14 @@ constexpr std::pair<RooflineClass, std::string_view> kClassNames[] = {
 
 } // namespace
 
+bool namesHostMemory(std::string_view activityName)
+{
+    for (const std::string_view marker : {"HtoD", "DtoH", "Pinned", "Pageable"})
+        if (activityName.find(marker) != std::string_view::npos)
+            return true;
+    return false;
+}
+
 std::string_view className(RooflineClass cls)
 {
     for (const auto& [c, name] : kClassNames)
@@ -535,8 +525,7 @@ KernelAggregates aggregateKernels(const trace::Trace& t, const WorkEstimator& es
         } else if (e.kind == EventKind::GpuMemcpy || e.kind == EventKind::GpuMemset) {
             if (const auto bytes = t.transferBytesOf(i)) {
                 w.level = 'B';
-                const bool host = name.find("HtoD") != std::string::npos || name.find("DtoH") != std::string::npos
-                    || name.find("Pinned") != std::string::npos || name.find("Pageable") != std::string::npos;
+                const bool host = namesHostMemory(name);
                 w.hostLink = e.kind == EventKind::GpuMemcpy && host;
                 w.bytes = e.kind == EventKind::GpuMemcpy && !host ? 2 * *bytes : *bytes; // DtoD reads and writes
                 w.basis = std::string("the activity's bytes arg") + (e.kind == EventKind::GpuMemcpy && !host ? ", read and written" : "");
@@ -615,22 +604,6 @@ Classification kernelVerdict(const std::string& name, const Aggregate& agg, cons
     return c;
 }
 
-// gpu_user_annotation spans by label, labels in first-seen order.
-std::vector<std::pair<std::string, std::vector<uint32_t>>> regionSpans(const trace::Trace& t)
-{
-    std::vector<std::pair<std::string, std::vector<uint32_t>>> out;
-    std::unordered_map<std::string, size_t> index;
-    for (uint32_t i = 0; i < t.events.size(); ++i)
-        if (t.events[i].kind == EventKind::GpuUserAnnotation) {
-            const std::string name(t.strings.view(t.events[i].name));
-            const auto [it, inserted] = index.try_emplace(name, out.size());
-            if (inserted)
-                out.emplace_back(name, std::vector<uint32_t>());
-            out[it->second].second.push_back(i);
-        }
-    return out;
-}
-
 // Aggregation, regions: a region's activities and their work.
 struct RegionAggregate
 {
@@ -656,23 +629,19 @@ RegionAggregate aggregateRegion(const trace::Trace& t, const std::vector<uint32_
         const Event& span = t.events[s];
         calls.insert(span.externalId);
         agg.ns += double(span.duration);
-        const auto& list = t.tracks[span.track].events;
-        auto it = std::lower_bound(list.begin(), list.end(), span.start, [&](uint32_t k, int64_t v) { return t.events[k].start < v; });
-        for (; it != list.end() && t.events[*it].start <= span.end(); ++it) {
-            const Event& a = t.events[*it];
-            if (!trace::isGpuActivity(a.kind) || a.end() > span.end())
-                continue;
+        forEachActivityInSpan(t, s, [&](uint32_t index) {
+            const Event& a = t.events[index];
             const std::string activity(t.strings.view(a.name));
             r.busy += double(a.duration);
             r.kernelNs[activity] += double(a.duration);
             ++r.kernelCalls[activity];
             if (a.kind == EventKind::Kernel)
                 r.kernelNames.insert(activity);
-            if (kernels.collective[*it]) {
-                agg.addCommunication(*kernels.collective[*it], double(a.duration));
-                continue;
+            if (kernels.collective[index]) {
+                agg.addCommunication(*kernels.collective[index], double(a.duration));
+                return;
             }
-            const Work& w = kernels.work[*it];
+            const Work& w = kernels.work[index];
             // Its precision: the op's dtype or the declared roof, else what the kernel's generated source shows.
             std::string precision = w.roof;
             if (precision.empty())
@@ -684,7 +653,7 @@ RegionAggregate aggregateRegion(const trace::Trace& t, const std::vector<uint32_
             }
             if (w.level == 'D') {
                 unknownBusy += double(a.duration);
-                continue;
+                return;
             }
             agg.flops += w.flops;
             agg.bytes += w.bytes;
@@ -695,7 +664,7 @@ RegionAggregate aggregateRegion(const trace::Trace& t, const std::vector<uint32_
                 agg.roofFlops[precision] += w.flops;
             else if (w.level == 'C')
                 agg.roofFlops["fp32"] += w.flops, agg.assumedRoof = true;
-        }
+        });
     }
     agg.calls = calls.size();
     // The tensor (or FP64) precision most of its known work uses, by FLOPs, else by time: the roof for work whose

@@ -57,6 +57,10 @@ struct Classification
     std::vector<RegionKernel> kernels;    // regions only: the activities inside, by total time, largest first
 };
 
+// A memcpy or memset name that touches host memory ("Memcpy HtoD (Pinned -> Device)", "... DtoH ...",
+// "Pageable"): such a memcpy's bandwidth roof is the host link (PCIe), not HBM.
+bool namesHostMemory(std::string_view activityName);
+
 // How a verdict's work was found, in words for the card and the CLI table (evidenceLevel stays in the JSON).
 std::string workSourceText(const Classification& c);
 

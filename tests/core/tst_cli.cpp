@@ -281,8 +281,8 @@ private slots:
 
     void everyCommandHasHelp()
     {
-        for (const char* command :
-             {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "diagnose", "report", "capture", "calibrate"}) {
+        for (const char* command : {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "diagnose", "compare",
+                                    "report", "capture", "calibrate"}) {
             for (const char* flag : {"--help", "-h"}) {
                 const Run r = cli({command, flag});
                 QVERIFY2(r.exitCode == 0, qPrintable(QString("%1 %2: %3").arg(command, flag, r.err)));
@@ -297,8 +297,8 @@ private slots:
         QVERIFY(!scriptHelp.out.startsWith("usage:"));
         const Run all = cli({"--help"});
         QCOMPARE(all.exitCode, 0);
-        for (const char* command :
-             {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "diagnose", "report", "capture", "calibrate"})
+        for (const char* command : {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "diagnose", "compare",
+                                    "report", "capture", "calibrate"})
             QVERIFY2(all.out.contains("\n  " + QByteArray(command) + " "), command);
     }
 
