@@ -27,12 +27,6 @@ void exportReport(const std::shared_ptr<const TraceDocument>& document, const QS
         QString message;
         try {
             // The figures the document holds: the same the CLI's report computes from the trace.
-            findings::DiagnoseInputs diagnoseInputs;
-            diagnoseInputs.averages = &document->averages;
-            diagnoseInputs.overlap = &document->overlap;
-            diagnoseInputs.memory = &document->memory;
-            diagnoseInputs.classification = &document->classification;
-            const auto found = findings::diagnose(*document->trace, diagnoseInputs);
             answer::AnswerInputs inputs;
             inputs.tracePath = document->path.toStdString();
             inputs.trace = document->trace.get();
@@ -40,7 +34,9 @@ void exportReport(const std::shared_ptr<const TraceDocument>& document, const QS
             inputs.overlap = &document->overlap;
             inputs.classification = &document->classification;
             inputs.memory = &document->memory;
-            inputs.findings = &found;
+            const answer::AnswerExtras extras = answer::computeAnswerExtras(inputs);
+            inputs.findings = &extras.findings;
+            inputs.compareLines = extras.compareLines;
             const auto written = answer::writeAnswerReport(out, answer::gatherAnswerReport(inputs), *images);
             message = QCoreApplication::translate("exportReport", "Wrote %1").arg(QString::fromStdString(written.front()));
             if (written.size() > 1)

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "reportcommand.h"
 
-#include "findings/diagnose.h"
-
 #include <iostream>
 
 namespace tilescope::cli {
@@ -11,8 +9,9 @@ const char* const kReportUsage = R"(  report TRACE --out FILE.html|FILE.md [--pa
       the answer as a file to share: what was profiled (the session manifest and config beside the
       trace when there are any), the devices, the findings with strength, evidence and next step, the
       top 10 rows of the key-averages table with its sort key, the overlap figures, the roofline's
-      classified kernels and regions, the memory peak; each as the command that prints it does
-      (diagnose, summary, overlap, classify, memory, info). HTML is one self-contained file with the
+      classified kernels and regions, the memory peak, and the kernel-vs-reference compare when the trace
+      has tilelang_kernel (or custom_kernel) and torch_ref regions; each as the command that prints it
+      does (diagnose, summary, overlap, classify, memory, compare, info). HTML is one self-contained file with the
       pictures (timeline, roofline, memory) embedded; Markdown writes them beside it as
       FILE.timeline.png etc. Pictures are drawn with the app's widgets and need a Qt build
 )";
@@ -20,12 +19,6 @@ const char* const kReportUsage = R"(  report TRACE --out FILE.html|FILE.md [--pa
 int writeReport(const std::string& tracePath, const ReportFigures& f, const std::vector<answer::ReportImage>& images,
                 const std::string& out)
 {
-    findings::DiagnoseInputs diagnoseInputs;
-    diagnoseInputs.averages = f.averages;
-    diagnoseInputs.overlap = f.overlap;
-    diagnoseInputs.memory = f.memory;
-    diagnoseInputs.classification = f.classification;
-    const auto found = findings::diagnose(*f.trace, diagnoseInputs);
     answer::AnswerInputs inputs;
     inputs.tracePath = tracePath;
     inputs.trace = f.trace;
@@ -33,7 +26,9 @@ int writeReport(const std::string& tracePath, const ReportFigures& f, const std:
     inputs.overlap = f.overlap;
     inputs.classification = f.classification;
     inputs.memory = f.memory;
-    inputs.findings = &found;
+    const answer::AnswerExtras extras = answer::computeAnswerExtras(inputs);
+    inputs.findings = &extras.findings;
+    inputs.compareLines = extras.compareLines;
     for (const std::string& file : answer::writeAnswerReport(out, answer::gatherAnswerReport(inputs), images))
         std::cout << "wrote " << file << "\n";
     return 0;

@@ -2,6 +2,9 @@
 #include "answer/answerreport.h"
 
 #include "answer/base64.h"
+#include "compare/compare.h"
+#include "findings/diagnose.h"
+#include "report/comparereport.h"
 #include "findings/findingsreport.h"
 #include "io/decimal.h"
 #include "io/textfile.h"
@@ -842,6 +845,27 @@ std::vector<std::string> writeAnswerReport(const std::string& path, const Answer
     io::writeTextFileAtomically(path, renderMarkdown(report, images, stem), "the report");
     written.insert(written.begin(), path);
     return written;
+}
+
+AnswerExtras computeAnswerExtras(const AnswerInputs& inputs)
+{
+    AnswerExtras extras;
+    if (!inputs.trace)
+        return extras;
+    findings::DiagnoseInputs in;
+    in.averages = inputs.averages;
+    in.overlap = inputs.overlap;
+    in.memory = inputs.memory;
+    in.classification = inputs.classification;
+    extras.findings = findings::diagnose(*inputs.trace, in);
+    if (inputs.classification) {
+        try {
+            extras.compareLines = report::compareLines(compare::compareSides(*inputs.trace, *inputs.classification));
+        } catch (const compare::CompareError&) {
+            // no default pair in this trace: the report has no compare section
+        }
+    }
+    return extras;
 }
 
 } // namespace tilescope::answer

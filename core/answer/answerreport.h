@@ -102,6 +102,17 @@ struct AnswerReport
 // and regions, the memory peak, and the compare when compareLines has lines.
 AnswerReport gatherAnswerReport(const AnswerInputs& inputs);
 
+// What the report adds to the figures, as the CLI's report and File > Export Report both compute it: the
+// findings (findings::diagnose over the inputs' figures) and the default kernel-vs-reference compare
+// (compare::defaultPair: tilelang_kernel vs torch_ref, or custom_kernel vs torch_ref) when the trace has that
+// pair and the inputs a classification; empty lines otherwise.
+struct AnswerExtras
+{
+    std::vector<findings::Finding> findings;
+    std::vector<std::string> compareLines;
+};
+AnswerExtras computeAnswerExtras(const AnswerInputs& inputs);
+
 // A kernel name as the report shows it: a name longer than kLongNameLength characters (a demangled template
 // signature can run to thousands) becomes its first trace::nameAbbreviations form that fits, else its
 // shortest; the report lists each shortened name in full once, at the end of the section that uses it.

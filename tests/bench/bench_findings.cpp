@@ -47,7 +47,9 @@ int main(int argc, char** argv)
     const double memoryS = timed([&] { memoryAnalysis = memory::analyzeMemory(*t); });
     const double classifyS = timed([&] { classification = roofline::classify(*t, {}); });
     std::vector<findings::Finding> found;
-    const double rules = timed([&] { found = findings::diagnose(*t, {&averages, &overlap, &memoryAnalysis, &classification}); });
+    const double rules = timed([&] {
+        found = findings::diagnose(*t, {&averages, &overlap, &memoryAnalysis, &classification, nullptr, std::nullopt});
+    });
     // A Shift+drag range: the middle tenth of the trace, with its own averages and overlap.
     const int64_t span = t->lastTime() - t->firstTime();
     const analysis::Interval window{t->firstTime() + span * 45 / 100, t->firstTime() + span * 55 / 100};

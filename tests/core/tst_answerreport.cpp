@@ -315,6 +315,34 @@ private slots:
         }
     }
 
+    // The report compares the default pair when the trace has it (gemm_compare: custom_kernel vs torch_ref),
+    // with the verdict `tilescope-cli compare` prints; a trace without the pair has no Compare section.
+    void compareWhenThePairExists()
+    {
+        QTemporaryDir dir;
+        const QString md = dir.filePath(QStringLiteral("c.md"));
+        const std::string path = testutil::workloadTrace("gemm_compare");
+        const auto run = testutil::runProcess(QStringLiteral(TILESCOPE_CLI),
+                                              {QStringLiteral("report"), QString::fromStdString(path), QStringLiteral("--out"), md});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const std::string written = testutil::readFile(md.toStdString());
+        const QJsonObject compare = QJsonDocument::fromJson(
+                                        QByteArray::fromStdString(cli({QStringLiteral("compare"), QString::fromStdString(path),
+                                                                       QStringLiteral("--format"), QStringLiteral("json")})))
+                                        .object();
+        const std::string verdict = compare.value(QStringLiteral("verdict")).toString().toStdString();
+        QVERIFY(verdict.starts_with("custom_kernel is "));
+        QVERIFY2(written.find("## Compare") != std::string::npos, written.c_str());
+        QVERIFY2(written.find(markdownEscapedForTest(verdict)) != std::string::npos, verdict.c_str());
+        const auto c = compute(testutil::workloadTrace("launch_bound"));
+        auto inputs = c->inputs();
+        const answer::AnswerExtras extras = answer::computeAnswerExtras(inputs);
+        QVERIFY(extras.compareLines.empty());
+        QCOMPARE(extras.findings.size(), c->found.size());
+        inputs.compareLines = extras.compareLines;
+        QVERIFY(answer::renderMarkdown(answer::gatherAnswerReport(inputs), {}, "x").find("## Compare") == std::string::npos);
+    }
+
     // An op named like markup stays text in both media.
     void textIsEscaped()
     {

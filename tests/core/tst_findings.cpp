@@ -57,7 +57,7 @@ std::unique_ptr<Diagnosed> diagnoseTrace(std::unique_ptr<trace::Trace> t, std::s
     d->overlap = analysis::computeOverlap(*d->t);
     d->memory = memory::analyzeMemory(*d->t);
     d->classification = roofline::classify(*d->t, {});
-    d->found = findings::diagnose(*d->t, {&d->averages, &d->overlap, &d->memory, &d->classification});
+    d->found = findings::diagnose(*d->t, {&d->averages, &d->overlap, &d->memory, &d->classification, nullptr, std::nullopt});
     return d;
 }
 
