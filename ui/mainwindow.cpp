@@ -154,6 +154,12 @@ MainWindow::MainWindow(QWidget* parent)
     findingsDock->setObjectName(QStringLiteral("findings"));
     findingsDock->setWidget(m_findings);
     splitDockWidget(detailsDock, findingsDock, Qt::Vertical);
+    // The answer gets room for several findings and their evidence; Details needs a few lines until clicked.
+    // (once the window is laid out: before it is shown the docks have no heights to share)
+    QTimer::singleShot(0, this, [this, tableDock, detailsDock, findingsDock, rooflineDock] {
+        resizeDocks({tableDock}, {230}, Qt::Vertical);
+        resizeDocks({detailsDock, findingsDock, rooflineDock}, {90, 220, 380}, Qt::Vertical);
+    });
     connect(m_findings, &FindingsPanel::findingSelected, this, &MainWindow::showFindingPlace);
 
     // Menus and toolbar.

@@ -102,7 +102,7 @@ RooflinePanel::RooflinePanel(QWidget* parent)
                             "~/.tilelang/cache/*/device_kernel.cu): its MMA, TMA and cp.async call sites join the verdict"));
     m_attach->setEnabled(false);
     connect(m_attach, &QPushButton::clicked, this, &RooflinePanel::chooseSource);
-    m_plot->setMinimumHeight(220);
+    m_plot->setMinimumHeight(160);
     for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
         axis->setScaleType(QCPAxis::stLogarithmic);
         axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));

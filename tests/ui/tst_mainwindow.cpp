@@ -617,6 +617,20 @@ private slots:
         QVERIFY(MainWindow::aboutHtml().contains(QString::fromLatin1(tilescope::kCommit)));
     }
 
+    // Every dock shown, the window still fits a 1920x1080 screen (with room for a panel and the title bar).
+    void fitsAFullHdScreen()
+    {
+        MainWindow w;
+        testutil::showExposed(w);
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("memory_churn")));
+        const QSize minimum = w.minimumSizeHint();
+        QString docks;
+        for (QDockWidget* d : w.findChildren<QDockWidget*>())
+            docks += d->windowTitle() + QStringLiteral(" %1x%2; ").arg(d->minimumSizeHint().width()).arg(d->minimumSizeHint().height());
+        QVERIFY2(minimum.height() <= 950 && minimum.width() <= 1800,
+                 qPrintable(QStringLiteral("minimum %1x%2: ").arg(minimum.width()).arg(minimum.height()) + docks));
+    }
+
     void cancelStopsLoading()
     {
         MainWindow w;
