@@ -191,6 +191,12 @@ private slots:
         QCOMPARE(w->start, int64_t(120000));
         QCOMPARE(w->end, int64_t(130000));
         QCOMPARE(table.steps[0].cpuBusyNs, int64_t(2000));
+        try {
+            analysis::stepWindow(*t, 2, 2);
+            QFAIL("step 2 does not exist");
+        } catch (const analysis::StepSelectionError& e) {
+            QVERIFY2(testutil::contains(e.what(), "no step 2; the trace has steps 0-1 (numbered by start from 0"), e.what());
+        }
     }
 
     void cliStepsJson()
