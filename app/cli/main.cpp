@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // tilescope-cli: TileScope's analyses without a display, for GPU boxes and CI.
 #include "analysis/overlap.h"
+#include "analysis/steps.h"
 #include "answer/answerreport.h"
 #include "compare/compare.h"
 #include "findings/diagnose.h"
@@ -8,6 +9,7 @@
 #include "io/tracefileerror.h"
 #include "report/overlapreport.h"
 #include "report/snapshotreport.h"
+#include "report/stepsreport.h"
 #include "report/summaryreport.h"
 #include "report/traceinfo.h"
 #include "roofline/ceilings.h"
@@ -65,13 +67,24 @@ const char* kSummaryUsage = R"(  summary TRACE [--sort KEY] [--row-limit N] [--g
                  trace has no GPU activity. --row-limit defaults to -1 (all rows).
 )";
 
-const char* kOverlapUsage = R"(  overlap TRACE [--format table|json] [--window START_US,END_US] [--all-devices] [--partial]
+const char* kOverlapUsage = R"(  overlap TRACE [--format table|json] [--window START_US,END_US | --step N | --steps A-B] [--all-devices]
+                [--partial]
       CPU/GPU overlap: per-device GPU busy (union of kernels, memcpy, memset on all streams) with the
       kernels, memcpys and memsets started in the window, CPU busy per thread, both busy, GPU idle
       while the CPU works, both idle, and how many launches cost at least 80% of their kernel's time.
       The window defaults to the first start to the last end of CPU work and GPU activity; --window
       takes trace timestamps in microseconds, as in the file, and must overlap the trace. Devices
-      with no GPU activity are left out unless --all-devices; a trace with none says so.
+      with no GPU activity are left out unless --all-devices; a trace with none says so. --step N and
+      --steps A-B take the window of those steps (see steps).
+)";
+
+const char* kStepsUsage = R"(  steps TRACE [--format table|json] [--partial]
+      one row per step (ProfilerStep#N, else the most repeated top-level record_function region such as
+      step_0, step_1...): number, name, start, duration, GPU busy (union of kernels, memcpy, memset of
+      all devices within the step), GPU utilization, kernels started in it, CPU busy (as overlap). A
+      step's number is the number its name ends with when every step has one and no two are equal,
+      else its position by start from 0; --step N / --steps A-B of overlap and diagnose select by it,
+      the window running from the first selected step's start to the last one's end
 )";
 
 const char* kDeviceUsage = R"(  device TRACE [--ceilings FILE] [--devices FILE] [--partial]
@@ -106,7 +119,7 @@ const char* kMemoryUsage = R"(  memory FILE [--format table|json] [--events] [--
       address). FILE may also be an allocator snapshot pickle or a memory timeline export (by content)
 )";
 
-const char* kDiagnoseUsage = R"(  diagnose TRACE [--format table|json] [--window START_US,END_US] [--partial]
+const char* kDiagnoseUsage = R"(  diagnose TRACE [--format table|json] [--window START_US,END_US | --step N | --steps A-B] [--partial]
       findings: what limits the run, how sure (strong, weak, provisional), the numbers and profiler
       columns it rests on, the next step and the time ranges it is about. Rules: launch-bound, gpu-idle,
       dominant-kernel (with its roofline class; TRACE.annotations.json is read when present),
@@ -134,10 +147,19 @@ struct CommandUsage
 // Every command's usage, in the order --help lists them.
 std::vector<CommandUsage> commandUsages()
 {
-    return {{"info", kInfoUsage},          {"summary", kSummaryUsage},      {"overlap", kOverlapUsage},
-            {"device", kDeviceUsage},      {"classify", kClassifyUsage},    {"inspect", kInspectUsage},
-            {"memory", kMemoryUsage},      {"diagnose", kDiagnoseUsage},    {"compare", kCompareUsage},
-            {"report", cli::kReportUsage}, {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}};
+    return {{"info", kInfoUsage},
+            {"summary", kSummaryUsage},
+            {"overlap", kOverlapUsage},
+            {"steps", kStepsUsage},
+            {"device", kDeviceUsage},
+            {"classify", kClassifyUsage},
+            {"inspect", kInspectUsage},
+            {"memory", kMemoryUsage},
+            {"diagnose", kDiagnoseUsage},
+            {"compare", kCompareUsage},
+            {"report", cli::kReportUsage},
+            {"capture", cli::kCaptureUsage},
+            {"calibrate", cli::kCalibrateUsage}};
 }
 
 std::string fullUsage()
@@ -337,14 +359,61 @@ void checkWindow(const Arguments& a, const trace::Trace& t, const std::optional<
                          + " us"};
 }
 
+// --step N / --steps A-B (step numbers as analysis::stepNumbers defines them) as {first, last}; nullopt
+// when neither is given. Each excludes the other and --window.
+std::optional<std::pair<int64_t, int64_t>> parseStepSelection(const Arguments& a)
+{
+    const auto step = a.get("step"), steps = a.get("steps");
+    if (!step && !steps)
+        return std::nullopt;
+    const std::string option = step ? "--step" : "--steps";
+    if (step && steps)
+        throw UsageError{"--step and --steps exclude each other: give one"};
+    if (a.has("window"))
+        throw UsageError{"--window and " + option + " exclude each other: give one"};
+    const auto range = analysis::parseStepRange(step ? *step : *steps);
+    if (!range || (step && range->first != range->second))
+        throw UsageError{step ? "--step expects a step number N >= 0, got '" + *step + "'"
+                              : "--steps expects A-B with 0 <= A <= B, got '" + *steps + "'"};
+    return range;
+}
+
+// The window of the selected steps; bad input naming the file when the trace has no such step.
+analysis::Interval stepSelectionWindow(const Arguments& a, const trace::Trace& t, std::pair<int64_t, int64_t> range)
+{
+    std::optional<analysis::Interval> window;
+    try {
+        window = analysis::stepWindow(t, range.first, range.second);
+    } catch (const analysis::StepSelectionError& e) {
+        throw io::TraceFileError(a.trace, std::nullopt, e.what());
+    }
+    if (!window)
+        throw io::TraceFileError(a.trace, std::nullopt, std::string("--step/--steps: ") + report::kNoStepsText);
+    return *window;
+}
+
+int runSteps(const Arguments& a)
+{
+    const std::string format = a.get("format").value_or("table");
+    if (format != "table" && format != "json")
+        throw UsageError{"--format for steps is table or json, got '" + format + "'"};
+    const auto t = load(a);
+    const analysis::StepTable table = analysis::computeStepTable(*t);
+    std::cout << (format == "json" ? report::stepsJson(*t, table) : report::stepsText(*t, table));
+    return 0;
+}
+
 int runOverlap(const Arguments& a)
 {
     const std::string format = a.get("format").value_or("table");
     if (format != "table" && format != "json")
         throw UsageError{"--format for overlap is table or json, got '" + format + "'"};
-    const std::optional<analysis::Interval> window = parseWindow(a);
+    std::optional<analysis::Interval> window = parseWindow(a);
+    const auto steps = parseStepSelection(a);
     const auto t = load(a);
     checkWindow(a, *t, window);
+    if (steps)
+        window = stepSelectionWindow(a, *t, *steps);
     const auto report = analysis::computeOverlap(*t, window);
     const report::OverlapReportOptions options{window.has_value(), a.has("all-devices")};
     std::cout << (format == "json" ? report::overlapJson(*t, report, options) : report::overlapText(*t, report, options));
@@ -458,12 +527,15 @@ int runDiagnose(const Arguments& a)
     const std::string format = a.get("format").value_or("table");
     if (format != "table" && format != "json")
         throw UsageError{"--format for diagnose is table or json, got '" + format + "'"};
-    const std::optional<analysis::Interval> window = parseWindow(a);
+    std::optional<analysis::Interval> window = parseWindow(a);
+    const auto steps = parseStepSelection(a);
     roofline::ClassifyOptions classifyOptions;
     if (const std::string annotations = annotationsBeside(a.trace); !annotations.empty())
         classifyOptions.annotations = roofline::loadAnnotations(annotations);
     const auto t = load(a);
     checkWindow(a, *t, window);
+    if (steps)
+        window = stepSelectionWindow(a, *t, *steps);
     // The same figures the other commands and the app compute, each once; averages and overlap for the window.
     stats::KeyAveragesOptions averagesOptions;
     if (window)
@@ -562,13 +634,15 @@ int main(int argc, char** argv)
         if (command == "memory")
             return runMemory(parseArguments(argc, argv, {"partial", "events"}, {"format"}));
         if (command == "diagnose")
-            return runDiagnose(parseArguments(argc, argv, {"partial"}, {"format", "window"}));
+            return runDiagnose(parseArguments(argc, argv, {"partial"}, {"format", "window", "step", "steps"}));
         if (command == "compare")
             return runCompare(parseArguments(argc, argv, {"partial"}, {"a", "b", "format"}));
         if (command == "report")
             return runReport(parseArguments(argc, argv, {"partial"}, {"out"}));
         if (command == "overlap")
-            return runOverlap(parseArguments(argc, argv, {"partial", "all-devices"}, {"format", "window"}));
+            return runOverlap(parseArguments(argc, argv, {"partial", "all-devices"}, {"format", "window", "step", "steps"}));
+        if (command == "steps")
+            return runSteps(parseArguments(argc, argv, {"partial"}, {"format"}));
         throw UsageError{"unknown command '" + command + "'"};
     } catch (const UsageError& e) {
         std::cerr << "tilescope-cli: " << e.message << "\n(run 'tilescope-cli --help' for usage)\n";

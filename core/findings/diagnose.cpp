@@ -2,6 +2,7 @@
 #include "findings/diagnose.h"
 
 #include "findings/rules.h"
+#include "analysis/steps.h"
 #include "memory/memoryanalysis.h"
 
 #include <algorithm>
@@ -35,7 +36,7 @@ std::vector<Finding> diagnose(const trace::Trace& trace, const DiagnoseInputs& i
     DiagnoseInputs in = inputs;
     std::vector<uint32_t> steps;
     if (!in.steps) {
-        steps = memory::findStepEvents(trace);
+        steps = analysis::findStepEvents(trace);
         in.steps = &steps;
     }
     // In a window: the steps that start inside it.

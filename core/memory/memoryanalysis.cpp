@@ -5,9 +5,7 @@
 
 #include <algorithm>
 #include <array>
-#include <limits>
 #include <string_view>
-#include <unordered_map>
 
 namespace tilescope::memory {
 
@@ -181,66 +179,17 @@ void pairBlocks(const trace::Trace& t, const std::vector<uint32_t>& recordOp, co
     });
 }
 
-// What one pass over the events finds: op call counts, the ProfilerStep#N events and the top-level
-// record_function regions with their families.
-struct EventScan
+// Calls per op name (host ops), by StringId.
+std::vector<uint64_t> countCalls(const trace::Trace& t)
 {
-    std::vector<uint64_t> calls;           // by StringId
-    std::vector<uint32_t> profilerSteps;   // events
-    std::vector<uint32_t> topRegions;      // events
-    std::vector<uint32_t> regionFamily;    // by topRegions entry
-    std::vector<uint32_t> familyCount;     // by family
-    std::vector<int64_t> familyFirstStart; // by family
-};
-
-EventScan scanEvents(const trace::Trace& t)
-{
-    EventScan scan;
-    scan.calls.assign(t.strings.size(), 0);
-    enum : uint32_t { kUnknown = kNoIndex - 1 };
-    std::vector<uint32_t> familyOfName(t.strings.size(), kUnknown); // family id, kNoIndex for ProfilerStep#N
-    std::unordered_map<std::string_view, uint32_t> families;        // per distinct name, not per event
-    for (uint32_t i = 0; i < t.events.size(); ++i) {
-        const trace::Event& e = t.events[i];
-        if (!trace::isHostOp(e))
-            continue;
-        if (e.name < scan.calls.size())
-            ++scan.calls[e.name];
-        if (e.name >= familyOfName.size())
-            continue;
-        uint32_t& family = familyOfName[e.name];
-        if (family == kUnknown) {
-            const std::string_view name = t.strings.view(e.name);
-            if (name.starts_with("ProfilerStep#")) {
-                family = kNoIndex;
-            } else {
-                family = families.emplace(stepFamily(name), static_cast<uint32_t>(families.size())).first->second;
-                if (family == scan.familyCount.size()) {
-                    scan.familyCount.push_back(0);
-                    scan.familyFirstStart.push_back(std::numeric_limits<int64_t>::max());
-                }
-            }
-        }
-        if (family == kNoIndex) {
-            scan.profilerSteps.push_back(i);
-            continue;
-        }
-        if (e.kind != trace::EventKind::UserAnnotation)
-            continue;
-        bool topLevel = true;
-        for (uint32_t p = e.parent; p != kNoIndex && topLevel; p = t.events[p].parent)
-            topLevel = !trace::isHostOp(t.events[p]);
-        if (!topLevel)
-            continue;
-        scan.topRegions.push_back(i);
-        scan.regionFamily.push_back(family);
-        ++scan.familyCount[family];
-        scan.familyFirstStart[family] = std::min(scan.familyFirstStart[family], e.start);
-    }
-    return scan;
+    std::vector<uint64_t> calls(t.strings.size(), 0);
+    for (const trace::Event& e : t.events)
+        if (trace::isHostOp(e) && e.name < calls.size())
+            ++calls[e.name];
+    return calls;
 }
 
-void buildOps(const trace::Trace& t, const EventScan& scan, const std::vector<uint32_t>& recordOp,
+void buildOps(const trace::Trace& t, const std::vector<uint64_t>& calls, const std::vector<uint32_t>& recordOp,
               const std::vector<uint32_t>& recordSample, MemoryAnalysis& out)
 {
     // Slot 0: records outside any op; slot name + 1 otherwise.
@@ -275,7 +224,7 @@ void buildOps(const trace::Trace& t, const EventScan& scan, const std::vector<ui
             continue;
         OpMemory op = slots[s];
         op.name = s == 0 ? kNoIndex : static_cast<trace::StringId>(s - 1);
-        op.calls = s == 0 ? 0 : scan.calls[s - 1];
+        op.calls = s == 0 ? 0 : calls[s - 1];
         out.ops.push_back(op);
     }
     std::sort(out.ops.begin(), out.ops.end(), [&](const OpMemory& a, const OpMemory& b) {
@@ -289,33 +238,9 @@ void buildOps(const trace::Trace& t, const EventScan& scan, const std::vector<ui
     });
 }
 
-std::vector<uint32_t> selectSteps(const trace::Trace& t, const EventScan& scan, StepSource& source)
+void buildSteps(const trace::Trace& t, MemoryAnalysis& out)
 {
-    std::vector<uint32_t> stepEvents = scan.profilerSteps;
-    source = StepSource::ProfilerStep;
-    if (stepEvents.empty()) {
-        uint32_t best = kNoIndex;
-        for (uint32_t f = 0; f < scan.familyCount.size(); ++f) {
-            if (scan.familyCount[f] < kMinRepeatsForSteps)
-                continue;
-            if (best == kNoIndex || scan.familyCount[f] > scan.familyCount[best]
-                || (scan.familyCount[f] == scan.familyCount[best] && scan.familyFirstStart[f] < scan.familyFirstStart[best]))
-                best = f;
-        }
-        for (size_t k = 0; k < scan.topRegions.size(); ++k)
-            if (scan.regionFamily[k] == best)
-                stepEvents.push_back(scan.topRegions[k]);
-        source = StepSource::RepeatedRegion;
-    }
-    if (stepEvents.empty())
-        source = StepSource::None;
-    std::stable_sort(stepEvents.begin(), stepEvents.end(), [&](uint32_t a, uint32_t b) { return t.events[a].start < t.events[b].start; });
-    return stepEvents;
-}
-
-void buildSteps(const trace::Trace& t, const EventScan& scan, MemoryAnalysis& out)
-{
-    const std::vector<uint32_t> stepEvents = selectSteps(t, scan, out.stepSource);
+    const std::vector<uint32_t> stepEvents = analysis::findStepEvents(t, &out.stepSource);
     for (const uint32_t e : stepEvents) {
         const trace::Event& event = t.events[e];
         StepMemory step{event.name, e, event.start, event.end(), {}};
@@ -375,14 +300,6 @@ std::string memoryDeviceName(int deviceType, int deviceId)
     const std::string type = deviceType >= 0 && size_t(deviceType) < kNames.size() ? std::string(kNames[size_t(deviceType)])
                                                                                    : "device" + std::to_string(deviceType);
     return deviceId < 0 ? type : type + ":" + std::to_string(deviceId);
-}
-
-std::string_view stepFamily(std::string_view name)
-{
-    size_t end = name.size();
-    while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9')
-        --end;
-    return end == 0 ? name : name.substr(0, end); // an all-digit name is its own family
 }
 
 std::optional<SuspectedLeak> findSuspectedLeak(std::span<const int64_t> v)
@@ -460,15 +377,6 @@ const SuspectedLeak* MemoryAnalysis::worstLeak() const
     return worst;
 }
 
-std::vector<uint32_t> findStepEvents(const trace::Trace& t, StepSource* source)
-{
-    StepSource found = StepSource::None;
-    std::vector<uint32_t> steps = selectSteps(t, scanEvents(t), found);
-    if (source)
-        *source = found;
-    return steps;
-}
-
 MemoryAnalysis analyzeMemory(const trace::Trace& t)
 {
     MemoryAnalysis out;
@@ -484,9 +392,8 @@ MemoryAnalysis analyzeMemory(const trace::Trace& t)
     std::vector<uint32_t> recordDevice, recordSample;
     buildDevices(t, recordOp, out, recordDevice, recordSample);
     pairBlocks(t, recordOp, recordDevice, recordSample, out);
-    const EventScan scan = scanEvents(t);
-    buildOps(t, scan, recordOp, recordSample, out);
-    buildSteps(t, scan, out);
+    buildOps(t, countCalls(t), recordOp, recordSample, out);
+    buildSteps(t, out);
     findLeaks(out);
     return out;
 }

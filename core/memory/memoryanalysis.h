@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "analysis/steps.h"
 #include "trace/trace.h"
 
 #include <cstdint>
@@ -98,12 +99,6 @@ struct OpMemory
     int64_t sizeIncrease() const { return allocBytes - freeBytes; }
 };
 
-enum class StepSource : uint8_t {
-    None,
-    ProfilerStep,  // ProfilerStep#N
-    RepeatedRegion // a top-level record_function region repeating by name or with a running number
-};
-
 struct StepMemory
 {
     trace::StringId name;
@@ -128,8 +123,6 @@ constexpr uint32_t kLeakMinGrowingSteps = 3;
 // Step-end totals that differ by less than this count as equal: small temporaries (a loss scalar, a
 // metric) come and go around a step's end without being growth or return.
 constexpr int64_t kStepNoiseBytes = int64_t(1) << 20;
-// A region name must occur at least this often to be taken for a step.
-constexpr uint32_t kMinRepeatsForSteps = 2;
 
 struct MemoryAnalysis
 {
@@ -141,8 +134,8 @@ struct MemoryAnalysis
     std::vector<MemoryBlock> blocks;
     bool hasAddresses = false;
     std::vector<OpMemory> ops; // top allocators first: by alloc bytes, then alloc count, then name
-    StepSource stepSource = StepSource::None;
-    std::vector<StepMemory> steps;    // by start
+    analysis::StepSource stepSource = analysis::StepSource::None;
+    std::vector<StepMemory> steps;    // by start: analysis::findStepEvents
     std::vector<SuspectedLeak> leaks; // at most one per device
     // By TrackId, for the tracks of memory records: the track whose ops they are attributed to (kNoIndex
     // for other tracks).
@@ -157,10 +150,6 @@ struct MemoryAnalysis
 };
 
 MemoryAnalysis analyzeMemory(const trace::Trace& trace);
-
-// The steps MemoryAnalysis::steps is built on (ProfilerStep#N, else the most repeated top-level
-// record_function family), by start; also for traces without memory records (the findings' step rules).
-std::vector<uint32_t> findStepEvents(const trace::Trace& trace, StepSource* source = nullptr);
 
 // The op a click on a device's graph at `time` points at: the innermost host op running at `time` on the
 // thread of the device's last record at or before it; kNoIndex when none.
@@ -181,9 +170,5 @@ std::optional<SuspectedLeak> findSuspectedLeak(std::span<const int64_t> allocate
 // The leak rule per device over steps [firstStep, endStep) of an analysis (MemoryAnalysis::leaks is all of
 // them; the findings of a time range use the steps inside it). Step indices in the result are the analysis's.
 std::vector<SuspectedLeak> findLeaksInSteps(const MemoryAnalysis& analysis, uint32_t firstStep, uint32_t endStep);
-
-// The name of a region that repeats with a running number, without its number: "step_12" -> "step_",
-// "alloc_round_3" -> "alloc_round_", "forward" -> "forward".
-std::string_view stepFamily(std::string_view name);
 
 } // namespace tilescope::memory

@@ -188,7 +188,7 @@ std::string memoryText(const trace::Trace& t, const MemoryAnalysis& a, const Mem
         out += "\nsteps: none (no ProfilerStep#N and no repeating top-level record_function region)\n";
     } else {
         out += "\nsteps ("
-            + std::string(a.stepSource == memory::StepSource::ProfilerStep ? "ProfilerStep#N" : "a repeating record_function region")
+            + std::string(a.stepSource == analysis::StepSource::ProfilerStep ? "ProfilerStep#N" : "a repeating record_function region")
             + "), allocated at each step's end on " + stepDevice(a) + "\n";
         TextTable steps({{"step", false}, {"allocated at end", true}, {"growth", true}});
         const size_t shown = std::min(a.steps.size(), kTableRows * 2);

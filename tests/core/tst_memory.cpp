@@ -349,7 +349,7 @@ private slots:
         QCOMPARE(live, meta["expected_growth_bytes"].get<int64_t>());
 
         // Steps: the alloc_round_N regions, allocated at each end from the raw records.
-        QCOMPARE(a.stepSource, memory::StepSource::RepeatedRegion);
+        QCOMPARE(a.stepSource, analysis::StepSource::RepeatedRegion);
         QCOMPARE(a.steps.size(), size_t(30));
         for (size_t s = 0; s < a.steps.size(); ++s) {
             QCOMPARE(std::string(t->strings.view(a.steps[s].name)), "alloc_round_" + std::to_string(s));
@@ -402,7 +402,7 @@ private slots:
                 tracks.push_back(t->memory[s.record].track);
         QCOMPARE(tracks.size(), size_t(2));
 
-        QCOMPARE(a.stepSource, memory::StepSource::ProfilerStep);
+        QCOMPARE(a.stepSource, analysis::StepSource::ProfilerStep);
         QCOMPARE(a.steps.size(), size_t(3));
         for (size_t s = 0; s < 3; ++s)
             QCOMPARE(std::string(t->strings.view(a.steps[s].name)), "ProfilerStep#" + std::to_string(s + 2));
@@ -455,10 +455,10 @@ private slots:
         QCOMPARE(memory::memoryDeviceName(12, 1), std::string("xpu:1"));
         QCOMPARE(memory::memoryDeviceName(6, 0), std::string("hip:0"));
         QCOMPARE(memory::memoryDeviceName(99, 2), std::string("device99:2"));
-        QCOMPARE(memory::stepFamily("step_12"), std::string_view("step_"));
-        QCOMPARE(memory::stepFamily("alloc_round_3"), std::string_view("alloc_round_"));
-        QCOMPARE(memory::stepFamily("forward"), std::string_view("forward"));
-        QCOMPARE(memory::stepFamily("42"), std::string_view("42"));
+        QCOMPARE(analysis::stepFamily("step_12"), std::string_view("step_"));
+        QCOMPARE(analysis::stepFamily("alloc_round_3"), std::string_view("alloc_round_"));
+        QCOMPARE(analysis::stepFamily("forward"), std::string_view("forward"));
+        QCOMPARE(analysis::stepFamily("42"), std::string_view("42"));
     }
 
     void outOfMemoryPairingAndOldFormat()
@@ -534,7 +534,7 @@ private slots:
         QCOMPARE(cpu.peakAllocated, int64_t(100));
         QCOMPARE(cpu.finalAllocated, int64_t(70));
 
-        QCOMPARE(a.stepSource, memory::StepSource::RepeatedRegion);
+        QCOMPARE(a.stepSource, analysis::StepSource::RepeatedRegion);
         QCOMPARE(a.steps.size(), size_t(2));
         QCOMPARE(a.steps[0].allocatedAtEnd[0], int64_t(64));
         QCOMPARE(a.steps[0].allocatedAtEnd[1], int64_t(70));

@@ -44,7 +44,7 @@ int64_t stepTime(const trace::Trace& t, const std::vector<uint32_t>& overheads, 
 } // namespace
 
 // The first step far slower than the others, or module loading inside the measured window. Steps are
-// memory::findStepEvents's (ProfilerStep#N, else a repeating top-level record_function region).
+// analysis::findStepEvents's (ProfilerStep#N, else a repeating top-level record_function region).
 void warmupInWindow(const trace::Trace& t, const DiagnoseInputs& in, std::vector<Finding>& out)
 {
     std::vector<uint32_t> loads, overheads;

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+// Steps (issue #13): the per-step table against the raw events, read independently with nlohmann from the
+// decompressed trace (GPU intervals clipped to each step and merged here), and --step / --steps in the CLI.
+#include "testutil.h"
+
+#include "analysis/overlap.h"
+#include "analysis/steps.h"
+#include "io/decimal.h"
+#include "io/smalljson.h"
+#include "report/stepsreport.h"
+#include "trace/traceloader.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
+using namespace tilescope;
+
+namespace {
+
+// A file `ts` in µs with at most three decimals as ns. The trace's µs (about 5.4e12) sit where a double's
+// spacing is 2^-10 µs, so the double is within 0.49 ns of the decimal; multiplied in long double it
+// rounds to the exact ns.
+int64_t ns(const io::Json& us) { return std::llround(static_cast<long double>(us.get<double>()) * 1000.0L); }
+
+struct RawSpan
+{
+    int64_t start, end;
+    std::string name, cat;
+};
+
+std::vector<RawSpan> readSpans(const std::string& path)
+{
+    std::vector<RawSpan> out;
+    const io::Json doc = io::readSmallJsonFile(path); // kept: a range-for over a temporary's member dangles
+    for (const io::Json& e : doc["traceEvents"])
+        if (e.value("ph", "") == "X" && e.contains("dur"))
+            out.push_back({ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e.value("name", ""), e.value("cat", "")});
+    return out;
+}
+
+// The union of the GPU activity (kernel, gpu_memcpy, gpu_memset) clipped to [start, end), merged here.
+int64_t rawGpuBusy(const std::vector<RawSpan>& spans, int64_t start, int64_t end)
+{
+    std::vector<std::pair<int64_t, int64_t>> clipped;
+    for (const RawSpan& s : spans)
+        if ((s.cat == "kernel" || s.cat == "gpu_memcpy" || s.cat == "gpu_memset") && s.end > start && s.start < end)
+            clipped.emplace_back(std::max(s.start, start), std::min(s.end, end));
+    std::sort(clipped.begin(), clipped.end());
+    int64_t busy = 0, coveredTo = start;
+    for (const auto& [a, b] : clipped) {
+        const int64_t from = std::max(a, coveredTo);
+        if (b > from) {
+            busy += b - from;
+            coveredTo = b;
+        }
+    }
+    return busy;
+}
+
+uint64_t rawKernels(const std::vector<RawSpan>& spans, int64_t start, int64_t end)
+{
+    return uint64_t(std::count_if(spans.begin(), spans.end(),
+                                  [&](const RawSpan& s) { return s.cat == "kernel" && s.start >= start && s.start < end; }));
+}
+
+using Run = testutil::ProcessRun;
+Run cli(const QStringList& arguments) { return testutil::runProcess(QStringLiteral(TILESCOPE_CLI), arguments); }
+
+QString trainScheduled() { return QString::fromStdString(testutil::workloadTrace("train_scheduled")); }
+std::string sessionTrace() { return testutil::dataPath("memory/h200_session/trace.pt.trace.json.gz"); }
+
+// The step table of `path` against its raw events; `stepName` matches the step events' names.
+void checkTable(const std::string& path, const std::string& stepPattern, analysis::StepSource source, size_t expectedSteps)
+{
+    const auto t = trace::loadTrace(path);
+    const analysis::StepTable table = analysis::computeStepTable(*t);
+    const std::vector<RawSpan> spans = readSpans(path);
+    std::vector<RawSpan> rawSteps;
+    const std::regex pattern(stepPattern);
+    for (const RawSpan& s : spans)
+        if (s.cat == "user_annotation" && std::regex_match(s.name, pattern))
+            rawSteps.push_back(s);
+    std::stable_sort(rawSteps.begin(), rawSteps.end(), [](const RawSpan& a, const RawSpan& b) { return a.start < b.start; });
+    QCOMPARE(table.source, source);
+    QCOMPARE(rawSteps.size(), expectedSteps);
+    QCOMPARE(table.steps.size(), rawSteps.size());
+    for (size_t k = 0; k < rawSteps.size(); ++k) {
+        const analysis::StepRow& row = table.steps[k];
+        const RawSpan& raw = rawSteps[k];
+        QCOMPARE(std::string(t->strings.view(row.name)), raw.name);
+        QCOMPARE(row.index, uint32_t(k));
+        // The number the name ends with (every fixture numbers its steps uniquely).
+        QCOMPARE(row.number, std::stoll(raw.name.substr(raw.name.find_last_not_of("0123456789") + 1)));
+        QCOMPARE(row.start, raw.start);
+        QCOMPARE(row.end, raw.end);
+        QCOMPARE(row.durationNs, raw.end - raw.start);
+        QCOMPARE(row.gpuBusyNs, rawGpuBusy(spans, raw.start, raw.end));
+        QCOMPARE(row.kernels, rawKernels(spans, raw.start, raw.end));
+        QCOMPARE(row.gpuUtilization, double(row.gpuBusyNs) / double(row.durationNs));
+        // CPU busy through the other code path (computeOverlap walks the events; the table uses OverlapIndex).
+        QCOMPARE(row.cpuBusyNs, analysis::computeOverlap(*t, analysis::Interval{raw.start, raw.end}).cpuBusyNs);
+    }
+    // A fixture where the steps do keep the GPU busy: the check above is not vacuous.
+    QVERIFY(
+        std::any_of(table.steps.begin(), table.steps.end(), [](const analysis::StepRow& r) { return r.gpuBusyNs > 0 && r.kernels > 0; }));
+}
+
+} // namespace
+
+class TestSteps : public QObject
+{
+    Q_OBJECT
+private slots:
+    void profilerSteps()
+    {
+        checkTable(testutil::workloadTrace("train_scheduled"), "ProfilerStep#[0-9]+", analysis::StepSource::ProfilerStep, 3);
+    }
+    void repeatedRegions()
+    {
+        checkTable(sessionTrace(), "step_[0-9]+", analysis::StepSource::RepeatedRegion, 6);
+        const auto t = trace::loadTrace(sessionTrace());
+        const analysis::StepTable table = analysis::computeStepTable(*t);
+        QCOMPARE(table.family, std::string("step_"));
+        QCOMPARE(analysis::stepSourceText(table), std::string("repeated region step_"));
+    }
+    void cleanFindingsFixture()
+    {
+        checkTable(testutil::dataPath("findings/clean.json.gz"), "ProfilerStep#[0-9]+", analysis::StepSource::ProfilerStep, 8);
+    }
+
+    void parseStepRange()
+    {
+        using R = std::optional<std::pair<int64_t, int64_t>>;
+        QCOMPARE(analysis::parseStepRange("3"), R(std::pair<int64_t, int64_t>{3, 3}));
+        QCOMPARE(analysis::parseStepRange("2-4"), R(std::pair<int64_t, int64_t>{2, 4}));
+        for (const char* bad : {"", "-", "4-2", "a", "1-", "-1", "1-2-3", "1.5", " 1"})
+            QVERIFY2(!analysis::parseStepRange(bad), bad);
+    }
+
+    void stepWindowAndErrors()
+    {
+        const auto t = trace::loadTrace(testutil::workloadTrace("train_scheduled"));
+        const analysis::StepTable table = analysis::computeStepTable(*t);
+        const auto w = analysis::stepWindow(*t, 3, 3);
+        QVERIFY(w);
+        QCOMPARE(w->start, table.steps[1].start);
+        QCOMPARE(w->end, table.steps[1].end);
+        const auto all = analysis::stepWindow(*t, 2, 4);
+        QVERIFY(all);
+        QCOMPARE(all->start, table.steps.front().start);
+        QCOMPARE(all->end, table.steps.back().end);
+        try {
+            analysis::stepWindow(*t, 7, 7);
+            QFAIL("step 7 does not exist");
+        } catch (const analysis::StepSelectionError& e) {
+            const std::string message = e.what();
+            QVERIFY2(testutil::contains(message, "no step 7") && testutil::contains(message, "2-4"), e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(analysis::StepSelectionError, analysis::stepWindow(*t, 0, 3));
+        QVERIFY_THROWS_EXCEPTION(analysis::StepSelectionError, analysis::stepWindow(*t, 4, 2));
+    }
+
+    void numbersByPositionWhenNamesRepeat()
+    {
+        // Steps named alike ("train" twice, a family without running numbers) are numbered by start from 0.
+        const std::string json = R"({"traceEvents":[
+            {"ph":"X","cat":"user_annotation","name":"train","pid":1,"tid":1,"ts":100,"dur":10},
+            {"ph":"X","cat":"user_annotation","name":"train","pid":1,"tid":1,"ts":120,"dur":10},
+            {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":101,"dur":2}]})";
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("t.json")).toStdString();
+        {
+            QFile f(QString::fromStdString(path));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(json.data(), qint64(json.size()));
+        }
+        const auto t = trace::loadTrace(path);
+        const analysis::StepTable table = analysis::computeStepTable(*t);
+        QCOMPARE(table.steps.size(), size_t(2));
+        QCOMPARE(table.steps[0].number, int64_t(0));
+        QCOMPARE(table.steps[1].number, int64_t(1));
+        const auto w = analysis::stepWindow(*t, 1, 1);
+        QVERIFY(w);
+        QCOMPARE(w->start, int64_t(120000));
+        QCOMPARE(w->end, int64_t(130000));
+        QCOMPARE(table.steps[0].cpuBusyNs, int64_t(2000));
+        try {
+            analysis::stepWindow(*t, 2, 2);
+            QFAIL("step 2 does not exist");
+        } catch (const analysis::StepSelectionError& e) {
+            QVERIFY2(testutil::contains(e.what(), "no step 2; the trace has steps 0-1 (numbered by start from 0"), e.what());
+        }
+    }
+
+    void cliStepsJson()
+    {
+        const Run r = cli({"steps", trainScheduled(), "--format", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(doc.value("source").toString(), QStringLiteral("ProfilerStep#N"));
+        const QJsonArray steps = doc.value("steps").toArray();
+        const auto t = trace::loadTrace(testutil::workloadTrace("train_scheduled"));
+        const analysis::StepTable table = analysis::computeStepTable(*t);
+        QCOMPARE(steps.size(), qsizetype(table.steps.size()));
+        for (qsizetype k = 0; k < steps.size(); ++k) {
+            const QJsonObject s = steps[k].toObject();
+            QCOMPARE(s.keys(),
+                     (QStringList{"cpu_busy_us", "duration_us", "end_us", "gpu_busy_us", "gpu_utilization", "kernels", "name", "start_us",
+                                  "step"}));
+            const analysis::StepRow& row = table.steps[size_t(k)];
+            QCOMPARE(s.value("step").toInteger(), row.number);
+            QCOMPARE(s.value("kernels").toInteger(), qint64(row.kernels));
+            QCOMPARE(std::llround(s.value("gpu_busy_us").toDouble() * 1000.0), row.gpuBusyNs);
+            QCOMPARE(std::llround(s.value("duration_us").toDouble() * 1000.0), row.durationNs);
+        }
+        const Run text = cli({"steps", trainScheduled()});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.startsWith("steps (ProfilerStep#N): 3\n") && text.out.contains("ProfilerStep#4"), text.out.constData());
+    }
+
+    void cliStepsWithoutSteps()
+    {
+        const QString path = QString::fromStdString(testutil::workloadTrace("launch_bound"));
+        const auto t = trace::loadTrace(path.toStdString());
+        QVERIFY(analysis::findStepEvents(*t).empty()); // the premise
+        const Run json = cli({"steps", path, "--format", "json"});
+        QCOMPARE(json.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(json.out).object();
+        QVERIFY(doc.value("source").isNull());
+        QVERIFY(doc.value("steps").toArray().isEmpty());
+        const Run text = cli({"steps", path});
+        QCOMPARE(text.exitCode, 0);
+        QCOMPARE(text.out, QByteArray(report::kNoStepsText) + "\n");
+        const Run overlap = cli({"overlap", path, "--step", "0"});
+        QCOMPARE(overlap.exitCode, 2);
+        QVERIFY2(overlap.err.contains("no steps") && overlap.err.contains(path.toUtf8()), overlap.err.constData());
+    }
+
+    void cliStepEqualsWindow()
+    {
+        const auto t = trace::loadTrace(testutil::workloadTrace("train_scheduled"));
+        const analysis::StepTable table = analysis::computeStepTable(*t);
+        for (const char* command : {"overlap", "diagnose"}) {
+            const analysis::StepRow& step = table.steps[1]; // ProfilerStep#3
+            const QString window = QString::fromStdString(io::formatNanosecondsAsMicroseconds(step.start) + ","
+                                                          + io::formatNanosecondsAsMicroseconds(step.end));
+            const Run byStep = cli({command, trainScheduled(), "--format", "json", "--step", "3"});
+            const Run byWindow = cli({command, trainScheduled(), "--format", "json", "--window", window});
+            QCOMPARE(byStep.exitCode, 0);
+            QCOMPARE(byWindow.exitCode, 0);
+            QCOMPARE(byStep.out, byWindow.out);
+            const Run range = cli({command, trainScheduled(), "--format", "json", "--steps", "2-4"});
+            const QString all = QString::fromStdString(io::formatNanosecondsAsMicroseconds(table.steps.front().start) + ","
+                                                       + io::formatNanosecondsAsMicroseconds(table.steps.back().end));
+            const Run allByWindow = cli({command, trainScheduled(), "--format", "json", "--window", all});
+            QCOMPARE(range.exitCode, 0);
+            QCOMPARE(range.out, allByWindow.out);
+        }
+        // The window really is the step's: overlap's JSON says so.
+        const QJsonObject doc = QJsonDocument::fromJson(cli({"overlap", trainScheduled(), "--format", "json", "--step", "3"}).out).object();
+        QCOMPARE(std::llround(doc.value("window_us").toDouble() * 1000.0), table.steps[1].durationNs);
+    }
+
+    void cliStepErrors()
+    {
+        struct Case
+        {
+            QStringList arguments;
+            QByteArray says;
+        };
+        const QList<Case> cases{
+            {{"overlap", trainScheduled(), "--step", "9"}, "no step 9; the trace has steps 2-4"},
+            {{"diagnose", trainScheduled(), "--steps", "3-9"}, "no step 9"},
+            {{"overlap", trainScheduled(), "--step", "x"}, "--step expects a step number"},
+            {{"overlap", trainScheduled(), "--step", "2-3"}, "--step expects a step number"},
+            {{"overlap", trainScheduled(), "--steps", "4-2"}, "--steps expects A-B"},
+            {{"overlap", trainScheduled(), "--step", "2", "--window", "1,2"}, "exclude each other"},
+            {{"diagnose", trainScheduled(), "--step", "2", "--steps", "2-3"}, "exclude each other"},
+            {{"steps", trainScheduled(), "--format", "csv"}, "--format for steps"},
+            {{"steps", trainScheduled(), "--step", "2"}, "unknown option --step"},
+        };
+        for (const Case& c : cases) {
+            const Run r = cli(c.arguments);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(c.says),
+                     (c.arguments.join(u' ') + QStringLiteral(": ") + QString::fromUtf8(r.err)).toUtf8().constData());
+            QVERIFY(r.out.isEmpty());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSteps)
+#include "tst_steps.moc"
