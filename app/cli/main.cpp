@@ -16,6 +16,7 @@
 #include "roofline/classify.h"
 #include "report/classifyreport.h"
 #include "report/comparereport.h"
+#include "report/diffreport.h"
 #include "capturecommand.h"
 #include "memory/memoryanalysis.h"
 #include "memorycommand.h"
@@ -26,12 +27,14 @@
 
 #include <filesystem>
 #include "stats/keyaverages.h"
+#include "stats/keyaveragesdiff.h"
 #include "stats/torchtable.h"
 #include "trace/traceloader.h"
 #include "io/decimal.h"
 
 #include <charconv>
 #include <cstdio>
+#include <future>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -129,6 +132,13 @@ const char* kDiagnoseUsage = R"(  diagnose TRACE [--format table|json] [--window
       and steps that start inside it (the roofline class stays the whole trace's)
 )";
 
+const char* kDiffUsage = R"(  diff BEFORE AFTER [--by-shape] [--format table|json] [--partial]
+      two traces (before and after a change) compared by torch's key_averages rows, matched by key, device
+      type and user annotation (and input shapes with --by-shape): count, self CPU, self device and device
+      time of each side and after - before; rows on one side only are added or removed ops and kernels.
+      Largest |device-time delta| first. The JSON holds both summary rows and both traces' overlap
+)";
+
 const char* kCompareUsage = R"(  compare TRACE [--a NAME] [--b NAME] [--format table|json] [--partial]
       two record_function regions or two kernels (GPU activity names, exact) of one trace: calls, GPU
       time per call (mean, median, min, max; a region call's GPU time is the sum of the GPU activities
@@ -157,6 +167,7 @@ std::vector<CommandUsage> commandUsages()
             {"memory", kMemoryUsage},
             {"diagnose", kDiagnoseUsage},
             {"compare", kCompareUsage},
+            {"diff", kDiffUsage},
             {"report", cli::kReportUsage},
             {"capture", cli::kCaptureUsage},
             {"calibrate", cli::kCalibrateUsage}};
@@ -199,7 +210,8 @@ struct UsageError
 struct Arguments
 {
     std::string command;
-    std::string trace;
+    std::string trace;                                        // the first positional argument
+    std::vector<std::string> positionals;                     // all of them, for a command that takes several (diff: BEFORE AFTER)
     std::vector<std::pair<std::string, std::string>> options; // name -> value ("" for flags)
     bool has(std::string_view name) const
     {
@@ -218,7 +230,9 @@ struct Arguments
     }
 };
 
-Arguments parseArguments(int argc, char** argv, const std::vector<std::string>& flags, const std::vector<std::string>& valued)
+// `positionals`: how many TRACE-like arguments the command takes, exactly.
+Arguments parseArguments(int argc, char** argv, const std::vector<std::string>& flags, const std::vector<std::string>& valued,
+                         size_t positionals = 1)
 {
     Arguments a;
     a.command = argv[1];
@@ -247,14 +261,18 @@ Arguments parseArguments(int argc, char** argv, const std::vector<std::string>& 
             } else {
                 throw UsageError{"unknown option --" + name + " for '" + a.command + "'"};
             }
-        } else if (a.trace.empty()) {
-            a.trace = arg;
+        } else if (a.positionals.size() < positionals) {
+            a.positionals.push_back(arg);
         } else {
-            throw UsageError{"unexpected argument '" + arg + "' (one trace at a time)"};
+            throw UsageError{"unexpected argument '" + arg + "'" + (positionals == 1 ? " (one trace at a time)" : "")};
         }
     }
-    if (a.trace.empty())
+    if (positionals > 1 && a.positionals.size() != positionals)
+        throw UsageError{"'" + a.command + "' needs " + std::to_string(positionals) + " TRACE files, got "
+                         + std::to_string(a.positionals.size())};
+    if (a.positionals.empty())
         throw UsageError{"'" + a.command + "' needs " + (a.command == "inspect" ? "a FILE.cu" : "a TRACE file")};
+    a.trace = a.positionals.front();
     return a;
 }
 
@@ -267,14 +285,25 @@ int parseInt(const std::string& text, const char* option)
     return v;
 }
 
-std::unique_ptr<trace::Trace> load(const Arguments& a)
+// Prints nothing, so two loads may run at once (the streams are not synchronised with stdio: not thread-safe).
+std::unique_ptr<trace::Trace> loadQuietly(const Arguments& a, const std::string& path)
 {
     trace::LoadOptions options;
     options.partial = a.has("partial");
     options.keepRawArgs = false; // every analysis reads the structured args the loader keeps
-    auto t = trace::loadTrace(a.trace, options);
-    for (const std::string& w : t->stats.warnings)
-        std::cerr << "tilescope-cli: warning: " << a.trace << ": " << w << "\n";
+    return trace::loadTrace(path, options);
+}
+
+void printLoadWarnings(const std::string& path, const trace::Trace& t)
+{
+    for (const std::string& w : t.stats.warnings)
+        std::cerr << "tilescope-cli: warning: " << path << ": " << w << "\n";
+}
+
+std::unique_ptr<trace::Trace> load(const Arguments& a)
+{
+    auto t = loadQuietly(a, a.trace);
+    printLoadWarnings(a.trace, *t);
     return t;
 }
 
@@ -595,6 +624,38 @@ int runCompare(const Arguments& a)
     return 0;
 }
 
+int runDiff(const Arguments& a)
+{
+    const std::string format = a.get("format").value_or("table");
+    if (format != "table" && format != "json")
+        throw UsageError{"--format for diff is table or json, got '" + format + "'"};
+    const std::string& beforePath = a.positionals[0];
+    const std::string& afterPath = a.positionals[1];
+    // Both traces load at once (one per core); an error names its file, before's first when both fail.
+    auto afterLoad = std::async(std::launch::async, [&] { return loadQuietly(a, afterPath); });
+    std::unique_ptr<trace::Trace> before;
+    try {
+        before = loadQuietly(a, beforePath);
+    } catch (...) {
+        afterLoad.wait();
+        throw;
+    }
+    const std::unique_ptr<trace::Trace> after = afterLoad.get();
+    printLoadWarnings(beforePath, *before);
+    printLoadWarnings(afterPath, *after);
+    const stats::KeyAveragesOptions options = stats::KeyAveragesOptions::byInputShape(a.has("by-shape"));
+    const stats::KeyAveragesDiff diff = stats::diffKeyAverages(stats::computeKeyAverages(*before, options),
+                                                               stats::computeKeyAverages(*after, options));
+    if (format == "json") {
+        const analysis::OverlapReport beforeOverlap = analysis::computeOverlap(*before);
+        const analysis::OverlapReport afterOverlap = analysis::computeOverlap(*after);
+        std::cout << report::diffJson({beforePath, before.get(), &beforeOverlap}, {afterPath, after.get(), &afterOverlap}, diff);
+    } else {
+        std::cout << report::diffText({beforePath, before.get(), nullptr}, {afterPath, after.get(), nullptr}, diff);
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -637,6 +698,8 @@ int main(int argc, char** argv)
             return runDiagnose(parseArguments(argc, argv, {"partial"}, {"format", "window", "step", "steps"}));
         if (command == "compare")
             return runCompare(parseArguments(argc, argv, {"partial"}, {"a", "b", "format"}));
+        if (command == "diff")
+            return runDiff(parseArguments(argc, argv, {"partial", "by-shape"}, {"format"}, 2));
         if (command == "report")
             return runReport(parseArguments(argc, argv, {"partial"}, {"out"}));
         if (command == "overlap")

@@ -40,6 +40,11 @@ std::string launchCostText(const analysis::LaunchCost& launches)
 
 std::string overlapJson(const trace::Trace& t, const analysis::OverlapReport& r, const OverlapReportOptions& options)
 {
+    return io::dumpJson(overlapJsonObject(t, r, options)) + "\n";
+}
+
+io::Json overlapJsonObject(const trace::Trace& t, const analysis::OverlapReport& r, const OverlapReportOptions& options)
+{
     io::Json j;
     j["window_start_us"] = io::jsonMicroseconds(r.window.start);
     j["window_end_us"] = io::jsonMicroseconds(r.window.end);
@@ -72,7 +77,7 @@ std::string overlapJson(const trace::Trace& t, const analysis::OverlapReport& r,
                      {"kernel_us", io::jsonNumber(us(r.launches.kernelNs))},
                      {"costly", r.launches.costlyLaunches},
                      {"launch_bound", r.launches.launchBound()}};
-    return io::dumpJson(j) + "\n";
+    return j;
 }
 
 std::string overlapText(const trace::Trace& t, const analysis::OverlapReport& r, const OverlapReportOptions& options)

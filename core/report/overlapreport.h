@@ -2,6 +2,7 @@
 #pragma once
 
 #include "analysis/overlap.h"
+#include "io/smalljson.h"
 
 #include <string>
 
@@ -15,6 +16,8 @@ struct OverlapReportOptions
 
 // `tilescope-cli overlap`: the JSON holds every figure the table prints.
 std::string overlapJson(const trace::Trace& trace, const analysis::OverlapReport& report, const OverlapReportOptions& options = {});
+// The object overlapJson prints; `diff` puts one per trace in its JSON.
+io::Json overlapJsonObject(const trace::Trace& trace, const analysis::OverlapReport& report, const OverlapReportOptions& options = {});
 std::string overlapText(const trace::Trace& trace, const analysis::OverlapReport& report, const OverlapReportOptions& options = {});
 
 // The launch-cost line, with the launch-bound verdict and the counts it rests on in one sentence so they

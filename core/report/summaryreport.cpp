@@ -46,22 +46,25 @@ std::string summaryJson(const std::string& tracePath, const stats::KeyAverages& 
     j["self_cpu_time_total_us"] = io::jsonNumber(averages.selfCpuTimeTotal(all));
     j["self_device_time_total_us"] = io::jsonNumber(averages.selfDeviceTimeTotal(all));
     io::Json& list = j["rows"] = io::Json::array();
-    for (const size_t index : rows) {
-        const stats::KeyAverage& r = averages.rows[index];
-        list.push_back({{"key", r.key},
-                        {"input_shapes", averages.groupedByInputShape ? io::Json(r.inputShapes) : io::Json(nullptr)},
-                        {"count", r.count},
-                        {"self_cpu_time_total_us", io::jsonNumber(r.selfCpuTimeTotal)},
-                        {"cpu_time_total_us", io::jsonNumber(r.cpuTimeTotal)},
-                        {"self_device_time_total_us", io::jsonNumber(r.selfDeviceTimeTotal)},
-                        {"device_time_total_us", io::jsonNumber(r.deviceTimeTotal)},
-                        {"cpu_memory_usage", r.cpuMemoryUsage},
-                        {"self_cpu_memory_usage", r.selfCpuMemoryUsage},
-                        {"device_memory_usage", r.deviceMemoryUsage},
-                        {"self_device_memory_usage", r.selfDeviceMemoryUsage},
-                        {"flops", r.flops}});
-    }
+    for (const size_t index : rows)
+        list.push_back(summaryRowJson(averages.rows[index], averages.groupedByInputShape));
     return io::dumpJson(j) + "\n";
+}
+
+io::Json summaryRowJson(const stats::KeyAverage& r, bool groupedByInputShape)
+{
+    return {{"key", r.key},
+            {"input_shapes", groupedByInputShape ? io::Json(r.inputShapes) : io::Json(nullptr)},
+            {"count", r.count},
+            {"self_cpu_time_total_us", io::jsonNumber(r.selfCpuTimeTotal)},
+            {"cpu_time_total_us", io::jsonNumber(r.cpuTimeTotal)},
+            {"self_device_time_total_us", io::jsonNumber(r.selfDeviceTimeTotal)},
+            {"device_time_total_us", io::jsonNumber(r.deviceTimeTotal)},
+            {"cpu_memory_usage", r.cpuMemoryUsage},
+            {"self_cpu_memory_usage", r.selfCpuMemoryUsage},
+            {"device_memory_usage", r.deviceMemoryUsage},
+            {"self_device_memory_usage", r.selfDeviceMemoryUsage},
+            {"flops", r.flops}};
 }
 
 std::string summaryCsv(const stats::KeyAverages& averages, const SummarySelection& selection)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "io/smalljson.h"
 #include "stats/keyaverages.h"
 
 #include <optional>
@@ -21,6 +22,10 @@ stats::SortKey defaultSortKey(const stats::KeyAverages& averages);
 
 // `tilescope-cli summary --format json`: the field names of torch's ref_key_averages.json rows.
 std::string summaryJson(const std::string& tracePath, const stats::KeyAverages& averages, const SummarySelection& selection);
+// One row of it: {"key", "input_shapes" (null unless grouped by shape), "count", "self_cpu_time_total_us",
+// "cpu_time_total_us", "self_device_time_total_us", "device_time_total_us", "cpu_memory_usage",
+// "self_cpu_memory_usage", "device_memory_usage", "self_device_memory_usage", "flops"}; `diff` reuses it.
+io::Json summaryRowJson(const stats::KeyAverage& row, bool groupedByInputShape);
 // The same rows as CSV with a header line (keyAveragesCsv).
 std::string summaryCsv(const stats::KeyAverages& averages, const SummarySelection& selection);
 

@@ -67,6 +67,13 @@ std::string formatCount(uint64_t count)
     return out;
 }
 
+std::string shortenTorchName(std::string_view name, int maxNameColumnWidth)
+{
+    if (maxNameColumnWidth > 0 && codePointCount(name) >= static_cast<size_t>(maxNameColumnWidth - 3))
+        return prefixCodePoints(name, static_cast<size_t>(maxNameColumnWidth - 3)) + "...";
+    return std::string(name);
+}
+
 std::string formatTorchTime(double us, const std::optional<std::string>& unit)
 {
     if (unit) {
@@ -209,10 +216,7 @@ std::string renderTorchTable(const KeyAverages& averages, const TorchTableOption
             continue;
         ++printed;
         cells.clear();
-        std::string name = row.key;
-        if (options.maxNameColumnWidth > 0 && codePointCount(name) >= static_cast<size_t>(options.maxNameColumnWidth - 3))
-            name = prefixCodePoints(name, static_cast<size_t>(options.maxNameColumnWidth - 3)) + "...";
-        cells.push_back(name);
+        cells.push_back(shortenTorchName(row.key, options.maxNameColumnWidth));
         cells.push_back(formatTorchPercent(row.selfCpuTimeTotal, sumSelfCpu));
         cells.push_back(time(row.selfCpuTimeTotal));
         cells.push_back(formatTorchPercent(row.cpuTimeTotal, sumSelfCpu));

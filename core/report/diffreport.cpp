@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+#include "report/diffreport.h"
+
+#include "io/smalljson.h"
+#include "report/overlapreport.h"
+#include "report/summaryreport.h"
+#include "stats/torchtable.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tilescope::report {
+
+namespace {
+
+constexpr int kNameWidth = 80; // as summary's table (torch's max_name_column_width)
+
+std::string deviceName(stats::DeviceType type) { return type == stats::DeviceType::CPU ? "CPU" : "CUDA"; }
+
+io::Json sideRow(const std::optional<stats::KeyAverage>& row, bool groupedByInputShape)
+{
+    return row ? summaryRowJson(*row, groupedByInputShape) : io::Json(nullptr);
+}
+
+// torch's time cell with a sign: "+1.250ms", "-812.000us", "0.000us".
+std::string signedTime(double us) { return (us > 0 ? "+" : us < 0 ? "-" : "") + stats::formatTorchTime(std::abs(us)); }
+
+std::string optionalTime(const std::optional<stats::KeyAverage>& row)
+{
+    return row ? stats::formatTorchTime(row->selfDeviceTimeTotal) : std::string("-");
+}
+
+std::string optionalCount(const std::optional<stats::KeyAverage>& row)
+{
+    return row ? stats::formatCount(static_cast<uint64_t>(row->count)) : std::string("-");
+}
+
+} // namespace
+
+std::string diffJson(const DiffSide& before, const DiffSide& after, const stats::KeyAveragesDiff& diff)
+{
+    io::Json j;
+    j["before"] = before.path;
+    j["after"] = after.path;
+    io::Json& rows = j["rows"] = io::Json::array();
+    for (const stats::KeyAverageDiffRow& r : diff.rows)
+        rows.push_back({{"key", r.key},
+                        {"device_type", deviceName(r.deviceType)},
+                        {"input_shapes", diff.groupedByInputShape ? io::Json(r.inputShapes) : io::Json(nullptr)},
+                        {"before", sideRow(r.before, diff.groupedByInputShape)},
+                        {"after", sideRow(r.after, diff.groupedByInputShape)},
+                        {"delta_count", r.deltaCount},
+                        {"delta_self_cpu_time_total_us", io::jsonNumber(r.deltaSelfCpuTimeTotal)},
+                        {"delta_self_device_time_total_us", io::jsonNumber(r.deltaSelfDeviceTimeTotal)},
+                        {"delta_device_time_total_us", io::jsonNumber(r.deltaDeviceTimeTotal)}});
+    j["overlap"] = {{"before", overlapJsonObject(*before.trace, *before.overlap)},
+                    {"after", overlapJsonObject(*after.trace, *after.overlap)}};
+    return io::dumpJson(j) + "\n";
+}
+
+std::string diffText(const DiffSide& before, const DiffSide& after, const stats::KeyAveragesDiff& diff)
+{
+    const std::vector<std::string> header{"Name",
+                                          "Device",
+                                          "Count before",
+                                          "Count after",
+                                          "Self device before",
+                                          "Self device after",
+                                          "Self device delta",
+                                          "Device total delta",
+                                          "Self CPU delta",
+                                          "Change"};
+    std::vector<std::vector<std::string>> cells;
+    size_t counts[5] = {};
+    for (const stats::KeyAverageDiffRow& r : diff.rows) {
+        const stats::DiffChange change = r.change();
+        ++counts[static_cast<size_t>(change)];
+        std::string name = stats::shortenTorchName(r.key, kNameWidth);
+        if (diff.groupedByInputShape)
+            name += " " + r.inputShapes;
+        cells.push_back({name, deviceName(r.deviceType), optionalCount(r.before), optionalCount(r.after), optionalTime(r.before),
+                         optionalTime(r.after), signedTime(r.deltaSelfDeviceTimeTotal), signedTime(r.deltaDeviceTimeTotal),
+                         signedTime(r.deltaSelfCpuTimeTotal), stats::diffChangeName(change)});
+    }
+    std::vector<size_t> widths;
+    for (const std::string& h : header)
+        widths.push_back(stats::codePointCount(h));
+    for (const auto& row : cells)
+        for (size_t c = 0; c < row.size(); ++c)
+            widths[c] = std::max(widths[c], stats::codePointCount(row[c]));
+    // The name left-aligned, the numbers right-aligned, as torch's table.
+    auto line = [&](const std::vector<std::string>& row) {
+        std::string out;
+        for (size_t c = 0; c < row.size(); ++c) {
+            const std::string pad(widths[c] - stats::codePointCount(row[c]), ' ');
+            if (c + 1 == row.size())
+                out += row[c] + "\n";
+            else
+                out += (c == 0 ? row[c] + pad : pad + row[c]) + "  ";
+        }
+        return out;
+    };
+    std::string out = "before: " + before.path + "\nafter:  " + after.path + "\n";
+    out += "grouped by " + std::string(diff.groupedByInputShape ? "key and input shapes" : "key") + "; "
+        + stats::formatCount(diff.rows.size()) + " rows: " + stats::formatCount(counts[0]) + " added, " + stats::formatCount(counts[1])
+        + " removed, " + stats::formatCount(counts[2]) + " increased, " + stats::formatCount(counts[3]) + " decreased, "
+        + stats::formatCount(counts[4]) + " unchanged (by device time total, else self CPU time)\n\n";
+    out += line(header);
+    for (const auto& row : cells)
+        out += line(row);
+    return out;
+}
+
+} // namespace tilescope::report

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "analysis/overlap.h"
+#include "stats/keyaveragesdiff.h"
+
+#include <string>
+
+namespace tilescope::report {
+
+// One trace of a diff: its path as given, the loaded trace and its whole-trace overlap.
+struct DiffSide
+{
+    std::string path;
+    const trace::Trace* trace = nullptr;
+    const analysis::OverlapReport* overlap = nullptr;
+};
+
+// `tilescope-cli diff --format json`: {"before": PATH, "after": PATH, "rows": [{"key", "device_type" (CPU or CUDA),
+// "input_shapes", "before": ROW|null, "after": ROW|null, "delta_count", "delta_self_cpu_time_total_us",
+// "delta_self_device_time_total_us", "delta_device_time_total_us"}], "overlap": {"before": OVERLAP, "after":
+// OVERLAP}}; ROW is a `summary --format json` row (summaryRowJson), OVERLAP what `overlap --format json`
+// prints (overlapJsonObject). Rows in the diff's order.
+std::string diffJson(const DiffSide& before, const DiffSide& after, const stats::KeyAveragesDiff& diff);
+// The table: name (cut at 80 columns as summary's), device, count before/after, self device time
+// before/after/delta, device time total delta, self CPU delta, and added, removed, increased, decreased or
+// unchanged (KeyAverageDiffRow::change); the diff's order.
+std::string diffText(const DiffSide& before, const DiffSide& after, const stats::KeyAveragesDiff& diff);
+
+} // namespace tilescope::report

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "stats/keyaverages.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilescope::stats {
+
+// How a row changed from before to after (the words of HTA's TraceDiff, with "removed" for its "deleted").
+enum class DiffChange : uint8_t { Added, Removed, Increased, Decreased, Unchanged };
+std::string diffChangeName(DiffChange change);
+
+// One key_averages row of two traces side by side. A row is matched by torch's group key: key, device
+// type, user annotation and, when both sides are grouped by shape, input shapes.
+struct KeyAverageDiffRow
+{
+    std::string key;
+    std::string inputShapes; // empty unless grouped by shape
+    DeviceType deviceType = DeviceType::CPU;
+    bool isUserAnnotation = false;
+    std::optional<KeyAverage> before; // none: the row is only in after (added)
+    std::optional<KeyAverage> after;  // none: the row is only in before (removed)
+    // after - before, a missing side counting as 0.
+    int64_t deltaCount = 0;
+    double deltaSelfCpuTimeTotal = 0;
+    double deltaSelfDeviceTimeTotal = 0;
+    double deltaDeviceTimeTotal = 0;
+
+    // Added or removed when one side is missing; else by the device-time-total delta (what the diff sorts
+    // by), or the self CPU delta when that is 0 (a CPU op without GPU work); unchanged when both are 0.
+    DiffChange change() const;
+};
+
+struct KeyAveragesDiff
+{
+    std::vector<KeyAverageDiffRow> rows; // largest |device-time delta| first (ties: |self CPU delta|, then key)
+    bool groupedByInputShape = false;
+};
+
+// Matches the rows of two key averages grouped the same way (both by key, or both by key and input
+// shapes: std::invalid_argument otherwise).
+KeyAveragesDiff diffKeyAverages(const KeyAverages& before, const KeyAverages& after);
+
+} // namespace tilescope::stats

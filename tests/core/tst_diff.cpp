@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: MIT
+// `tilescope-cli diff` against the two `summary` outputs it must equal: every row's before and after are the
+// summary rows, every delta their difference, added/removed the keys on one side only.
+#include "testutil.h"
+
+#include "stats/keyaveragesdiff.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+namespace {
+
+using Run = testutil::ProcessRun;
+
+Run cli(const QStringList& arguments) { return testutil::runProcess(QStringLiteral(TILESCOPE_CLI), arguments); }
+
+QString data(const char* relative) { return QString::fromStdString(testutil::dataPath(relative)); }
+
+// HTA's trace_diff pair is over 1 MB a file; two small H200 traces of tests/data instead: 200 tiny negations
+// a step (before) against one large GEMM beside two elementwise kernels (after). Both have ops and kernels
+// the other lacks, and ops in common that got faster and slower.
+QString beforeTrace() { return data("findings/tiny_kernels.json.gz"); }
+QString afterTrace() { return data("findings/dominant_kernel.json.gz"); }
+
+// A row's identity as diff prints it: key, device type, input shapes ("" when not grouped by shape).
+using Identity = std::tuple<QString, QString, QString>;
+
+// RFC 4180 fields of a whole CSV text, line by line.
+QList<QStringList> parseCsv(const QString& text)
+{
+    QList<QStringList> lines;
+    QStringList fields;
+    QString field;
+    bool quoted = false;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const QChar c = text[i];
+        if (quoted) {
+            if (c == u'"' && i + 1 < text.size() && text[i + 1] == u'"')
+                field += text[++i];
+            else if (c == u'"')
+                quoted = false;
+            else
+                field += c;
+        } else if (c == u'"') {
+            quoted = true;
+        } else if (c == u',') {
+            fields << field;
+            field.clear();
+        } else if (c == u'\n') {
+            lines << (fields << field);
+            fields.clear();
+            field.clear();
+        } else {
+            field += c;
+        }
+    }
+    return lines;
+}
+
+// `summary --format json` rows by identity. The JSON row has no device type: it comes from the CSV row at
+// the same index (both with --sort none, torch's group order).
+std::map<Identity, QJsonObject> summaryRows(const QString& trace, bool byShape)
+{
+    QStringList arguments{"summary", trace, "--sort", "none"};
+    if (byShape)
+        arguments << "--group-by-input-shape";
+    const Run json = cli(arguments + QStringList{"--format", "json"});
+    const Run csv = cli(arguments + QStringList{"--format", "csv"});
+    if (json.exitCode != 0 || csv.exitCode != 0)
+        throw std::runtime_error("summary failed on " + trace.toStdString());
+    const QJsonArray rows = QJsonDocument::fromJson(json.out).object().value("rows").toArray();
+    const QList<QStringList> lines = parseCsv(QString::fromUtf8(csv.out));
+    if (lines.size() != rows.size() + 1 || lines[0][2] != QStringLiteral("device_type"))
+        throw std::runtime_error("summary CSV and JSON disagree on " + trace.toStdString());
+    std::map<Identity, QJsonObject> out;
+    for (qsizetype i = 0; i < rows.size(); ++i) {
+        const QJsonObject row = rows[i].toObject();
+        if (lines[i + 1][0] != row.value("key").toString())
+            throw std::runtime_error("summary CSV and JSON rows out of step");
+        const Identity id{row.value("key").toString(), lines[i + 1][2], byShape ? row.value("input_shapes").toString() : QString()};
+        // The fixtures must name each row unambiguously (no key that is both an annotation and an op on one device).
+        if (!out.emplace(id, row).second)
+            throw std::runtime_error("two summary rows share key, device and shapes");
+    }
+    return out;
+}
+
+QJsonObject diffJson(const QString& before, const QString& after, bool byShape)
+{
+    QStringList arguments{"diff", before, after, "--format", "json"};
+    if (byShape)
+        arguments << "--by-shape";
+    const Run r = cli(arguments);
+    if (r.exitCode != 0)
+        throw std::runtime_error("diff failed: " + r.err.toStdString());
+    return QJsonDocument::fromJson(r.out).object();
+}
+
+double number(const QJsonValue& row, const char* field) { return row.isNull() ? 0.0 : row.toObject().value(field).toDouble(); }
+
+} // namespace
+
+class TestDiff : public QObject
+{
+    Q_OBJECT
+private slots:
+    void rowsAreTheDifferenceOfTheSummaries_data()
+    {
+        QTest::addColumn<bool>("byShape");
+        QTest::newRow("by key") << false;
+        QTest::newRow("by key and input shapes") << true;
+    }
+
+    void rowsAreTheDifferenceOfTheSummaries()
+    {
+        QFETCH(bool, byShape);
+        const auto before = summaryRows(beforeTrace(), byShape);
+        const auto after = summaryRows(afterTrace(), byShape);
+        const QJsonObject doc = diffJson(beforeTrace(), afterTrace(), byShape);
+        QCOMPARE(doc.keys(), (QStringList{"after", "before", "overlap", "rows"}));
+        QCOMPARE(doc.value("before").toString(), beforeTrace());
+        QCOMPARE(doc.value("after").toString(), afterTrace());
+
+        const QStringList fields{"after",
+                                 "before",
+                                 "delta_count",
+                                 "delta_device_time_total_us",
+                                 "delta_self_cpu_time_total_us",
+                                 "delta_self_device_time_total_us",
+                                 "device_type",
+                                 "input_shapes",
+                                 "key"};
+        std::set<Identity> seen, added, removed;
+        const QJsonArray rows = doc.value("rows").toArray();
+        for (const QJsonValue& value : rows) {
+            const QJsonObject row = value.toObject();
+            QCOMPARE(row.keys(), fields);
+            QCOMPARE(row.value("input_shapes").isNull(), !byShape);
+            const Identity id{row.value("key").toString(), row.value("device_type").toString(),
+                              byShape ? row.value("input_shapes").toString() : QString()};
+            QVERIFY2(seen.insert(id).second, qPrintable("twice: " + std::get<0>(id)));
+            const auto b = before.find(id);
+            const auto a = after.find(id);
+            QVERIFY(b != before.end() || a != after.end());
+            // Each side is the summary's row, field for field, or null.
+            QCOMPARE(row.value("before"), b == before.end() ? QJsonValue(QJsonValue::Null) : QJsonValue(b->second));
+            QCOMPARE(row.value("after"), a == after.end() ? QJsonValue(QJsonValue::Null) : QJsonValue(a->second));
+            if (b == before.end())
+                added.insert(id);
+            if (a == after.end())
+                removed.insert(id);
+            // Deltas: after - before from the summaries' numbers, exactly (both sides print shortest round-trip doubles).
+            const QJsonValue bv = row.value("before"), av = row.value("after");
+            QCOMPARE(row.value("delta_count").toInteger(),
+                     av.toObject().value("count").toInteger() - bv.toObject().value("count").toInteger());
+            for (const char* field : {"self_cpu_time_total_us", "self_device_time_total_us", "device_time_total_us"}) {
+                const double expected = number(av, field) - number(bv, field);
+                const double got = row.value(QStringLiteral("delta_") + QString::fromUtf8(field)).toDouble();
+                QVERIFY2(got == expected,
+                         qPrintable(std::get<0>(id) + " " + field + ": " + QString::number(got, 'g', 17) + " vs "
+                                    + QString::number(expected, 'g', 17)));
+            }
+        }
+        // Every summary row of either side is in the diff once; added and removed are the symmetric difference.
+        std::set<Identity> all, expectedAdded, expectedRemoved;
+        for (const auto& [id, row] : before) {
+            all.insert(id);
+            if (!after.contains(id))
+                expectedRemoved.insert(id);
+        }
+        for (const auto& [id, row] : after) {
+            all.insert(id);
+            if (!before.contains(id))
+                expectedAdded.insert(id);
+        }
+        QCOMPARE(seen, all);
+        QCOMPARE(added, expectedAdded);
+        QCOMPARE(removed, expectedRemoved);
+        QVERIFY(!added.empty());                             // the pair has kernels on one side only,
+        QVERIFY(!removed.empty());                           // both ways,
+        QVERIFY(added.size() + removed.size() < all.size()); // and rows on both sides
+
+        // Largest |device-time delta| first; ties by |self CPU delta|, then key.
+        for (qsizetype i = 1; i < rows.size(); ++i) {
+            const QJsonObject p = rows[i - 1].toObject(), r = rows[i].toObject();
+            const double dp = std::abs(p.value("delta_device_time_total_us").toDouble());
+            const double dr = std::abs(r.value("delta_device_time_total_us").toDouble());
+            QVERIFY(dp >= dr);
+            if (dp != dr)
+                continue;
+            const double cp = std::abs(p.value("delta_self_cpu_time_total_us").toDouble());
+            const double cr = std::abs(r.value("delta_self_cpu_time_total_us").toDouble());
+            QVERIFY(cp >= cr);
+            if (cp == cr)
+                QVERIFY(p.value("key").toString().toStdString() <= r.value("key").toString().toStdString());
+        }
+        QVERIFY(std::abs(rows[0].toObject().value("delta_device_time_total_us").toDouble()) > 0);
+    }
+
+    void overlapIsWhatOverlapPrints()
+    {
+        const QJsonObject doc = diffJson(beforeTrace(), afterTrace(), false);
+        const QJsonObject overlap = doc.value("overlap").toObject();
+        QCOMPARE(overlap.keys(), (QStringList{"after", "before"}));
+        for (const auto& [side, trace] : {std::pair{"before", beforeTrace()}, std::pair{"after", afterTrace()}}) {
+            const Run r = cli({"overlap", trace, "--format", "json"});
+            QCOMPARE(r.exitCode, 0);
+            QCOMPARE(overlap.value(side).toObject(), QJsonDocument::fromJson(r.out).object());
+        }
+    }
+
+    void traceAgainstItselfChangesNothing_data()
+    {
+        QTest::addColumn<bool>("byShape");
+        QTest::newRow("by key") << false;
+        QTest::newRow("by key and input shapes") << true;
+    }
+
+    void traceAgainstItselfChangesNothing()
+    {
+        QFETCH(bool, byShape);
+        const QString trace = QString::fromStdString(testutil::workloadTrace("train_scheduled"));
+        const auto summary = summaryRows(trace, byShape);
+        const QJsonArray rows = diffJson(trace, trace, byShape).value("rows").toArray();
+        QCOMPARE(size_t(rows.size()), summary.size());
+        for (const QJsonValue& value : rows) {
+            const QJsonObject row = value.toObject();
+            QVERIFY(row.value("before").isObject());
+            QCOMPARE(row.value("after"), row.value("before"));
+            for (const char* field :
+                 {"delta_count", "delta_self_cpu_time_total_us", "delta_self_device_time_total_us", "delta_device_time_total_us"})
+                QCOMPARE(row.value(field).toDouble(), 0.0);
+        }
+        const Run table = cli(byShape ? QStringList{"diff", trace, trace, "--by-shape"} : QStringList{"diff", trace, trace});
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY(table.out.contains("0 added, 0 removed, 0 increased, 0 decreased, " + QByteArray::number(rows.size()) + " unchanged"));
+    }
+
+    // The table lists the JSON's rows in its order, each marked by its change.
+    void tableMarksEachRow()
+    {
+        const QJsonArray rows = diffJson(beforeTrace(), afterTrace(), false).value("rows").toArray();
+        const Run table = cli({"diff", beforeTrace(), afterTrace(), "--format", "table"});
+        QCOMPARE(table.exitCode, 0);
+        const QList<QByteArray> lines = table.out.split('\n');
+        qsizetype header = 0;
+        while (header < lines.size() && !lines[header].startsWith("Name "))
+            ++header;
+        QVERIFY(header < lines.size());
+        QVERIFY(lines[header].contains("Self device delta"));
+        QVERIFY(lines.size() > header + rows.size());
+        QMap<QString, int> tally;
+        for (qsizetype i = 0; i < rows.size(); ++i) {
+            const QJsonObject row = rows[i].toObject();
+            QString expected;
+            if (row.value("before").isNull())
+                expected = "added";
+            else if (row.value("after").isNull())
+                expected = "removed";
+            else {
+                const double device = row.value("delta_device_time_total_us").toDouble();
+                const double delta = device != 0 ? device : row.value("delta_self_cpu_time_total_us").toDouble();
+                expected = delta > 0 ? "increased" : delta < 0 ? "decreased" : "unchanged";
+            }
+            ++tally[expected];
+            const QByteArray line = lines[header + 1 + i];
+            // Long names are cut as summary's table cuts them (80 columns: 77 code points and "...").
+            const QString key = row.value("key").toString();
+            QVERIFY2(line.startsWith((key.size() < 77 ? key : key.left(77) + "...").toUtf8()), line.constData());
+            QVERIFY2(line.endsWith("  " + expected.toUtf8()), line.constData());
+        }
+        QVERIFY(tally["added"] > 0 && tally["removed"] > 0 && tally["increased"] > 0 && tally["decreased"] > 0);
+        QVERIFY(table.out.contains(QByteArray::number(tally["added"]) + " added, " + QByteArray::number(tally["removed"]) + " removed"));
+    }
+
+    void diffKeyAveragesRefusesMixedGrouping()
+    {
+        tilescope::stats::KeyAverages byKey, byShape;
+        byShape.groupedByInputShape = true;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, tilescope::stats::diffKeyAverages(byKey, byShape));
+        QCOMPARE(tilescope::stats::diffKeyAverages(byKey, byKey).rows.size(), size_t(0));
+    }
+
+    void badInputExitsWithTwo()
+    {
+        const QString missing = data("diff-no-such-trace.json");
+        for (const QStringList& arguments : {QStringList{"diff", missing, afterTrace()}, QStringList{"diff", beforeTrace(), missing}}) {
+            const Run r = cli(arguments);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY(r.out.isEmpty());
+            QCOMPARE(r.err.trimmed().count('\n'), 0); // one line
+            QVERIFY(r.err.contains(missing.toUtf8()));
+        }
+        const Run one = cli({"diff", beforeTrace()});
+        QCOMPARE(one.exitCode, 2);
+        QVERIFY(one.err.contains("'diff' needs 2 TRACE files"));
+        QCOMPARE(cli({"diff"}).exitCode, 2);
+        QCOMPARE(cli({"diff", beforeTrace(), afterTrace(), afterTrace()}).exitCode, 2);
+        QCOMPARE(cli({"diff", beforeTrace(), afterTrace(), "--format", "csv"}).exitCode, 2);
+        QCOMPARE(cli({"diff", beforeTrace(), afterTrace(), "--group-by-input-shape"}).exitCode, 2);
+        const Run help = cli({"diff", "--help"});
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(help.out.startsWith("usage:\n  diff BEFORE AFTER "));
+        QCOMPARE(cli({"help", "diff"}).out, help.out);
+        QVERIFY(cli({"--help"}).out.contains("\n  diff BEFORE AFTER "));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDiff)
+#include "tst_diff.moc"
