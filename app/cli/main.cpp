@@ -132,11 +132,12 @@ const char* kDiagnoseUsage = R"(  diagnose TRACE [--format table|json] [--window
       and steps that start inside it (the roofline class stays the whole trace's)
 )";
 
-const char* kDiffUsage = R"(  diff BEFORE AFTER [--by-shape] [--format table|json] [--partial]
+const char* kDiffUsage = R"(  diff BEFORE AFTER [--by-shape] [--step N | --steps A-B] [--format table|json] [--partial]
       two traces (before and after a change) compared by torch's key_averages rows, matched by key, device
       type and user annotation (and input shapes with --by-shape): count, self CPU, self device and device
       time of each side and after - before; rows on one side only are added or removed ops and kernels.
-      Largest |device-time delta| first. The JSON holds both summary rows and both traces' overlap
+      Largest |device-time delta| first. The JSON holds both summary rows and both traces' overlap.
+      --step/--steps: only the ops and kernels that start in those steps of each trace (as steps numbers them)
 )";
 
 const char* kCompareUsage = R"(  compare TRACE [--a NAME] [--b NAME] [--format table|json] [--partial]
@@ -408,16 +409,16 @@ std::optional<std::pair<int64_t, int64_t>> parseStepSelection(const Arguments& a
 }
 
 // The window of the selected steps; bad input naming the file when the trace has no such step.
-analysis::Interval stepSelectionWindow(const Arguments& a, const trace::Trace& t, std::pair<int64_t, int64_t> range)
+analysis::Interval stepSelectionWindow(const std::string& path, const trace::Trace& t, std::pair<int64_t, int64_t> range)
 {
     std::optional<analysis::Interval> window;
     try {
         window = analysis::stepWindow(t, range.first, range.second);
     } catch (const analysis::StepSelectionError& e) {
-        throw io::TraceFileError(a.trace, std::nullopt, e.what());
+        throw io::TraceFileError(path, std::nullopt, e.what());
     }
     if (!window)
-        throw io::TraceFileError(a.trace, std::nullopt, std::string("--step/--steps: ") + report::kNoStepsText);
+        throw io::TraceFileError(path, std::nullopt, std::string("--step/--steps: ") + report::kNoStepsText);
     return *window;
 }
 
@@ -442,7 +443,7 @@ int runOverlap(const Arguments& a)
     const auto t = load(a);
     checkWindow(a, *t, window);
     if (steps)
-        window = stepSelectionWindow(a, *t, *steps);
+        window = stepSelectionWindow(a.trace, *t, *steps);
     const auto report = analysis::computeOverlap(*t, window);
     const report::OverlapReportOptions options{window.has_value(), a.has("all-devices")};
     std::cout << (format == "json" ? report::overlapJson(*t, report, options) : report::overlapText(*t, report, options));
@@ -564,7 +565,7 @@ int runDiagnose(const Arguments& a)
     const auto t = load(a);
     checkWindow(a, *t, window);
     if (steps)
-        window = stepSelectionWindow(a, *t, *steps);
+        window = stepSelectionWindow(a.trace, *t, *steps);
     // The same figures the other commands and the app compute, each once; averages and overlap for the window.
     stats::KeyAveragesOptions averagesOptions;
     if (window)
@@ -629,6 +630,7 @@ int runDiff(const Arguments& a)
     const std::string format = a.get("format").value_or("table");
     if (format != "table" && format != "json")
         throw UsageError{"--format for diff is table or json, got '" + format + "'"};
+    const auto steps = parseStepSelection(a);
     const std::string& beforePath = a.positionals[0];
     const std::string& afterPath = a.positionals[1];
     // Both traces load at once (one per core); an error names its file, before's first when both fail.
@@ -643,12 +645,22 @@ int runDiff(const Arguments& a)
     const std::unique_ptr<trace::Trace> after = afterLoad.get();
     printLoadWarnings(beforePath, *before);
     printLoadWarnings(afterPath, *after);
-    const stats::KeyAveragesOptions options = stats::KeyAveragesOptions::byInputShape(a.has("by-shape"));
-    const stats::KeyAveragesDiff diff = stats::diffKeyAverages(stats::computeKeyAverages(*before, options),
-                                                               stats::computeKeyAverages(*after, options));
+    // --step N / --steps A-B: the same steps (by number) of each trace.
+    std::optional<analysis::Interval> beforeWindow, afterWindow;
+    if (steps) {
+        beforeWindow = stepSelectionWindow(beforePath, *before, *steps);
+        afterWindow = stepSelectionWindow(afterPath, *after, *steps);
+    }
+    const auto averagesOf = [&](const trace::Trace& t, const std::optional<analysis::Interval>& window) {
+        stats::KeyAveragesOptions options = stats::KeyAveragesOptions::byInputShape(a.has("by-shape"));
+        if (window)
+            options.window = std::pair{window->start, window->end};
+        return stats::computeKeyAverages(t, options);
+    };
+    const stats::KeyAveragesDiff diff = stats::diffKeyAverages(averagesOf(*before, beforeWindow), averagesOf(*after, afterWindow));
     if (format == "json") {
-        const analysis::OverlapReport beforeOverlap = analysis::computeOverlap(*before);
-        const analysis::OverlapReport afterOverlap = analysis::computeOverlap(*after);
+        const analysis::OverlapReport beforeOverlap = analysis::computeOverlap(*before, beforeWindow);
+        const analysis::OverlapReport afterOverlap = analysis::computeOverlap(*after, afterWindow);
         std::cout << report::diffJson({beforePath, before.get(), &beforeOverlap}, {afterPath, after.get(), &afterOverlap}, diff);
     } else {
         std::cout << report::diffText({beforePath, before.get(), nullptr}, {afterPath, after.get(), nullptr}, diff);
@@ -699,7 +711,7 @@ int main(int argc, char** argv)
         if (command == "compare")
             return runCompare(parseArguments(argc, argv, {"partial"}, {"a", "b", "format"}));
         if (command == "diff")
-            return runDiff(parseArguments(argc, argv, {"partial", "by-shape"}, {"format"}, 2));
+            return runDiff(parseArguments(argc, argv, {"partial", "by-shape"}, {"format", "step", "steps"}, 2));
         if (command == "report")
             return runReport(parseArguments(argc, argv, {"partial"}, {"out"}));
         if (command == "overlap")

@@ -3,7 +3,10 @@
 // summary rows, every delta their difference, added/removed the keys on one side only.
 #include "testutil.h"
 
+#include "analysis/steps.h"
+#include "stats/keyaverages.h"
 #include "stats/keyaveragesdiff.h"
+#include "trace/traceloader.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -242,6 +245,45 @@ private slots:
         const Run table = cli(byShape ? QStringList{"diff", trace, trace, "--by-shape"} : QStringList{"diff", trace, trace});
         QCOMPARE(table.exitCode, 0);
         QVERIFY(table.out.contains("0 added, 0 removed, 0 increased, 0 decreased, " + QByteArray::number(rows.size()) + " unchanged"));
+    }
+
+    // --step N: each side is the ops and kernels that start in that step: the rows are key_averages over the
+    // step's window (computed here through the core), the overlap is the step's, and a missing step exits 2.
+    void selectedStep()
+    {
+        const std::string path = testutil::workloadTrace("train_scheduled");
+        const QString file = QString::fromStdString(path);
+        const auto t = tilescope::trace::loadTrace(path);
+        const tilescope::analysis::StepTable table = tilescope::analysis::computeStepTable(*t);
+        QVERIFY(table.steps.size() >= 2);
+        const tilescope::analysis::StepRow& step = table.steps[1];
+        const Run r = cli({"diff", file, file, "--format", "json", "--step", QString::number(step.number)});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+        tilescope::stats::KeyAveragesOptions options;
+        options.window = std::pair{step.start, step.end};
+        const tilescope::stats::KeyAverages inStep = tilescope::stats::computeKeyAverages(*t, options);
+        const QJsonArray rows = doc.value("rows").toArray();
+        QCOMPARE(size_t(rows.size()), inStep.rows.size());
+        double calls = 0, expectedCalls = 0;
+        for (const QJsonValue& row : rows) {
+            calls += number(row.toObject().value("before"), "count");
+            QCOMPARE(row.toObject().value("delta_count").toDouble(), 0.0);
+        }
+        for (const tilescope::stats::KeyAverage& row : inStep.rows)
+            expectedCalls += double(row.count);
+        QCOMPARE(calls, expectedCalls);
+        double wholeCalls = 0; // a part, not the whole trace
+        for (const tilescope::stats::KeyAverage& row : tilescope::stats::computeKeyAverages(*t).rows)
+            wholeCalls += double(row.count);
+        QVERIFY(expectedCalls > 0 && expectedCalls < wholeCalls);
+        const QJsonObject overlap = doc.value("overlap").toObject().value("before").toObject();
+        QCOMPARE(overlap.value("window_start_us").toDouble(), double(step.start) / 1000.0);
+        QCOMPARE(overlap.value("window_end_us").toDouble(), double(step.end) / 1000.0);
+        const Run missing = cli({"diff", file, file, "--step", "999"});
+        QCOMPARE(missing.exitCode, 2);
+        QVERIFY(missing.err.contains(file.toUtf8()));
+        QCOMPARE(cli({"diff", file, file, "--step", "1", "--steps", "1-2"}).exitCode, 2);
     }
 
     // The table lists the JSON's rows in its order, each marked by its change.
