@@ -112,7 +112,8 @@ void checkAgainstRaw(const std::string& path, const analysis::BreakdownReport& r
     for (const auto& [device, d] : raw) {
         const analysis::DeviceBreakdown& b = r.devices[i++];
         QCOMPARE(b.device, device);
-        const Spans comp = merged(d.computation, start, end), comm = merged(d.communication, start, end), mem = merged(d.memory, start, end);
+        const Spans comp = merged(d.computation, start, end), comm = merged(d.communication, start, end),
+                    mem = merged(d.memory, start, end);
         const Spans all = merged(concat(concat(d.computation, d.communication), d.memory), start, end);
         QCOMPARE(b.computeNs, length(comp));
         QCOMPARE(b.nonComputeNs, length(all) - length(comp));
@@ -127,8 +128,7 @@ void checkAgainstRaw(const std::string& path, const analysis::BreakdownReport& r
         QCOMPARE(b.kinds.communicationMemoryNs, overlapLength(comm, mem));
         if (windowNs > 0)
             QCOMPARE(b.computeShare, double(b.computeNs) / double(windowNs));
-        QCOMPARE(b.kinds.communicationOverlappedShare,
-                 length(comm) > 0 ? double(overlapLength(comp, comm)) / double(length(comm)) : 0.0);
+        QCOMPARE(b.kinds.communicationOverlappedShare, length(comm) > 0 ? double(overlapLength(comp, comm)) / double(length(comm)) : 0.0);
     }
 }
 
@@ -142,14 +142,14 @@ std::vector<std::string> fixtures()
 }
 
 // Compute, NCCL and memory activity that overlap in every pair, on two devices.
-const char* kSynthetic = R"({"traceEvents": [
+const char* kSynthetic = R"json({"traceEvents": [
 {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 100.0, "dur": 50.0, "args": {"device": 0, "stream": 7}},
 {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", "pid": 0, "tid": 8, "ts": 130.0, "dur": 40.5, "args": {"device": 0, "stream": 8}},
 {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pinned -> Device)", "pid": 0, "tid": 9, "ts": 140.25, "dur": 60.0, "args": {"device": 0, "stream": 9}},
 {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0, "tid": 9, "ts": 210.0, "dur": 5.0, "args": {"device": 0, "stream": 9}},
 {"ph": "X", "cat": "kernel", "name": "void ncclKernel_Broadcast_RING_LL_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", "pid": 1, "tid": 7, "ts": 120.0, "dur": 10.0, "args": {"device": 1, "stream": 7}},
 {"ph": "X", "cat": "kernel", "name": "relu", "pid": 1, "tid": 7, "ts": 150.0, "dur": 10.0, "args": {"device": 1, "stream": 7}}
-]})";
+]})json";
 
 } // namespace
 
@@ -169,7 +169,8 @@ private slots:
             checkAgainstRaw(path, whole);
             // A window through the middle clips activities.
             const int64_t mid = whole.window.start + (whole.window.end - whole.window.start) / 3;
-            const analysis::BreakdownReport part = analysis::computeBreakdown(*t, analysis::Interval{mid, mid + (whole.window.end - mid) / 2});
+            const analysis::BreakdownReport part = analysis::computeBreakdown(*t,
+                                                                              analysis::Interval{mid, mid + (whole.window.end - mid) / 2});
             checkAgainstRaw(path, part);
         }
         // The NCCL fixture is communication only: the rule in trace::isCommunicationKernel sees it.
@@ -210,7 +211,8 @@ private slots:
         const QJsonArray devices = doc.value("devices").toArray();
         QCOMPARE(devices.size(), 1);
         const QJsonObject d = devices.at(0).toObject();
-        QStringList deviceKeys{"device", "compute_us", "non_compute_us", "idle_us", "compute_share", "non_compute_share", "idle_share", "kinds"};
+        QStringList deviceKeys{"device",        "compute_us",        "non_compute_us", "idle_us",
+                               "compute_share", "non_compute_share", "idle_share",     "kinds"};
         deviceKeys.sort();
         QCOMPARE(d.keys(), deviceKeys);
         QStringList kindKeys{"computation_us",
@@ -259,7 +261,7 @@ private slots:
         const Run format = cli({"breakdown", path, "--format", "csv"});
         QCOMPARE(format.exitCode, 2);
         QVERIFY(format.err.contains("--format for breakdown"));
-        const Run noSteps = cli({"breakdown", path, "--step", "0"});
+        const Run noSteps = cli({"breakdown", QString::fromStdString(fixtures()[2]), "--step", "0"}); // launch_bound has no steps
         QCOMPARE(noSteps.exitCode, 2);
         QVERIFY2(noSteps.err.contains("no steps"), noSteps.err.constData());
     }
