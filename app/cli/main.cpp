@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // tilescope-cli: TileScope's analyses without a display, for GPU boxes and CI.
+#include "analysis/breakdown.h"
 #include "analysis/overlap.h"
 #include "analysis/steps.h"
 #include "answer/answerreport.h"
@@ -7,6 +8,7 @@
 #include "findings/diagnose.h"
 #include "findings/findingsreport.h"
 #include "io/tracefileerror.h"
+#include "report/breakdownreport.h"
 #include "report/overlapreport.h"
 #include "report/snapshotreport.h"
 #include "report/stepsreport.h"
@@ -79,6 +81,14 @@ const char* kOverlapUsage = R"(  overlap TRACE [--format table|json] [--window S
       takes trace timestamps in microseconds, as in the file, and must overlap the trace. Devices
       with no GPU activity are left out unless --all-devices; a trace with none says so. --step N and
       --steps A-B take the window of those steps (see steps).
+)";
+
+const char* kBreakdownUsage = R"(  breakdown TRACE [--format table|json] [--window START_US,END_US | --step N | --steps A-B] [--partial]
+      per device with GPU activity: compute (union of kernels that are not NCCL communication),
+      non-compute (memcpy, memset and communication kernels not under compute) and idle, as time and
+      share of the window (the three sum to it); and kernel types: computation, communication, memory
+      (memcpy/memset), each a union, the time each pair overlaps, and the share of communication time
+      overlapped by computation. Window as overlap (default, --window, --step N, --steps A-B).
 )";
 
 const char* kStepsUsage = R"(  steps TRACE [--format table|json] [--partial]
@@ -158,20 +168,10 @@ struct CommandUsage
 // Every command's usage, in the order --help lists them.
 std::vector<CommandUsage> commandUsages()
 {
-    return {{"info", kInfoUsage},
-            {"summary", kSummaryUsage},
-            {"overlap", kOverlapUsage},
-            {"steps", kStepsUsage},
-            {"device", kDeviceUsage},
-            {"classify", kClassifyUsage},
-            {"inspect", kInspectUsage},
-            {"memory", kMemoryUsage},
-            {"diagnose", kDiagnoseUsage},
-            {"compare", kCompareUsage},
-            {"diff", kDiffUsage},
-            {"report", cli::kReportUsage},
-            {"capture", cli::kCaptureUsage},
-            {"calibrate", cli::kCalibrateUsage}};
+    return {{"info", kInfoUsage},           {"summary", kSummaryUsage},      {"overlap", kOverlapUsage},         {"steps", kStepsUsage},
+            {"breakdown", kBreakdownUsage}, {"device", kDeviceUsage},        {"classify", kClassifyUsage},       {"inspect", kInspectUsage},
+            {"memory", kMemoryUsage},       {"diagnose", kDiagnoseUsage},    {"compare", kCompareUsage},         {"diff", kDiffUsage},
+            {"report", cli::kReportUsage},  {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}};
 }
 
 std::string fullUsage()
@@ -450,6 +450,22 @@ int runOverlap(const Arguments& a)
     return 0;
 }
 
+int runBreakdown(const Arguments& a)
+{
+    const std::string format = a.get("format").value_or("table");
+    if (format != "table" && format != "json")
+        throw UsageError{"--format for breakdown is table or json, got '" + format + "'"};
+    std::optional<analysis::Interval> window = parseWindow(a);
+    const auto steps = parseStepSelection(a);
+    const auto t = load(a);
+    checkWindow(a, *t, window);
+    if (steps)
+        window = stepSelectionWindow(a.trace, *t, *steps);
+    const auto report = analysis::computeBreakdown(*t, window);
+    std::cout << (format == "json" ? report::breakdownJson(report) : report::breakdownText(report));
+    return 0;
+}
+
 int runDevice(const Arguments& a)
 {
     const auto database = a.get("devices") ? roofline::loadDeviceDatabase(*a.get("devices")) : roofline::builtinDeviceDatabase();
@@ -716,6 +732,8 @@ int main(int argc, char** argv)
             return runReport(parseArguments(argc, argv, {"partial"}, {"out"}));
         if (command == "overlap")
             return runOverlap(parseArguments(argc, argv, {"partial", "all-devices"}, {"format", "window", "step", "steps"}));
+        if (command == "breakdown")
+            return runBreakdown(parseArguments(argc, argv, {"partial"}, {"format", "window", "step", "steps"}));
         if (command == "steps")
             return runSteps(parseArguments(argc, argv, {"partial"}, {"format"}));
         throw UsageError{"unknown command '" + command + "'"};

@@ -521,13 +521,6 @@ std::vector<Charge> WorkEstimator::chargeKernels() const
     return charge;
 }
 
-bool isCommunicationKernel(std::string_view name)
-{
-    if (name.starts_with("void "))
-        name.remove_prefix(5);
-    return name.starts_with("ncclKernel_") || name.starts_with("ncclDevKernel_");
-}
-
 namespace {
 
 // c10::ScalarType names, as Kineto writes the collective's "dtype".

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "trace/eventkind.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -74,7 +76,7 @@ struct Collective
     std::optional<double> busFactor;  // bus bandwidth = algorithm bandwidth x this
     std::string basis;                // where the numbers came from, or why the message size is unknown
 };
-bool isCommunicationKernel(std::string_view name);
+using trace::isCommunicationKernel; // the rule lives in trace/eventkind.h
 // nullopt when `kernel` is not a NCCL kernel.
 std::optional<Collective> collectiveOf(const trace::Trace& t, uint32_t kernel);
 // NCCL's factor for `collective` (as Collective::name) over n ranks; nullopt when none is defined or n < 1.

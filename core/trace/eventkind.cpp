@@ -45,4 +45,11 @@ std::string_view eventKindName(EventKind kind)
     return names[static_cast<size_t>(kind)];
 }
 
+bool isCommunicationKernel(std::string_view kernelName)
+{
+    if (kernelName.starts_with("void "))
+        kernelName.remove_prefix(5);
+    return kernelName.starts_with("ncclKernel_") || kernelName.starts_with("ncclDevKernel_");
+}
+
 } // namespace tilescope::trace

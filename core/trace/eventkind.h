@@ -33,4 +33,8 @@ constexpr bool isGpuActivity(EventKind k) { return k == EventKind::Kernel || k =
 constexpr bool isGpuSide(EventKind k) { return isGpuActivity(k) || k == EventKind::GpuUserAnnotation || k == EventKind::CudaSync; }
 constexpr bool isLaunchApi(EventKind k) { return k == EventKind::CudaRuntime || k == EventKind::CudaDriver; }
 
+// A NCCL collective kernel by its name (ncclKernel_*, ncclDevKernel_*, with or without "void "): the one rule
+// for communication kernels, used by the roofline's classification and the kernel-type breakdown.
+bool isCommunicationKernel(std::string_view kernelName);
+
 } // namespace tilescope::trace
