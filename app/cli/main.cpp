@@ -422,6 +422,21 @@ analysis::Interval stepSelectionWindow(const std::string& path, const trace::Tra
     return *window;
 }
 
+// --window or --step/--steps, parsed before the trace loads (usage errors first) and resolved after.
+struct WindowSelection
+{
+    std::optional<analysis::Interval> window;
+    std::optional<std::pair<int64_t, int64_t>> steps;
+};
+
+WindowSelection parseWindowSelection(const Arguments& a) { return {parseWindow(a), parseStepSelection(a)}; }
+
+std::optional<analysis::Interval> resolveWindow(const Arguments& a, const trace::Trace& t, const WindowSelection& selection)
+{
+    checkWindow(a, t, selection.window);
+    return selection.steps ? stepSelectionWindow(a.trace, t, *selection.steps) : selection.window;
+}
+
 int runSteps(const Arguments& a)
 {
     const std::string format = a.get("format").value_or("table");
@@ -438,12 +453,9 @@ int runOverlap(const Arguments& a)
     const std::string format = a.get("format").value_or("table");
     if (format != "table" && format != "json")
         throw UsageError{"--format for overlap is table or json, got '" + format + "'"};
-    std::optional<analysis::Interval> window = parseWindow(a);
-    const auto steps = parseStepSelection(a);
+    const WindowSelection selection = parseWindowSelection(a);
     const auto t = load(a);
-    checkWindow(a, *t, window);
-    if (steps)
-        window = stepSelectionWindow(a.trace, *t, *steps);
+    const std::optional<analysis::Interval> window = resolveWindow(a, *t, selection);
     const auto report = analysis::computeOverlap(*t, window);
     const report::OverlapReportOptions options{window.has_value(), a.has("all-devices")};
     std::cout << (format == "json" ? report::overlapJson(*t, report, options) : report::overlapText(*t, report, options));
@@ -455,12 +467,9 @@ int runBreakdown(const Arguments& a)
     const std::string format = a.get("format").value_or("table");
     if (format != "table" && format != "json")
         throw UsageError{"--format for breakdown is table or json, got '" + format + "'"};
-    std::optional<analysis::Interval> window = parseWindow(a);
-    const auto steps = parseStepSelection(a);
+    const WindowSelection selection = parseWindowSelection(a);
     const auto t = load(a);
-    checkWindow(a, *t, window);
-    if (steps)
-        window = stepSelectionWindow(a.trace, *t, *steps);
+    const std::optional<analysis::Interval> window = resolveWindow(a, *t, selection);
     const auto report = analysis::computeBreakdown(*t, window);
     std::cout << (format == "json" ? report::breakdownJson(report) : report::breakdownText(report));
     return 0;
@@ -573,15 +582,12 @@ int runDiagnose(const Arguments& a)
     const std::string format = a.get("format").value_or("table");
     if (format != "table" && format != "json")
         throw UsageError{"--format for diagnose is table or json, got '" + format + "'"};
-    std::optional<analysis::Interval> window = parseWindow(a);
-    const auto steps = parseStepSelection(a);
+    const WindowSelection selection = parseWindowSelection(a);
     roofline::ClassifyOptions classifyOptions;
     if (const std::string annotations = annotationsBeside(a.trace); !annotations.empty())
         classifyOptions.annotations = roofline::loadAnnotations(annotations);
     const auto t = load(a);
-    checkWindow(a, *t, window);
-    if (steps)
-        window = stepSelectionWindow(a.trace, *t, *steps);
+    const std::optional<analysis::Interval> window = resolveWindow(a, *t, selection);
     // The same figures the other commands and the app compute, each once; averages and overlap for the window.
     stats::KeyAveragesOptions averagesOptions;
     if (window)

@@ -43,14 +43,7 @@ io::Json sideJson(const compare::Side& s)
 
 std::string duration(double us) { return stats::formatDuration(std::llround(us * 1000.0)); }
 
-std::string rate(double v, const char* unit)
-{
-    if (v >= 1e12)
-        return stats::formatFixed(v / 1e12, 2) + " T" + unit;
-    if (v >= 1e9)
-        return stats::formatFixed(v / 1e9, 2) + " G" + unit;
-    return stats::formatFixed(v / 1e6, 2) + " M" + unit;
-}
+std::string rate(double v, const char* unit) { return stats::formatRate(v, unit); }
 
 std::string padded(std::string text, size_t width)
 {

@@ -30,14 +30,7 @@ constexpr double kHostLinkBytesPerS = 64e9; // PCIe Gen5 x16, one direction (roo
 bool isTensorRoof(std::string_view roof) { return roof == "tf32" || roof == "bf16" || roof == "fp16" || roof == "fp8" || roof == "int8"; }
 
 std::string pct(double v) { return stats::formatFixed(100 * v, 1) + "%"; }
-std::string rate(double v, const char* unit)
-{
-    if (v >= 1e12)
-        return stats::formatFixed(v / 1e12, 2) + " T" + unit;
-    if (v >= 1e9)
-        return stats::formatFixed(v / 1e9, 2) + " G" + unit;
-    return stats::formatFixed(v / 1e6, 2) + " M" + unit;
-}
+std::string rate(double v, const char* unit) { return stats::formatRate(v, unit); }
 
 struct Aggregate
 {

@@ -55,6 +55,15 @@ std::string formatFixed(double value, int precision)
     return std::string(buffer, result.ptr);
 }
 
+std::string formatRate(double v, const char* unit)
+{
+    if (v >= 1e12)
+        return formatFixed(v / 1e12, 2) + " T" + unit;
+    if (v >= 1e9)
+        return formatFixed(v / 1e9, 2) + " G" + unit;
+    return formatFixed(v / 1e6, 2) + " M" + unit;
+}
+
 std::string formatCount(uint64_t count)
 {
     const std::string digits = std::to_string(count);

@@ -32,6 +32,8 @@ std::string formatTorchTime(double us, const std::optional<std::string>& unit = 
 std::string formatTorchPercent(double value, double total);
 std::string formatTorchMemory(int64_t bytes, MemoryUnitStyle style = MemoryUnitStyle::Modern);
 std::string formatFixed(double value, int precision);
+// A rate with an SI prefix and two decimals: "1.23 TFLOP/s" for (1.23e12, "FLOP/s"); T, G, else M.
+std::string formatRate(double value, const char* unit);
 // A count with thousands separators: 8772 -> "8,772".
 std::string formatCount(uint64_t count);
 size_t codePointCount(std::string_view utf8);
