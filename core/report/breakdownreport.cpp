@@ -2,6 +2,7 @@
 #include "report/breakdownreport.h"
 
 #include "io/smalljson.h"
+#include "report/texttable.h"
 #include "stats/timetext.h"
 #include "stats/torchtable.h"
 
@@ -9,33 +10,6 @@
 #include <array>
 
 namespace tilescope::report {
-
-namespace {
-
-std::string percent(double share) { return stats::formatFixed(share * 100.0, 1) + "%"; }
-
-// Right-aligned columns, the first left-aligned.
-template <size_t N> std::string renderTable(const std::vector<std::array<std::string, N>>& rows)
-{
-    std::array<size_t, N> width{};
-    for (const auto& row : rows)
-        for (size_t c = 0; c < N; ++c)
-            width[c] = std::max(width[c], stats::codePointCount(row[c]));
-    std::string out;
-    for (const auto& row : rows) {
-        std::string line = " ";
-        for (size_t c = 0; c < N; ++c) {
-            const std::string pad(width[c] - stats::codePointCount(row[c]), ' ');
-            line += "  " + (c == 0 ? row[c] + pad : pad + row[c]);
-        }
-        while (!line.empty() && line.back() == ' ')
-            line.pop_back();
-        out += line + "\n";
-    }
-    return out;
-}
-
-} // namespace
 
 std::string breakdownJson(const analysis::BreakdownReport& r)
 {
@@ -78,9 +52,9 @@ std::string breakdownText(const analysis::BreakdownReport& r)
     out += "temporal breakdown (compute kernels; memcpy, memset and communication not under compute; idle):\n";
     std::vector<std::array<std::string, 7>> parts{{"device", "compute", "share", "non-compute", "share", "idle", "share"}};
     for (const analysis::DeviceBreakdown& d : r.devices)
-        parts.push_back({"GPU " + std::to_string(d.device), stats::formatDuration(d.computeNs), percent(d.computeShare),
-                         stats::formatDuration(d.nonComputeNs), percent(d.nonComputeShare), stats::formatDuration(d.idleNs),
-                         percent(d.idleShare)});
+        parts.push_back({"GPU " + std::to_string(d.device), stats::formatDuration(d.computeNs), percentText(d.computeShare),
+                         stats::formatDuration(d.nonComputeNs), percentText(d.nonComputeShare), stats::formatDuration(d.idleNs),
+                         percentText(d.idleShare)});
     out += renderTable(parts);
 
     out += "kernel types (each a union; overlaps are the time both ran):\n";
@@ -92,7 +66,7 @@ std::string breakdownText(const analysis::BreakdownReport& r)
                          stats::formatDuration(k.communicationNs), stats::formatDuration(k.memoryNs),
                          stats::formatDuration(k.computationCommunicationNs), stats::formatDuration(k.computationMemoryNs),
                          stats::formatDuration(k.communicationMemoryNs),
-                         k.communicationNs > 0 ? percent(k.communicationOverlappedShare) : "-"});
+                         k.communicationNs > 0 ? percentText(k.communicationOverlappedShare) : "-"});
     }
     out += renderTable(kinds);
     return out;
