@@ -10,8 +10,11 @@ gui=(qt6-base-dev qt6-base-dev-tools libgl-dev libqcustomplot-dev libqcustomplot
 # Development checks run by .ci/run (the format check), and the browser tst_report renders the report in
 # (headless; the test skips without it).
 dev=(clang-format chromium)
+# tools/package-check.sh: lintian checks the .deb; shared-mime-info, gio and xdg-utils answer which type a
+# trace file is and what opens it.
+package=(lintian shared-mime-info libglib2.0-bin xdg-utils)
 pkgs=("${core[@]}")
-[ "${1:-}" = "--core-only" ] || pkgs+=("${torch[@]}" "${gui[@]}" "${dev[@]}")
+[ "${1:-}" = "--core-only" ] || pkgs+=("${torch[@]}" "${gui[@]}" "${dev[@]}" "${package[@]}")
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

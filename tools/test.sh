@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds TileScope and runs every test: bounded libFuzzer runs of the trace loader and the pickle decoder
-# (clang, ASan+UBSan), then the Qt Test suite under ctest. With CI=true warnings are errors.
+# (clang, ASan+UBSan), then the Qt Test suite under ctest, then the Debian package (tools/package-check.sh:
+# lintian, install, run, remove). With CI=true warnings are errors.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -48,3 +49,8 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTILESCOPE_WERRO
 cmake --build build -j "$jobs"
 cd build
 ctest --output-on-failure -j "$jobs"
+cd "$root"
+
+# 4. The Debian package from the same build folder: lintian, installed with apt-get, the installed programs
+#    run on the installed sample, removed.
+bash tools/package-check.sh build

@@ -26,6 +26,7 @@
 #include "report/memoryreport.h"
 #include "report/sourcereport.h"
 #include "roofline/sourceinspect.h"
+#include "version.h"
 
 #include <filesystem>
 #include "stats/keyaverages.h"
@@ -49,7 +50,8 @@ using namespace tilescope;
 constexpr int kExitBadInput = 2;
 
 const char* kUsageHead = "usage: tilescope-cli COMMAND TRACE [options]   (capture and calibrate take no TRACE)\n"
-                         "       tilescope-cli COMMAND --help            (one command's usage)\n\ncommands:\n";
+                         "       tilescope-cli COMMAND --help            (one command's usage)\n"
+                         "       tilescope-cli --version                 (the version and the commit)\n\ncommands:\n";
 
 const char* kUsageTail = R"(
 TRACE may be .json or .json.gz (gzip is detected by content). Exit status: 0 success, 2 bad input
@@ -704,6 +706,10 @@ int main(int argc, char** argv)
         }
         std::cout << fullUsage();
         return argc < 2 ? kExitBadInput : 0;
+    }
+    if (first == "--version") {
+        std::cout << "tilescope-cli " << kVersion << " (commit " << kCommit << ")\n";
+        return 0;
     }
     if (usageOf(first) && asksForHelp(argc, argv)) {
         std::cout << "usage:\n" << usageOf(first);

@@ -7,6 +7,7 @@
 #include "progress.h"
 #include "sessionerror.h"
 #include "torchcapture.h"
+#include "version.h"
 
 #include <charconv>
 #include <cstdio>
@@ -124,7 +125,7 @@ int main(int argc, char** argv)
         return all.empty() ? kExitUsage : kExitOk;
     }
     if (all[0] == "--version") {
-        std::printf("tilescope-torch %s\n", TILESCOPE_VERSION);
+        std::printf("tilescope-torch %s (commit %s)\n", tilescope::kVersion, tilescope::kCommit);
         return kExitOk;
     }
     const std::vector<std::string> args(all.begin() + 1, all.end());
