@@ -47,19 +47,33 @@ for f in /usr/bin/tilescope /usr/bin/tilescope-cli /usr/share/tilescope/harness/
     /usr/share/man/man1/tilescope.1.gz /usr/share/man/man1/tilescope-cli.1.gz; do
     [ -e "$f" ] || { echo "package-check: the package did not install $f"; exit 1; }
 done
-/usr/bin/tilescope-cli --version
-/usr/bin/tilescope-cli summary "$sample" --row-limit 5 > summary.txt
-grep -q "Self CPU time total" summary.txt || { cat summary.txt; echo "package-check: installed tilescope-cli summary printed no key-averages table"; exit 1; }
-echo "package-check: tilescope-cli summary on the installed sample: $(wc -l < summary.txt) lines"
-# The installed harness, found next to the installed binary (bin/../share/tilescope).
-/usr/bin/tilescope-cli capture --script /usr/share/tilescope/examples/train_mlp.py --out session --export-harness harness.py > /dev/null
-grep -q "^EMBEDDED_CONFIG = json.loads(" harness.py || { echo "package-check: the installed CLI exported no harness"; exit 1; }
-export XDG_RUNTIME_DIR=$work/runtime && mkdir -m 700 "$XDG_RUNTIME_DIR"
-QT_QPA_PLATFORM=offscreen /usr/bin/tilescope --version
-QT_QPA_PLATFORM=offscreen timeout 120 /usr/bin/tilescope "$sample" --screenshot shot.png > screenshot.log 2>&1 \
-    || { cat screenshot.log; echo "package-check: installed tilescope --screenshot failed"; exit 1; }
-[ -s shot.png ] || { echo "package-check: installed tilescope wrote no screenshot"; exit 1; }
-echo "package-check: tilescope --screenshot (offscreen): $(stat -c %s shot.png) bytes"
+# The installed programs on the installed files. Run where the source tree (and the build folder in it)
+# is hidden under an empty tmpfs when a mount namespace can be had (root): the fallbacks to build-tree
+# paths compiled into the binaries then lead nowhere, so what works comes from the prefix.
+run_installed() {
+    /usr/bin/tilescope-cli --version
+    /usr/bin/tilescope-cli summary "$sample" --row-limit 5 > summary.txt
+    grep -q "Self CPU time total" summary.txt || { cat summary.txt; echo "package-check: installed tilescope-cli summary printed no key-averages table"; exit 1; }
+    echo "package-check: tilescope-cli summary on the installed sample: $(wc -l < summary.txt) lines"
+    # The installed harness, found next to the installed binary (bin/../share/tilescope).
+    /usr/bin/tilescope-cli capture --script /usr/share/tilescope/examples/train_mlp.py --out session --export-harness harness.py > /dev/null
+    grep -q "^EMBEDDED_CONFIG = json.loads(" harness.py || { echo "package-check: the installed CLI exported no harness"; exit 1; }
+    export XDG_RUNTIME_DIR=$PWD/runtime && mkdir -m 700 "$XDG_RUNTIME_DIR"
+    QT_QPA_PLATFORM=offscreen /usr/bin/tilescope --version
+    QT_QPA_PLATFORM=offscreen timeout 120 /usr/bin/tilescope "$sample" --screenshot shot.png > screenshot.log 2>&1 \
+        || { cat screenshot.log; echo "package-check: installed tilescope --screenshot failed"; exit 1; }
+    [ -s shot.png ] || { echo "package-check: installed tilescope wrote no screenshot"; exit 1; }
+    echo "package-check: tilescope --screenshot (offscreen): $(stat -c %s shot.png) bytes"
+}
+export -f run_installed
+export sample
+if [ "$(id -u)" -eq 0 ] && unshare -m true 2> /dev/null; then
+    echo "package-check: running the installed programs with $root hidden"
+    unshare -m bash -c 'set -euo pipefail; mount -t tmpfs tmpfs "$1"; cd "$2"; run_installed' _ "$root" "$work"
+else
+    echo "package-check: running the installed programs (no mount namespace here: $root stays visible)"
+    run_installed
+fi
 # A double-click on a trace opens TileScope: the file manager's type of a trace (GLib's, from the
 # shared-mime-info database the package's MIME file joined) and the application registered for it.
 if command -v gio > /dev/null && command -v xdg-mime > /dev/null; then
