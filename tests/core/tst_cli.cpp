@@ -4,12 +4,14 @@
 
 #include "io/smalljson.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
 #include <QProcessEnvironment>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -300,6 +302,31 @@ private slots:
         for (const char* command : {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "diagnose", "compare",
                                     "report", "capture", "calibrate"})
             QVERIFY2(all.out.contains("\n  " + QByteArray(command) + " "), command);
+    }
+
+    // The version from project(VERSION) in the top CMakeLists.txt and the commit from git, read here.
+    void versionAndCommit()
+    {
+        const QString sourceDir = QStringLiteral(TILESCOPE_TEST_DATA "/../..");
+        QFile top(sourceDir + QStringLiteral("/CMakeLists.txt"));
+        QVERIFY(top.open(QIODevice::ReadOnly));
+        const QRegularExpressionMatch project
+            = QRegularExpression(QStringLiteral("project\\(TileScope VERSION ([0-9.]+)")).match(QString::fromUtf8(top.readAll()));
+        QVERIFY(project.hasMatch());
+        const Run r = cli({"--version"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.err.isEmpty());
+        const QRegularExpressionMatch line
+            = QRegularExpression(QStringLiteral("^tilescope-cli (\\S+) \\(commit (\\S+)\\)\n$")).match(QString::fromUtf8(r.out));
+        QVERIFY2(line.hasMatch(), r.out.constData());
+        QCOMPARE(line.captured(1), project.captured(1));
+        QProcess git;
+        git.setWorkingDirectory(sourceDir);
+        git.start(QStringLiteral("git"), {QStringLiteral("rev-parse"), QStringLiteral("--short=12"), QStringLiteral("HEAD")});
+        if (!git.waitForFinished() || git.exitCode() != 0)
+            QSKIP("not a git checkout: the commit is 'unknown'");
+        const QString head = QString::fromUtf8(git.readAllStandardOutput()).trimmed();
+        QVERIFY2(line.captured(2) == head || line.captured(2) == head + QStringLiteral("-dirty"), r.out.constData());
     }
 
     void memoryDataGivenAsTrace()
