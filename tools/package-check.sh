@@ -3,7 +3,8 @@
 # The Debian package, end to end: builds it from an existing build folder (`--target package` reuses its
 # objects), runs lintian on it (errors fail, warnings are printed), installs it with apt-get, runs the
 # installed programs on the installed sample (tilescope-cli summary, tilescope --screenshot offscreen),
-# then removes it. tools/test.sh runs it after the test suite; alone: tools/package-check.sh [BUILD_DIR].
+# then removes it (a tilescope installed before is removed too). tools/test.sh runs it after the test
+# suite; alone: tools/package-check.sh [BUILD_DIR].
 # Needs root or sudo (it installs and removes the package).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
