@@ -1,0 +1,636 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""TileScope against Holistic Trace Analysis (HTA) 0.5, side by side, with a third witness: the raw events.
+
+For each trace, every HTA analysis that has a TileScope counterpart runs both ways and once more as a short,
+independent computation from the trace's JSON events -- twice, once under each tool's definition:
+
+  raw(TS)   the quantity as TileScope defines it (exact ns from the decimal text of ts/dur, every step);
+  raw(HTA)  the quantity as HTA 0.5 defines it (its float parse, ts rounded up and end down on ns traces, the
+            last ProfilerStep dropped, its name regexes for kernel types, every event with a `stream` arg).
+
+TileScope must equal raw(TS); HTA should equal raw(HTA), which shows that each remaining difference between the
+two tools is the definition it is attributed to, not an unexplained error. Every figure is printed with the
+wall time each tool took (HTA: load + analysis in this process; TileScope: the whole CLI run, load included).
+
+Needs HTA 0.5 (pip install HolisticTraceAnalysis==0.5.0) and a built tilescope-cli; not part of the test suite.
+A comparison whose tilescope-cli command does not exist yet is skipped with a message.
+
+  python tools/hta/compare_hta.py [--cli build/app/tilescope-cli] [--json OUT.json] [--only temporal,kinds,...]
+                                  [TRACE ...]    (default: the shared HTA traces and two H200 traces)
+"""
+
+import argparse
+import bisect
+import gzip
+import json
+import logging
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+import warnings
+from collections import defaultdict
+from decimal import ROUND_HALF_UP, Decimal
+
+SHARED = "/work/shared/traces"
+DEFAULT_TRACES = [
+    f"{SHARED}/external/hta/{name}"
+    for name in (
+        "critical_path_alexnet_benchmark_result_2869224_1695835535_trace.json.gz",
+        "critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz",
+        "df_index_resolver_df_index_resolver.json.gz",
+        "nccl_parser_config_nccl_data.json.gz",
+        "negative_queue_length_values_check_rank0.json.gz",
+        "ns_resolution_trace_rank0.json.gz",
+        "trace_diff_control_control.json.gz",
+        "trace_diff_test_test.json.gz",
+        "trace_filter_sampled_rank-0.json.gz",
+        "trace_filter_sampled_rank-1.json.gz",
+        "triton_example_triton_example.json.gz",
+        "cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
+        "cupti_profiler_benchmark_result_924719_1679055439_trace.json.gz",
+    )
+] + [f"{SHARED}/h200/train_scheduled/trace.json.gz", f"{SHARED}/h200/streams_overlap/trace.json"]
+DIFF_PAIR = (
+    f"{SHARED}/external/hta/trace_diff_control_control.json.gz",
+    f"{SHARED}/external/hta/trace_diff_test_test.json.gz",
+)
+ANALYSES = ("temporal", "kinds", "commcomp", "idle", "queue", "launches", "sequences", "diff")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Raw events: one independent reading of the JSON, used by both definitions below.
+
+
+def open_json(path, parse_float=None):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return json.load(f, parse_float=parse_float) if parse_float else json.load(f)
+
+
+def to_ns(value):
+    """Exact ns from the decimal µs text (Decimal or int), half away from zero like TileScope's loader."""
+    return int((Decimal(value) * 1000).to_integral_value(rounding=ROUND_HALF_UP))
+
+
+GPU_CATS = {"kernel": "kernel", "gpu_memcpy": "memory", "memcpy": "memory", "gpu_memset": "memory", "memset": "memory"}
+
+
+class RawTrace:
+    def __init__(self, path):
+        self.path = path
+        exact = open_json(path, parse_float=Decimal)
+        events = exact["traceEvents"] if isinstance(exact, dict) else exact
+        self.events = [e for e in events if e.get("ph") == "X" and "ts" in e and "dur" in e]
+        # The same events as HTA's float parse sees them (json floats), for HTA's definition.
+        self.float_events = [
+            dict(e, ts=float(e["ts"]) if isinstance(e["ts"], Decimal) else e["ts"],
+                 dur=float(e["dur"]) if isinstance(e["dur"], Decimal) else e["dur"])
+            for e in self.events
+        ]
+
+    # --- TileScope's definition ---------------------------------------------------------------------------------
+    def gpu_activities(self):
+        """(device, kind, start_ns, end_ns, event) of kernels, memcpy and memset; kind computation/communication/memory."""
+        out = []
+        for e in self.events:
+            kind = GPU_CATS.get(str(e.get("cat", "")).lower())
+            if kind is None:
+                continue
+            args = e.get("args") or {}
+            device = int(args["device"]) if "device" in args else int(e.get("pid", 0))
+            if kind == "kernel":
+                name = e.get("name", "")
+                name = name[5:] if name.startswith("void ") else name
+                kind = "communication" if name.startswith(("ncclKernel_", "ncclDevKernel_")) else "computation"
+            start = to_ns(e["ts"])
+            out.append((device, kind, start, start + to_ns(e["dur"]), e))
+        return out
+
+
+    def overlap_window(self):
+        """TileScope's default window (`overlap`, `breakdown`): from the first to the last end of GPU activity and
+        CPU work; CPU work is every cpu_op, cuda_runtime and cuda_driver event, and a user annotation that holds
+        none of them on its thread (a bare record_function region)."""
+        recorded = defaultdict(list)
+        spans = [(s, e) for _, _, s, e, _ in self.gpu_activities()]
+        for e in self.events:
+            if str(e.get("cat", "")).lower() in ("cpu_op", "operator", "cuda_runtime", "runtime", "cuda_driver"):
+                start = to_ns(e["ts"])
+                recorded[(e.get("pid"), e.get("tid"))].append((start, start + to_ns(e["dur"])))
+                spans.append(recorded[(e.get("pid"), e.get("tid"))][-1])
+        for v in recorded.values():
+            v.sort()
+        for e in self.events:
+            if str(e.get("cat", "")).lower() != "user_annotation":
+                continue
+            start = to_ns(e["ts"])
+            end = start + to_ns(e["dur"])
+            inside = recorded.get((e.get("pid"), e.get("tid")), [])
+            holds_work = False
+            for r_start, r_end in inside[bisect.bisect_left(inside, (start, -(1 << 62))):]:
+                if r_start > end or holds_work:
+                    break
+                holds_work = r_end <= end
+            if not holds_work:
+                spans.append((start, end))
+        return (min(s for s, _ in spans), max(e for _, e in spans)) if spans else None
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Interval arithmetic (half-open [start, end)).
+
+
+def union(intervals):
+    merged = []
+    for s, e in sorted(intervals):
+        if e <= s:
+            continue
+        if merged and s <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)
+        else:
+            merged.append([s, e])
+    return merged
+
+
+def length(merged):
+    return sum(e - s for s, e in merged)
+
+
+def clip(merged, lo, hi):
+    return [[max(s, lo), min(e, hi)] for s, e in merged if min(e, hi) > max(s, lo)]
+
+
+def intersect(a, b):
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        s, e = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if e > s:
+            out.append([s, e])
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# HTA 0.5's definitions, re-implemented from its source (hta/common/trace.py, trace_parser.py, utils/utils.py,
+# analyzers/breakdown_analysis.py, communication_analysis.py) to show where each difference comes from.
+
+HTA_NCCL_RE = re.compile(r"^nccl.*Kernel")
+HTA_MEMORY_RE = re.compile(r"(^Memcpy)|(^Memset)|(^dma)")
+HTA_NOT_COMPUTE_RE = re.compile(r"(^nccl.*Kernel)|(.*(Memcpy)|(Memset))|(.*Sync)")
+
+
+def hta_kernel_type(name):
+    if HTA_NCCL_RE.match(name):
+        return "communication"
+    if HTA_MEMORY_RE.match(name):
+        return "memory"
+    if not HTA_NOT_COMPUTE_RE.match(name):
+        return "computation"
+    return "other"
+
+
+def hta_int(value, default=-1):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def hta_gpu_events(raw, drop_last_step=True, round_ns=True):
+    """The events HTA's analyses call GPU work (`stream != -1`), as (type, ts_us, end_us, event), in HTA's µs."""
+    events = [e for e in raw.float_events if e.get("cat") is not None and e.get("cat") != "Trace"]
+    # trace_parser.round_down_time_stamps: only when the ts column is float (any float ts in the file).
+    rounding = round_ns and any(isinstance(e["ts"], float) for e in events)
+
+    def span(e):
+        if rounding:
+            return math.ceil(e["ts"]), math.floor(e["ts"] + e["dur"])
+        return e["ts"], e["ts"] + e["dur"]
+
+    def stream(e):
+        return hta_int((e.get("args") or {}).get("stream", -1))
+
+    def correlation(e):
+        return hta_int((e.get("args") or {}).get("correlation", -1))
+
+    def is_gpu(e):  # trace_filter._filter_gpu_kernels_with_cuda_sync
+        return (stream(e) >= 0 and correlation(e) >= 0) or e.get("name") in ("Event Sync", "Context Sync")
+
+    kept = events
+    step_names = {e["name"] for e in events if "ProfilerStep" in str(e.get("name", ""))}
+    if drop_last_step and len(step_names) > 1:  # Trace._filter_irrelevant_gpu_kernels
+        cpu = [e for e in events if not is_gpu(e)]
+        last_start = max(span(e)[0] for e in cpu if e.get("name") in step_names)
+        launched = {correlation(e) for e in cpu if span(e)[0] < last_start}
+        kept = [e for e in events if is_gpu(e) and correlation(e) in launched]
+        kept += [e for e in cpu if span(e)[0] < last_start]
+    out = []
+    for e in kept:
+        if stream(e) == -1:
+            continue
+        ts, end = span(e)
+        out.append((hta_kernel_type(e.get("name", "")), ts, end, e))
+    return out
+
+
+def hta_merge(intervals):
+    """utils.merge_kernel_intervals: sorted by start, a new group when a start exceeds every end so far; each group
+    (first start, last end). Unlike a union it keeps zero-length events (they can open the window) and events that
+    rounding left with end < start (a group of one such event has negative length)."""
+    merged, reach = [], None
+    for s, e in sorted(intervals):
+        if reach is None or s > reach:
+            merged.append([s, e])
+        else:
+            merged[-1][1] = max(merged[-1][1], e)
+        reach = e if reach is None else max(reach, e)
+    return merged
+
+
+def hta_temporal(gpu):
+    """BreakdownAnalysis.get_temporal_breakdown for one rank: (idle, compute, non_compute, kernel_time) in µs."""
+    if not gpu:
+        return None
+    merged = hta_merge([(ts, end) for _, ts, end, _ in gpu])
+    kernel_time = merged[-1][1] - merged[0][0]
+    idle = kernel_time - length(merged)
+    compute = length(hta_merge([(ts, end) for k, ts, end, _ in gpu if k == "computation"]))
+    return {"idle": idle, "compute": compute, "non_compute": kernel_time - compute - idle, "window": kernel_time}
+
+
+def hta_sweep(merged_by_flag):
+    """The sweep of BreakdownAnalysis._get_gpu_kernel_type_time and CommunicationAnalysis: +flag at each merged
+    interval's start, -flag at its end, sorted by time; the time until the next change goes to the running sum of
+    flags (only positive sums are kept). Returns {running sum: µs}."""
+    changes = sorted([(s, f) for f, merged in merged_by_flag.items() for s, _ in merged]
+                     + [(e, -f) for f, merged in merged_by_flag.items() for _, e in merged], key=lambda c: c[0])
+    spent, running = defaultdict(int), 0
+    for (t, change), (t_next, _) in zip(changes, changes[1:]):
+        running += change
+        if running > 0:
+            spent[running] += t_next - t
+    return spent
+
+
+HTA_TYPE_FLAGS = {"computation": 1, "communication": 2, "memory": 4}  # get_gpu_kernel_breakdown's order
+
+
+def hta_kind_partition(gpu):
+    """get_gpu_kernel_breakdown's kernel-type rows as {frozenset of types: µs} (exclusive: 'A overlapping B')."""
+    merged = {f: hta_merge([(ts, end) for k, ts, end, _ in gpu if k == t]) for t, f in HTA_TYPE_FLAGS.items()}
+    parts = defaultdict(int)
+    for running, spent in hta_sweep(merged).items():
+        parts[frozenset(t for t, f in HTA_TYPE_FLAGS.items() if running & f)] += spent
+    return parts
+
+
+def hta_comm_comp(gpu):
+    """get_comm_comp_overlap: time with both running over the summed merged communication intervals, in %."""
+    comm = hta_merge([(ts, end) for k, ts, end, _ in gpu if k == "communication"])
+    comp = hta_merge([(ts, end) for k, ts, end, _ in gpu if k == "computation"])
+    total = length(comm)
+    return round(100 * hta_sweep({1: comm, 2: comp}).get(3, 0) / total, 2) if total else float("nan")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Running the two tools.
+
+
+class Cli:
+    def __init__(self, path):
+        self.path = path
+        self._commands = None
+
+    def has(self, command):
+        if self._commands is None:
+            proc = subprocess.run([self.path, "--help"], capture_output=True, text=True)
+            self._commands = set(re.findall(r"^  ([a-z]+) ", proc.stdout + proc.stderr, re.MULTILINE))
+        return command in self._commands
+
+    def json(self, *args):
+        t0 = time.perf_counter()
+        proc = subprocess.run([self.path, *args, "--format", "json"], capture_output=True, text=True)
+        seconds = time.perf_counter() - t0
+        if proc.returncode != 0:
+            raise RuntimeError(f"tilescope-cli {' '.join(args)}: exit {proc.returncode}: {proc.stderr.strip()[:300]}")
+        return json.loads(proc.stdout), seconds
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - t0
+
+
+def hta_timed(fn):
+    """(value, seconds, error): HTA raises on some traces (an assertion, an empty frame); the error is a figure too."""
+    t0 = time.perf_counter()
+    try:
+        return fn(), time.perf_counter() - t0, None
+    except Exception as e:
+        return None, time.perf_counter() - t0, f"fails: {type(e).__name__} {str(e)[:60]}".strip()
+
+
+class HtaRank:
+    """One trace loaded by HTA as rank 0 (HTA's default: the last profiler step dropped)."""
+
+    def __init__(self, path):
+        from hta.trace_analysis import TraceAnalysis
+
+        self.analysis, self.load_s = timed(lambda: TraceAnalysis(trace_files={0: path}, trace_dir="/"))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Rows: (trace, analysis, quantity, hta, ts, raw_ts, raw_hta, hta_s, ts_s, note)
+
+
+def us(ns):
+    return None if ns is None else ns / 1000.0
+
+
+class Report:
+    def __init__(self):
+        self.rows = []
+        self.skipped = []
+
+    def add(self, trace, analysis, quantity, hta, ts, raw_ts, raw_hta, hta_s=None, ts_s=None, note=""):
+        self.rows.append(dict(trace=trace, analysis=analysis, quantity=quantity, hta=hta, tilescope=ts, raw_ts=raw_ts,
+                              raw_hta=raw_hta, hta_s=hta_s, tilescope_s=ts_s, note=note))
+
+    def skip(self, trace, analysis, why):
+        self.skipped.append(dict(trace=trace, analysis=analysis, why=why))
+        print(f"  skipped {analysis}: {why}", flush=True)
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        return f"{v:.3f}".rstrip("0").rstrip(".") if abs(v) < 1e12 else f"{v:.6g}"
+    return str(v)
+
+
+def close(a, b, tol=0.0015):
+    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+        return a == b
+    return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tol
+
+
+def print_rows(rows):
+    header = ["analysis", "quantity", "HTA", "TileScope", "TS-HTA", "raw(TS)", "raw(HTA)", "HTA s", "TS s", ""]
+    table = [header]
+    for r in rows:
+        numbers = all(isinstance(r[k], (int, float)) for k in ("hta", "tilescope"))
+        diff = r["tilescope"] - r["hta"] if numbers else None
+        flag = ""
+        if r["raw_ts"] is not None and r["tilescope"] is not None and not close(r["raw_ts"], r["tilescope"]):
+            flag += " TS!=raw"
+        if r["raw_hta"] is not None and r["hta"] is not None and not close(r["raw_hta"], r["hta"], 0.011):
+            flag += " HTA!=raw(HTA)"
+        table.append([r["analysis"], r["quantity"], fmt(r["hta"]), fmt(r["tilescope"]), fmt(diff), fmt(r["raw_ts"]),
+                      fmt(r["raw_hta"]), fmt(r["hta_s"]), fmt(r["tilescope_s"]), (r["note"] + flag).strip()])
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for row in table:
+        print("  " + "  ".join(c.ljust(w) if i < 2 or i == len(row) - 1 else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(row, widths))).rstrip())
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The comparisons.
+
+
+def compare_breakdown(name, raw, hta, cli, report, wanted):
+    """temporal, kinds and commcomp: HTA's three breakdown analyses against one `tilescope-cli breakdown` run."""
+    if not cli.has("breakdown"):
+        for a in ("temporal", "kinds", "commcomp"):
+            if a in wanted:
+                report.skip(name, a, "tilescope-cli has no `breakdown` command")
+        return
+    ts, ts_s = cli.json("breakdown", raw.path)
+    activities = raw.gpu_activities()
+    hta_gpu = hta_gpu_events(raw)
+    devices = ts["devices"]
+    if len(devices) > 1:
+        report.skip(name, "temporal", f"{len(devices)} devices: HTA merges a file's devices into one rank")
+        return
+    if not devices:
+        report.skip(name, "temporal", "no GPU activity (TileScope reports no device)")
+        return
+    dev = devices[0]
+    # raw(TS) over TileScope's window as computed from the raw events (the window row shows both agree).
+    lo, hi = raw.overlap_window()
+    ts_window_ns = to_ns(Decimal(str(ts["window_end_us"]))) - to_ns(Decimal(str(ts["window_start_us"])))
+    kinds = {k: clip(union([(s, e) for _, kk, s, e, _ in activities if kk == k]), lo, hi)
+             for k in ("computation", "communication", "memory")}
+    everything = union([iv for v in kinds.values() for iv in v])
+    span = union([(s, e) for _, _, s, e, _ in activities])
+    gpu_span = (span[0][0], span[-1][1]) if span else (lo, lo)
+    raw_hta = hta_temporal(hta_gpu)
+
+    if "temporal" in wanted:
+        hta_df, hta_s, error = hta_timed(lambda: hta.analysis.get_temporal_breakdown(visualize=False))
+        h = defaultdict(lambda: error) if error else {k: float(v) for k, v in hta_df.iloc[0].items()}
+        t_all = hta.load_s + hta_s
+        report.add(name, "temporal", "window_us", h["kernel_time(us)"], us(ts_window_ns), us(hi - lo),
+                   raw_hta and raw_hta["window"], t_all, ts_s,
+                   "HTA: first to last GPU event, last step dropped; TS: CPU work and GPU activity")
+        report.add(name, "temporal", "  (GPU activity span)", None, None, us(gpu_span[1] - gpu_span[0]), None)
+        report.add(name, "temporal", "compute_us", h["compute_time(us)"], dev["compute_us"],
+                   us(length(kinds["computation"])), raw_hta and raw_hta["compute"])
+        report.add(name, "temporal", "non_compute_us", h["non_compute_time(us)"], dev["non_compute_us"],
+                   us(length(everything) - length(kinds["computation"])), raw_hta and raw_hta["non_compute"])
+        report.add(name, "temporal", "idle_us", h["idle_time(us)"], dev["idle_us"],
+                   us((hi - lo) - length(everything)), raw_hta and raw_hta["idle"])
+        report.add(name, "temporal", "idle_share_%", h["idle_time_pctg"], round(100 * dev["idle_share"], 2),
+                   round(100 * ((hi - lo) - length(everything)) / (hi - lo), 2) if hi > lo else None,
+                   raw_hta and round(100 * raw_hta["idle"] / raw_hta["window"], 2) if raw_hta and raw_hta["window"] else None)
+
+    hta_parts = hta_kind_partition(hta_gpu)
+    if "kinds" in wanted:
+        kt, hta_s, error = hta_timed(lambda: hta.analysis.get_gpu_kernel_breakdown(visualize=False, include_memory_kernels=True))
+        # HTA's rows partition time exclusively ("COMPUTATION", "COMPUTATION overlapping COMMUNICATION", ...); a
+        # type's union is the sum of the rows naming it, a pair's overlap the sum of the rows naming both.
+        parts = {} if error else {row["kernel_type"]: float(row["sum"]) for _, row in kt[0].iterrows()}
+
+        def hta_union(*types):
+            return error or sum(v for k, v in parts.items() if all(t.upper() in k.split(" overlapping ") for t in types))
+
+        k = dev["kinds"]
+        t_all = hta.load_s + hta_s
+        for label, types, ts_key in (
+            ("computation_us", ("computation",), "computation_us"),
+            ("communication_us", ("communication",), "communication_us"),
+            ("memory_us", ("memory",), "memory_us"),
+            ("computation∩communication_us", ("computation", "communication"), "computation_communication_overlap_us"),
+            ("computation∩memory_us", ("computation", "memory"), "computation_memory_overlap_us"),
+            ("communication∩memory_us", ("communication", "memory"), "communication_memory_overlap_us"),
+        ):
+            raw_v = kinds[types[0]] if len(types) == 1 else intersect(kinds[types[0]], kinds[types[1]])
+            hv = sum(v for part, v in hta_parts.items() if set(types) <= part)
+            report.add(name, "kinds", label, hta_union(*types), k[ts_key], us(length(raw_v)), hv,
+                       t_all if label == "computation_us" else None, ts_s if label == "computation_us" else None)
+
+    if "commcomp" in wanted:
+        cc_df, hta_s, error = hta_timed(lambda: hta.analysis.get_comm_comp_overlap(visualize=False))
+        comm = length(kinds["communication"])
+        raw_share = round(100 * length(intersect(kinds["computation"], kinds["communication"])) / comm, 2) if comm else None
+        raw_hta_share = hta_comm_comp(hta_gpu)
+        ts_share = round(100 * dev["kinds"]["communication_overlapped_share"], 2) if comm else None
+        report.add(name, "commcomp", "comm_overlapped_by_comp_%", error or float(cc_df.iloc[0]["comp_comm_overlap_pctg"]), ts_share,
+                   raw_share, raw_hta_share, hta.load_s + hta_s, ts_s,
+                   "" if comm else "no communication kernels: HTA divides by zero (nan)")
+
+
+def compare_missing(name, command, analysis, cli, report):
+    if not cli.has(command):
+        report.skip(name, analysis, f"tilescope-cli has no `{command}` command yet")
+        return True
+    return False
+
+
+def compare_diff(cli, report):
+    """HTA's TraceDiff.compare_traces (GPU, its default: the first iteration) against `tilescope-cli diff --step`."""
+    before, after = DIFF_PAIR
+    name = "trace_diff control -> test"
+    if not cli.has("diff"):
+        report.skip(name, "diff", "tilescope-cli has no `diff` command")
+        return
+    from hta.common.trace import Trace
+    from hta.trace_diff import DeviceType, LabeledTrace, TraceDiff
+
+    def hta_compare():
+        control = LabeledTrace("control", t=Trace(trace_files={0: before}, trace_dir="/"))
+        test = LabeledTrace("test", t=Trace(trace_files={0: after}, trace_dir="/"))
+        return TraceDiff.compare_traces(control, test, device_type=DeviceType.GPU), control
+
+    (hta_df, control), hta_s = timed(hta_compare)
+    step = int(control.iterations()[0])
+    ts, ts_s = cli.json("diff", before, after, "--step", str(step))
+    # TileScope's GPU rows: key_averages rows of kernels, memcpy and memset (device time, no CPU time).
+    ts_gpu = {}
+    for row in ts["rows"]:
+        sides = [row["before"], row["after"]]
+        if any(s and s["self_cpu_time_total_us"] for s in sides) or not any(s and s["device_time_total_us"] for s in sides):
+            continue
+        b, a = sides
+        ts_gpu[row["key"]] = (b["count"] if b else 0, a["count"] if a else 0,
+                              b["self_device_time_total_us"] if b else 0.0, a["self_device_time_total_us"] if a else 0.0)
+    hta_gpu = {key: (int(r["control_counts"]), int(r["test_counts"]), float(r["control_total_duration"]),
+                     float(r["test_total_duration"])) for key, r in hta_df.iterrows()}
+    raw_b, raw_a = gpu_by_name_in_step(before, step), gpu_by_name_in_step(after, step)
+
+    def raw_table(rule):
+        names = set(raw_b[rule]) | set(raw_a[rule])
+        return {n: (raw_b[rule].get(n, (0, 0))[0], raw_a[rule].get(n, (0, 0))[0], raw_b[rule].get(n, (0, 0.0))[1],
+                    raw_a[rule].get(n, (0, 0.0))[1]) for n in names}
+
+    raw_ts, raw_hta = raw_table("start"), raw_table("launch")
+
+    def total(d, i):
+        return round(sum(v[i] for v in d.values()), 3)
+
+    report.add(name, "diff", f"GPU names in step {step}", len(hta_gpu), len(ts_gpu), len(raw_ts), len(raw_hta), hta_s, ts_s,
+               "HTA: kernels whose launch is in the step; TS: kernels that start in it")
+    for label, i in (("before GPU events", 0), ("after GPU events", 1), ("before GPU us", 2), ("after GPU us", 3)):
+        report.add(name, "diff", label, total(hta_gpu, i), total(ts_gpu, i), total(raw_ts, i), total(raw_hta, i))
+    delta = lambda d: round(total(d, 3) - total(d, 2), 3)
+    report.add(name, "diff", "delta GPU us", delta(hta_gpu), delta(ts_gpu), delta(raw_ts), delta(raw_hta))
+    same = lambda d1, d2: sum(1 for n in d1 if n in d2 and d1[n][:2] == d2[n][:2] and all(close(x, y) for x, y in zip(d1[n][2:], d2[n][2:])))
+    report.add(name, "diff", "names equal to raw (count, us)", same(hta_gpu, raw_hta), same(ts_gpu, raw_ts), len(raw_ts),
+               len(raw_hta), note="raw columns: the names each raw table has")
+
+
+def gpu_by_name_in_step(path, step):
+    """Per GPU activity name, (count, total µs) in ProfilerStep#step under each rule, from the raw events:
+    'start': the activity starts inside the step (TileScope's --step: events that start in the window);
+    'launch': the CPU event that launched it (same correlation) starts inside the step (HTA's iteration)."""
+    raw = RawTrace(path)
+    steps = [e for e in raw.events if e.get("name") == f"ProfilerStep#{step}"]
+    lo = to_ns(steps[0]["ts"])
+    hi = lo + to_ns(steps[0]["dur"])
+    launch_start = {}
+    for e in raw.events:
+        args = e.get("args") or {}
+        if str(e.get("cat", "")).lower() in ("cuda_runtime", "cuda_driver", "runtime") and "correlation" in args:
+            launch_start[args["correlation"]] = to_ns(e["ts"])
+    rules = {"start": defaultdict(lambda: [0, 0]), "launch": defaultdict(lambda: [0, 0])}
+    for _, _, start, end, e in raw.gpu_activities():
+        launched = launch_start.get((e.get("args") or {}).get("correlation"))
+        for rule, t in (("start", start), ("launch", launched)):
+            if t is not None and lo <= t < hi:
+                rules[rule][e["name"]][0] += 1
+                rules[rule][e["name"]][1] += end - start
+    return {rule: {n: (c, d / 1000) for n, (c, d) in v.items()} for rule, v in rules.items()}
+
+
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("traces", nargs="*", help="traces (default: the shared HTA traces and two H200 traces)")
+    ap.add_argument("--cli", default=os.path.join(os.path.dirname(__file__), "..", "..", "build", "app", "tilescope-cli"))
+    ap.add_argument("--only", default=",".join(ANALYSES), help="comma-separated: " + ",".join(ANALYSES))
+    ap.add_argument("--json", help="write every row and skip as JSON here")
+    args = ap.parse_args()
+    wanted = set(args.only.split(","))
+    unknown = wanted - set(ANALYSES)
+    if unknown:
+        ap.error(f"unknown analyses {sorted(unknown)}; choose from {','.join(ANALYSES)}")
+    if not os.access(args.cli, os.X_OK):
+        ap.error(f"{args.cli}: no tilescope-cli there (build it: cmake --build build --target tilescope-cli)")
+    try:
+        import hta  # noqa: F401
+    except ImportError:
+        sys.exit("HTA is not installed: pip install HolisticTraceAnalysis==0.5.0")
+    logging.disable(logging.WARNING)
+    warnings.filterwarnings("ignore")
+    cli = Cli(os.path.abspath(args.cli))
+    report = Report()
+
+    for path in args.traces or DEFAULT_TRACES:
+        name = os.path.basename(path) if not path.startswith(SHARED + "/h200/") else "h200/" + path.split("/")[-2]
+        print(f"\n== {name}", flush=True)
+        start = len(report.rows)
+        try:
+            hta = HtaRank(path)
+        except Exception as e:  # HTA cannot read some files (e.g. a memory timeline): say so and go on
+            report.skip(name, "all", f"HTA cannot load it: {type(e).__name__}: {str(e)[:160]}")
+            continue
+        raw = RawTrace(path)
+        try:
+            compare_breakdown(name, raw, hta, cli, report, wanted)
+        except Exception as e:
+            report.skip(name, "breakdown", f"{type(e).__name__}: {str(e)[:200]}")
+        for analysis, command in (("idle", "idle"), ("queue", "queue"), ("launches", "launches"), ("sequences", "sequences")):
+            if analysis in wanted:
+                compare_missing(name, command, analysis, cli, report)
+        print_rows(report.rows[start:])
+
+    if "diff" in wanted:
+        print("\n== trace_diff control -> test", flush=True)
+        start = len(report.rows)
+        compare_diff(cli, report)
+        print_rows(report.rows[start:])
+
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"rows": report.rows, "skipped": report.skipped}, f, indent=1, default=str)
+    mismatches = [r for r in report.rows if r["raw_ts"] is not None and r["tilescope"] is not None
+                  and not close(r["raw_ts"], r["tilescope"])]
+    print(f"\n{len(report.rows)} figures, {len(report.skipped)} comparisons skipped, "
+          f"{len(mismatches)} where TileScope differs from raw(TS)")
+    return 1 if mismatches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
