@@ -79,6 +79,16 @@ def to_ns(value):
 GPU_CATS = {"kernel": "kernel", "gpu_memcpy": "memory", "memcpy": "memory", "gpu_memset": "memory", "memset": "memory"}
 
 
+def ts_kind(e):
+    """TileScope's kernel type of a GPU activity (trace::isCommunicationKernel); None for anything else."""
+    kind = GPU_CATS.get(str(e.get("cat", "")).lower())
+    if kind == "kernel":
+        name = e.get("name", "")
+        name = name[5:] if name.startswith("void ") else name
+        kind = "communication" if name.startswith(("ncclKernel_", "ncclDevKernel_")) else "computation"
+    return kind
+
+
 class RawTrace:
     def __init__(self, path):
         self.path = path
@@ -88,7 +98,7 @@ class RawTrace:
         # The same events as HTA's float parse sees them (json floats), for HTA's definition.
         self.float_events = [
             dict(e, ts=float(e["ts"]) if isinstance(e["ts"], Decimal) else e["ts"],
-                 dur=float(e["dur"]) if isinstance(e["dur"], Decimal) else e["dur"])
+                 dur=float(e["dur"]) if isinstance(e["dur"], Decimal) else e["dur"], _exact=e)
             for e in self.events
         ]
 
@@ -97,15 +107,11 @@ class RawTrace:
         """(device, kind, start_ns, end_ns, event) of kernels, memcpy and memset; kind computation/communication/memory."""
         out = []
         for e in self.events:
-            kind = GPU_CATS.get(str(e.get("cat", "")).lower())
+            kind = ts_kind(e)
             if kind is None:
                 continue
             args = e.get("args") or {}
             device = int(args["device"]) if "device" in args else int(e.get("pid", 0))
-            if kind == "kernel":
-                name = e.get("name", "")
-                name = name[5:] if name.startswith("void ") else name
-                kind = "communication" if name.startswith(("ncclKernel_", "ncclDevKernel_")) else "computation"
             start = to_ns(e["ts"])
             out.append((device, kind, start, start + to_ns(e["dur"]), e))
         return out
@@ -203,8 +209,12 @@ def hta_int(value, default=-1):
         return default
 
 
-def hta_gpu_events(raw, drop_last_step=True, round_ns=True):
-    """The events HTA's analyses call GPU work (`stream != -1`), as (type, ts_us, end_us, event), in HTA's µs."""
+def hta_gpu_events(raw, drop_last_step=True, round_ns=True, activity_only=False, ts_types=False):
+    """The events HTA's analyses call GPU work (`stream != -1`), as (type, ts_us, end_us, event), in HTA's µs.
+    Each HTA rule can be switched to TileScope's, to attribute a difference to its rules one at a time:
+    drop_last_step=False keeps the last step; round_ns=False takes exact ns from the decimal text (the times
+    are then integer ns, not µs);
+    activity_only=True takes kernels, memcpy and memset only; ts_types=True classifies as TileScope does."""
     events = [e for e in raw.float_events if e.get("cat") is not None and e.get("cat") != "Trace"]
     # trace_parser.round_down_time_stamps: only when the ts column is float (any float ts in the file).
     rounding = round_ns and any(isinstance(e["ts"], float) for e in events)
@@ -212,6 +222,9 @@ def hta_gpu_events(raw, drop_last_step=True, round_ns=True):
     def span(e):
         if rounding:
             return math.ceil(e["ts"]), math.floor(e["ts"] + e["dur"])
+        if not round_ns:  # integer ns: exact sums (divide the figures by 1000)
+            start = to_ns(e["_exact"]["ts"])
+            return start, start + to_ns(e["_exact"]["dur"])
         return e["ts"], e["ts"] + e["dur"]
 
     def stream(e):
@@ -233,11 +246,35 @@ def hta_gpu_events(raw, drop_last_step=True, round_ns=True):
         kept += [e for e in cpu if span(e)[0] < last_start]
     out = []
     for e in kept:
-        if stream(e) == -1:
+        if stream(e) == -1 or (activity_only and ts_kind(e) is None):
             continue
         ts, end = span(e)
-        out.append((hta_kernel_type(e.get("name", "")), ts, end, e))
+        kind = (ts_kind(e) or "other") if ts_types else hta_kernel_type(e.get("name", ""))
+        out.append((kind, ts, end, e))
     return out
+
+
+ATTRIBUTION_STAGES = (
+    ("HTA's rules", {}),
+    ("+ last step kept", dict(drop_last_step=False)),
+    ("+ exact ns (no rounding)", dict(drop_last_step=False, round_ns=False)),
+    ("+ kernels/memcpy/memset only", dict(drop_last_step=False, round_ns=False, activity_only=True)),
+    ("+ TileScope's kernel types", dict(drop_last_step=False, round_ns=False, activity_only=True, ts_types=True)),
+)
+
+
+def attribution(raw):
+    """HTA's temporal figures and type unions as each HTA rule is replaced by TileScope's, one at a time; the
+    last stage is TileScope's definition over the GPU activity span (TileScope's window then adds CPU time)."""
+    rows = []
+    for label, options in ATTRIBUTION_STAGES:
+        gpu = hta_gpu_events(raw, **options)
+        temporal = hta_temporal(gpu) or {}
+        parts = hta_kind_partition(gpu)
+        unions = {t: sum(v for part, v in parts.items() if t in part) for t in HTA_TYPE_FLAGS}
+        scale = 1000 if options.get("round_ns") is False else 1
+        rows.append((label, {k: v / scale for k, v in dict(temporal, **unions).items()}))
+    return rows
 
 
 def hta_merge(intervals):
@@ -359,6 +396,7 @@ class Report:
     def __init__(self):
         self.rows = []
         self.skipped = []
+        self.attributions = {}  # trace -> [(stage, figures)]
 
     def add(self, trace, analysis, quantity, hta, ts, raw_ts, raw_hta, hta_s=None, ts_s=None, note=""):
         self.rows.append(dict(trace=trace, analysis=analysis, quantity=quantity, hta=hta, tilescope=ts, raw_ts=raw_ts,
@@ -383,6 +421,30 @@ def close(a, b, tol=0.0015):
     if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
         return a == b
     return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tol
+
+
+def us_text(ns):
+    return f"{'-' if ns < 0 else ''}{abs(ns) // 1000}.{abs(ns) % 1000:03d}"
+
+
+ATTRIBUTION_KEYS = ("window", "compute", "non_compute", "idle", "computation", "communication", "memory")
+
+
+def ts_figures(ts_json):
+    d = ts_json["devices"][0]
+    k = d["kinds"]
+    window = to_ns(Decimal(str(ts_json["window_end_us"]))) - to_ns(Decimal(str(ts_json["window_start_us"])))
+    return dict(window=window / 1000, compute=d["compute_us"], non_compute=d["non_compute_us"], idle=d["idle_us"],
+                computation=k["computation_us"], communication=k["communication_us"], memory=k["memory_us"])
+
+
+def print_attribution(stages):
+    table = [["why (temporal µs, type unions µs)", *ATTRIBUTION_KEYS]]
+    for label, figures in stages:
+        table.append([label, *(fmt(round(figures[k], 3)) if k in figures else "-" for k in ATTRIBUTION_KEYS)])
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    for row in table:
+        print("  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
 
 
 def print_rows(rows):
@@ -453,6 +515,19 @@ def compare_breakdown(name, raw, hta, cli, report, wanted):
         report.add(name, "temporal", "idle_share_%", h["idle_time_pctg"], round(100 * dev["idle_share"], 2),
                    round(100 * ((hi - lo) - length(everything)) / (hi - lo), 2) if hi > lo else None,
                    raw_hta and round(100 * raw_hta["idle"] / raw_hta["window"], 2) if raw_hta and raw_hta["window"] else None)
+
+    if "temporal" in wanted and span:
+        # Why: HTA's figures as each of its rules becomes TileScope's, then tilescope-cli over the GPU activity
+        # span (must equal the last stage exactly) and over its own window.
+        stages = attribution(raw)
+        narrowed, _ = cli.json("breakdown", raw.path, "--window", f"{us_text(gpu_span[0])},{us_text(gpu_span[1])}")
+        stages.append(("tilescope-cli --window GPU span", ts_figures(narrowed)))
+        stages.append(("tilescope-cli (its window)", ts_figures(ts)))
+        report.attributions[name] = stages
+        last, cli_span = stages[-3][1], stages[-2][1]
+        bad = [k for k in ATTRIBUTION_KEYS if k != "window" and not close(last[k], cli_span[k])]
+        if bad:
+            report.add(name, "why", "TileScope over the GPU span != raw", None, None, None, None, note=", ".join(bad) + " TS!=raw")
 
     hta_parts = hta_kind_partition(hta_gpu)
     if "kinds" in wanted:
@@ -615,6 +690,9 @@ def main():
             if analysis in wanted:
                 compare_missing(name, command, analysis, cli, report)
         print_rows(report.rows[start:])
+        if name in report.attributions:
+            print()
+            print_attribution(report.attributions[name])
 
     if "diff" in wanted:
         print("\n== trace_diff control -> test", flush=True)
@@ -624,7 +702,8 @@ def main():
 
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"rows": report.rows, "skipped": report.skipped}, f, indent=1, default=str)
+            json.dump({"rows": report.rows, "skipped": report.skipped, "attributions": report.attributions}, f, indent=1,
+                      default=str)
     mismatches = [r for r in report.rows if r["raw_ts"] is not None and r["tilescope"] is not None
                   and not close(r["raw_ts"], r["tilescope"])]
     print(f"\n{len(report.rows)} figures, {len(report.skipped)} comparisons skipped, "
