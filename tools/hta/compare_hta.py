@@ -53,7 +53,8 @@ DEFAULT_TRACES = [
         "cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
         "cupti_profiler_benchmark_result_924719_1679055439_trace.json.gz",
     )
-] + [f"{SHARED}/h200/train_scheduled/trace.json.gz", f"{SHARED}/h200/streams_overlap/trace.json"]
+] + [f"{SHARED}/h200/{name}" for name in ("train_scheduled/trace.json.gz", "streams_overlap/trace.json",
+                                         "launch_bound/trace.json.gz")]
 DIFF_PAIR = (
     f"{SHARED}/external/hta/trace_diff_control_control.json.gz",
     f"{SHARED}/external/hta/trace_diff_test_test.json.gz",
@@ -456,7 +457,7 @@ def print_rows(rows):
         flag = ""
         if r["raw_ts"] is not None and r["tilescope"] is not None and not close(r["raw_ts"], r["tilescope"]):
             flag += " TS!=raw"
-        if r["raw_hta"] is not None and r["hta"] is not None and not close(r["raw_hta"], r["hta"], 0.011):
+        if isinstance(r["hta"], (int, float)) and r["raw_hta"] is not None and not close(r["raw_hta"], r["hta"], 0.011):
             flag += " HTA!=raw(HTA)"
         table.append([r["analysis"], r["quantity"], fmt(r["hta"]), fmt(r["tilescope"]), fmt(diff), fmt(r["raw_ts"]),
                       fmt(r["raw_hta"]), fmt(r["hta_s"]), fmt(r["tilescope_s"]), (r["note"] + flag).strip()])
@@ -647,6 +648,52 @@ def gpu_by_name_in_step(path, step):
     return {rule: {n: (c, d / 1000) for n, (c, d) in v.items()} for rule, v in rules.items()}
 
 
+def markdown(report):
+    """The README's tables: per trace, HTA and TileScope each next to the raw events under its own rules."""
+    def cell(v):
+        if v is None:
+            return "-"
+        if isinstance(v, str):
+            return v.replace("|", "/")
+        if isinstance(v, float) and math.isnan(v):
+            return "nan"
+        return f"{v:,.3f}".rstrip("0").rstrip(".") if isinstance(v, float) else f"{v:,}"
+
+    by_trace = defaultdict(dict)
+    for r in report.rows:
+        by_trace[r["trace"]][(r["analysis"], r["quantity"])] = r
+    out = ["| trace | by | window µs | compute µs | non-compute µs | idle µs | comm. overlapped by comp. % | seconds |",
+           "|---|---|---|---|---|---|---|---|"]
+    quantities = [("temporal", "window_us"), ("temporal", "compute_us"), ("temporal", "non_compute_us"),
+                  ("temporal", "idle_us"), ("commcomp", "comm_overlapped_by_comp_%")]
+    for trace, rows in by_trace.items():
+        if ("temporal", "window_us") not in rows:
+            continue
+        seconds = rows[("temporal", "window_us")]
+        for i, (label, key, time_key) in enumerate((("HTA 0.5", "hta", "hta_s"), ("raw, HTA's rules", "raw_hta", None),
+                                                    ("TileScope", "tilescope", "tilescope_s"),
+                                                    ("raw, TileScope's rules", "raw_ts", None))):
+            cells = [cell(rows[q][key]) if q in rows else "-" for q in quantities]
+            t = f"{seconds[time_key]:.2f}" if time_key and seconds[time_key] is not None else ""
+            out.append(f"| {trace if i == 0 else ''} | {label} | " + " | ".join(cells) + f" | {t} |")
+    out.append("")
+    for trace, stages in report.attributions.items():
+        out.append(f"{trace}:")
+        out.append("")
+        out.append("| stage | " + " | ".join(ATTRIBUTION_KEYS) + " |")
+        out.append("|---" * (len(ATTRIBUTION_KEYS) + 1) + "|")
+        for label, figures in stages:
+            out.append(f"| {label} | " + " | ".join(cell(round(figures[k], 3)) if k in figures else "-"
+                                                    for k in ATTRIBUTION_KEYS) + " |")
+        out.append("")
+    diff = [r for r in report.rows if r["analysis"] == "diff"]
+    if diff:
+        out += ["| TraceDiff vs diff | HTA 0.5 | raw, HTA's rules | TileScope | raw, TileScope's rules |", "|---|---|---|---|---|"]
+        out += [f"| {r['quantity'].strip()} | {cell(r['hta'])} | {cell(r['raw_hta'])} | {cell(r['tilescope'])} | {cell(r['raw_ts'])} |"
+                for r in diff]
+    return "\n".join(out) + "\n"
+
+
 # ----------------------------------------------------------------------------------------------------------------
 
 
@@ -656,6 +703,7 @@ def main():
     ap.add_argument("--cli", default=os.path.join(os.path.dirname(__file__), "..", "..", "build", "app", "tilescope-cli"))
     ap.add_argument("--only", default=",".join(ANALYSES), help="comma-separated: " + ",".join(ANALYSES))
     ap.add_argument("--json", help="write every row and skip as JSON here")
+    ap.add_argument("--markdown", help="write the README's tables (Markdown) here")
     args = ap.parse_args()
     wanted = set(args.only.split(","))
     unknown = wanted - set(ANALYSES)
@@ -704,6 +752,9 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"rows": report.rows, "skipped": report.skipped, "attributions": report.attributions}, f, indent=1,
                       default=str)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(markdown(report))
     mismatches = [r for r in report.rows if r["raw_ts"] is not None and r["tilescope"] is not None
                   and not close(r["raw_ts"], r["tilescope"])]
     print(f"\n{len(report.rows)} figures, {len(report.skipped)} comparisons skipped, "
