@@ -66,6 +66,14 @@ ANALYSES = ("temporal", "kinds", "commcomp", "idle", "queue", "launches", "seque
 # Raw events: one independent reading of the JSON, used by both definitions below.
 
 
+def display_name(path):
+    """A short name: the shared HTA file without its test-data suffixes, or h200/<recording>."""
+    if "/h200/" in path:
+        return "h200/" + path.split("/")[-2]
+    name = re.sub(r"(\.pt\.trace)?\.json(\.gz)?$", "", os.path.basename(path))
+    return re.sub(r"[_.](benchmark_result|Jul_15).*$|_(trace|rank)$", "", name)
+
+
 def open_json(path, parse_float=None):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
@@ -677,15 +685,35 @@ def markdown(report):
             t = f"{seconds[time_key]:.2f}" if time_key and seconds[time_key] is not None else ""
             out.append(f"| {trace if i == 0 else ''} | {label} | " + " | ".join(cells) + f" | {t} |")
     out.append("")
+    # Kernel types where there is communication: HTA's exclusive rows turned into unions and intersections.
+    kinds = [("kinds", q) for q in ("computation_us", "communication_us", "memory_us", "computation∩communication_us",
+                                     "computation∩memory_us", "communication∩memory_us")]
+    out += ["| trace | by | " + " | ".join(q.replace("_us", " µs") for _, q in kinds) + " |", "|---" * (len(kinds) + 2) + "|"]
+    for trace, rows in by_trace.items():
+        if not rows.get(("kinds", "communication_us")) or not rows[("kinds", "communication_us")]["raw_ts"]:
+            continue
+        for i, (label, key) in enumerate((("HTA 0.5", "hta"), ("raw, HTA's rules", "raw_hta"), ("TileScope", "tilescope"),
+                                          ("raw, TileScope's rules", "raw_ts"))):
+            out.append(f"| {trace if i == 0 else ''} | {label} | " + " | ".join(cell(rows[q][key]) for q in kinds) + " |")
+    out.append("")
+    # Why: each HTA rule's share of the difference, as the change it makes when replaced by TileScope's.
+    out += ["| trace | µs | HTA 0.5 | last step kept | exact ns | only kernels, memcpy, memset | TileScope's kernel "
+            "types | = TileScope over the GPU span | TileScope's window (CPU work too) | = TileScope |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for trace, stages in report.attributions.items():
-        out.append(f"{trace}:")
-        out.append("")
-        out.append("| stage | " + " | ".join(ATTRIBUTION_KEYS) + " |")
-        out.append("|---" * (len(ATTRIBUTION_KEYS) + 1) + "|")
-        for label, figures in stages:
-            out.append(f"| {label} | " + " | ".join(cell(round(figures[k], 3)) if k in figures else "-"
-                                                    for k in ATTRIBUTION_KEYS) + " |")
-        out.append("")
+        figures = [f for _, f in stages]
+        for key in ("window", "compute", "non_compute", "idle"):
+            values = [f.get(key) for f in figures]
+            if None in values:
+                continue
+            steps = [values[i + 1] - values[i] for i in range(len(values) - 1)]
+            # stages: HTA, 4 rule changes, cli over the span (equal to the last rule stage), cli over its window
+            cells = [cell(values[0])] + [("+" if d > 0 else "") + cell(round(d, 3)) if abs(d) > 1e-9 else "0"
+                                         for d in steps[:4]]
+            cells += [cell(values[5]), ("+" if steps[5] > 0 else "") + cell(round(steps[5], 3)) if abs(steps[5]) > 1e-9
+                      else "0", cell(values[6])]
+            out.append(f"| {trace if key == 'window' else ''} | {key.replace('_', '-')} | " + " | ".join(cells) + " |")
+    out.append("")
     diff = [r for r in report.rows if r["analysis"] == "diff"]
     if diff:
         out += ["| TraceDiff vs diff | HTA 0.5 | raw, HTA's rules | TileScope | raw, TileScope's rules |", "|---|---|---|---|---|"]
@@ -704,7 +732,14 @@ def main():
     ap.add_argument("--only", default=",".join(ANALYSES), help="comma-separated: " + ",".join(ANALYSES))
     ap.add_argument("--json", help="write every row and skip as JSON here")
     ap.add_argument("--markdown", help="write the README's tables (Markdown) here")
+    ap.add_argument("--from-json", help="only render --markdown from an earlier --json output")
     args = ap.parse_args()
+    if args.from_json:
+        saved, report = open_json(args.from_json), Report()
+        report.rows, report.skipped, report.attributions = saved["rows"], saved["skipped"], saved["attributions"]
+        with open(args.markdown or "/dev/stdout", "w") as f:
+            f.write(markdown(report))
+        return 0
     wanted = set(args.only.split(","))
     unknown = wanted - set(ANALYSES)
     if unknown:
@@ -721,7 +756,7 @@ def main():
     report = Report()
 
     for path in args.traces or DEFAULT_TRACES:
-        name = os.path.basename(path) if not path.startswith(SHARED + "/h200/") else "h200/" + path.split("/")[-2]
+        name = display_name(path)
         print(f"\n== {name}", flush=True)
         start = len(report.rows)
         try:
