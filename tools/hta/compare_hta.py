@@ -581,6 +581,180 @@ def compare_missing(name, command, analysis, cli, report):
     return False
 
 
+def launches_by_correlation(raw):
+    """{correlation: (call name, start ns, end ns)} of the CUDA runtime and driver API calls."""
+    calls = {}
+    for e in raw.events:
+        args = e.get("args") or {}
+        if str(e.get("cat", "")).lower() in ("cuda_runtime", "runtime", "cuda_driver") and "correlation" in args:
+            start = to_ns(e["ts"])
+            calls[args["correlation"]] = (e.get("name", ""), start, start + to_ns(e["dur"]))
+    return calls
+
+
+def streams_of(raw):
+    """{(device, stream): [(start ns, end ns, correlation)]} of the GPU activities, sorted."""
+    out = defaultdict(list)
+    for device, _, start, end, e in raw.gpu_activities():
+        args = e.get("args") or {}
+        out[(device, hta_int(args.get("stream", e.get("tid"))))].append((start, end, args.get("correlation")))
+    for v in out.values():
+        v.sort()
+    return out
+
+
+IDLE_CATEGORIES = ("host_wait", "kernel_wait", "other")
+
+
+def raw_idle_ts(raw, threshold_ns):
+    """TileScope's idle split per stream: gaps after everything before them, classified whole (see streamidle.h)."""
+    calls = launches_by_correlation(raw)
+    result = {}
+    for key, acts in streams_of(raw).items():
+        split = dict.fromkeys(IDLE_CATEGORIES, 0)
+        reach = acts[0][1]
+        for start, end, corr in acts[1:]:
+            if start > reach:
+                call = calls.get(corr)
+                kind = ("host_wait" if call and call[1] > reach else "kernel_wait" if start - reach < threshold_ns
+                        else "other")
+                split[kind] += start - reach
+            reach = max(reach, end)
+        result[key[1]] = {k: v / 1000 for k, v in split.items()}
+    return result
+
+
+def raw_idle_hta(raw, threshold_us):
+    """BreakdownAnalysis.get_idle_time_breakdown: per stream, its kernel/memcpy/memset events in start order; each
+    gap is start - the previous event's end (negative on overlap); host wait when the launching CPU event started
+    after that end, kernel wait when the gap is below the threshold, else other. HTA's µs and step filter."""
+    gpu = [g for g in hta_gpu_events(raw) if GPU_CATS.get(str(g[3].get("cat", "")).lower())]
+    cpu_start = {}
+    for e in raw.float_events:  # the CPU side of each correlation (HTA's index_correlation), in HTA's µs
+        args = e.get("args") or {}
+        if hta_int(args.get("stream", -1)) < 0 and hta_int(args.get("correlation", -1)) >= 0:
+            ts = math.ceil(e["ts"]) if isinstance(e["ts"], float) else e["ts"]
+            cpu_start[hta_int(args["correlation"])] = ts
+    per_stream = defaultdict(list)
+    for _, ts, end, e in gpu:
+        per_stream[hta_int(e["args"]["stream"])].append((ts, end, hta_int(e["args"].get("correlation", -1))))
+    result = {}
+    for stream, acts in per_stream.items():
+        acts.sort(key=lambda a: a[0])
+        split = dict.fromkeys(IDLE_CATEGORIES, 0)
+        for (_, prev_end, _), (ts, _, corr) in zip(acts, acts[1:]):
+            launched = cpu_start.get(corr)
+            kind = ("host_wait" if launched is not None and launched > prev_end else "kernel_wait"
+                    if ts - prev_end < threshold_us else "other")
+            split[kind] += ts - prev_end
+        result[stream] = split
+    return result
+
+
+def compare_idle(name, raw, hta, cli, report):
+    """get_idle_time_breakdown against `tilescope-cli idle`, both with HTA's 30 µs kernel-wait threshold."""
+    if compare_missing(name, "idle", "idle", cli, report):
+        return
+    threshold_us = 30
+    ts, ts_s = cli.json("idle", raw.path, "--kernel-wait-threshold", str(threshold_us))
+    (df, _), hta_s, error = (lambda r: ((r[0] if r[0] else (None, None)), r[1], r[2]))(hta_timed(
+        lambda: hta.analysis.get_idle_time_breakdown(ranks=[0], visualize=False, consecutive_kernel_delay=threshold_us)))
+    hta_split = defaultdict(dict)
+    if not error:
+        for _, row in df.iterrows():
+            hta_split[int(row["stream"])][row["idle_category"]] = float(row["idle_time"])
+    raw_ts, raw_hta = raw_idle_ts(raw, threshold_us * 1000), raw_idle_hta(raw, threshold_us)
+    first = True
+    for s in ts["streams"]:
+        stream = s["stream"]
+        for category in IDLE_CATEGORIES:
+            h = error or hta_split.get(stream, {}).get(category, 0.0)
+            report.add(name, "idle", f"stream {stream} {category}_us", h, s[f"{category}_us"],
+                       raw_ts.get(stream, {}).get(category), raw_hta.get(stream, {}).get(category),
+                       hta.load_s + hta_s if first else None, ts_s if first else None,
+                       "threshold 30 µs on both" if first else "")
+            first = False
+
+
+def compare_launches(name, raw, hta, cli, report):
+    """get_cuda_kernel_launch_stats against `tilescope-cli launches` (the whole trace)."""
+    if compare_missing(name, "launches", "launches", cli, report):
+        return
+    ts, ts_s = cli.json("launches", raw.path)
+    result, hta_s, error = hta_timed(lambda: hta.analysis.get_cuda_kernel_launch_stats(ranks=[0], visualize=False))
+    df = None if error else result.get(0)
+    calls = launches_by_correlation(raw)
+    # raw, TileScope's rules: every runtime/driver call linked to activities; delay = first activity - call start.
+    linked = defaultdict(list)
+    for _, _, start, end, e in raw.gpu_activities():
+        corr = (e.get("args") or {}).get("correlation")
+        if corr in calls:
+            linked[corr].append((start, end))
+    raw_ts = dict(count=len(linked), cpu=sum(calls[c][2] - calls[c][1] for c in linked) / 1000,
+                  gpu=sum(e - s for acts in linked.values() for s, e in acts) / 1000,
+                  delay=sum(min(s for s, _ in acts) - calls[c][1] for c, acts in linked.items()) / 1000)
+    # raw, HTA's rules: only calls named cudaLaunchKernel, cudaLaunchKernelExC, cudaMemcpyAsync, cudaMemsetAsync,
+    # one row per (call, activity), delay = activity start - call end clipped at 0; HTA's µs and step filter.
+    named = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync")
+    hta_gpu = hta_gpu_events(raw)
+    cpu = {}
+    for e in raw.float_events:
+        args = e.get("args") or {}
+        if e.get("name") in named and hta_int(args.get("stream", -1)) == -1:
+            ts0 = math.ceil(e["ts"]) if isinstance(e["ts"], float) else e["ts"]
+            end0 = math.floor(e["ts"] + e["dur"]) if isinstance(e["ts"], float) else e["ts"] + e["dur"]
+            cpu[hta_int(args.get("correlation", -1))] = (ts0, end0)
+    pairs = [(cpu[hta_int(e["args"].get("correlation", -1))], (ts0, end0)) for _, ts0, end0, e in hta_gpu
+             if hta_int(e["args"].get("correlation", -1)) in cpu]
+    raw_hta = dict(count=len(pairs), cpu=sum(c[1] - c[0] for c, _ in pairs), gpu=sum(g[1] - g[0] for _, g in pairs),
+                   delay=sum(max(0, g[0] - c[1]) for c, g in pairs))
+    a = ts["all"]
+    ts_v = dict(count=a["launches"], cpu=a["cpu_duration"]["mean_us"] * a["cpu_duration"]["count"],
+                gpu=a["gpu_duration"]["mean_us"] * a["gpu_duration"]["count"],
+                delay=a["launch_delay"]["mean_us"] * a["launch_delay"]["count"])
+    hta_v = defaultdict(lambda: error) if error or df is None else dict(
+        count=len(df), cpu=float(df["cpu_duration"].sum()), gpu=float(df["gpu_duration"].sum()),
+        delay=float(df["launch_delay"].sum()))
+    for key, label in (("count", "launches"), ("cpu", "sum CPU duration us"), ("gpu", "sum GPU duration us"),
+                       ("delay", "sum launch delay us")):
+        report.add(name, "launches", label, hta_v[key], round(ts_v[key], 3), round(raw_ts[key], 3), raw_hta[key],
+                   hta.load_s + hta_s if key == "count" else None, ts_s if key == "count" else None,
+                   "HTA: 4 runtime names, delay from call end; TS: every linked runtime/driver call, from call start"
+                   if key == "count" else "")
+
+
+def compare_queue(name, raw, hta, cli, report):
+    """get_queue_length_summary (max per stream) against `tilescope-cli queue`."""
+    if compare_missing(name, "queue", "queue", cli, report):
+        return
+    ts, ts_s = cli.json("queue", raw.path)
+    df, hta_s, error = hta_timed(lambda: hta.analysis.get_queue_length_summary(ranks=[0]))
+    hta_max = {}
+    if not error and df is not None:
+        for (rank, stream), row in df.iterrows():
+            hta_max[int(stream)] = float(row[("queue_length", "max")])
+    # raw, TileScope's rules: +1 at each linked call's start, -1 at its activity's start; equal times net first.
+    calls = launches_by_correlation(raw)
+    raw_max = {}
+    for (device, stream), acts in streams_of(raw).items():
+        changes = defaultdict(int)
+        for start, _, corr in acts:
+            if corr in calls:
+                changes[calls[corr][1]] += 1
+                changes[start] -= 1
+        length, best = 0, 0
+        for t in sorted(changes):
+            length += changes[t]
+            best = max(best, length)
+        raw_max[stream] = best
+    first = True
+    for s in ts["streams"]:
+        report.add(name, "queue", f"stream {s['stream']} max", error or hta_max.get(s["stream"]), s["max"],
+                   raw_max.get(s["stream"]), None, hta.load_s + hta_s if first else None, ts_s if first else None,
+                   "HTA: named runtime calls only, equal times not netted" if first else "")
+        first = False
+
+
 def compare_diff(cli, report):
     """HTA's TraceDiff.compare_traces (GPU, its default: the first iteration) against `tilescope-cli diff --step`."""
     before, after = DIFF_PAIR
@@ -769,9 +943,14 @@ def main():
             compare_breakdown(name, raw, hta, cli, report, wanted)
         except Exception as e:
             report.skip(name, "breakdown", f"{type(e).__name__}: {str(e)[:200]}")
-        for analysis, command in (("idle", "idle"), ("queue", "queue"), ("launches", "launches"), ("sequences", "sequences")):
+        for analysis, compare in (("idle", compare_idle), ("queue", compare_queue), ("launches", compare_launches)):
             if analysis in wanted:
-                compare_missing(name, command, analysis, cli, report)
+                try:
+                    compare(name, raw, hta, cli, report)
+                except Exception as e:
+                    report.skip(name, analysis, f"{type(e).__name__}: {str(e)[:200]}")
+        if "sequences" in wanted:
+            compare_missing(name, "sequences", "sequences", cli, report)
         print_rows(report.rows[start:])
         if name in report.attributions:
             print()
