@@ -871,12 +871,12 @@ def markdown(report):
             out.append(f"| {trace if i == 0 else ''} | {label} | " + " | ".join(cell(rows[q][key]) for q in kinds) + " |")
     out.append("")
     # Why: each HTA rule's share of the difference, as the change it makes when replaced by TileScope's.
-    out += ["| trace | µs | HTA 0.5 | last step kept | exact ns | only kernels, memcpy, memset | TileScope's kernel "
+    out += ["| trace | µs | HTA's rules (= HTA 0.5) | last step kept | exact ns | only kernels, memcpy, memset | TileScope's kernel "
             "types | = TileScope over the GPU span | TileScope's window (CPU work too) | = TileScope |",
             "|---|---|---|---|---|---|---|---|---|---|"]
     for trace, stages in report.attributions.items():
         figures = [f for _, f in stages]
-        for key in ("window", "compute", "non_compute", "idle"):
+        for key in ("compute", "idle"):
             values = [f.get(key) for f in figures]
             if None in values:
                 continue
@@ -886,7 +886,7 @@ def markdown(report):
                                          for d in steps[:4]]
             cells += [cell(values[5]), ("+" if steps[5] > 0 else "") + cell(round(steps[5], 3)) if abs(steps[5]) > 1e-9
                       else "0", cell(values[6])]
-            out.append(f"| {trace if key == 'window' else ''} | {key.replace('_', '-')} | " + " | ".join(cells) + " |")
+            out.append(f"| {trace if key == 'compute' else ''} | {key.replace('_', '-')} | " + " | ".join(cells) + " |")
     out.append("")
     diff = [r for r in report.rows if r["analysis"] == "diff"]
     if diff:
