@@ -381,7 +381,7 @@ def hta_timed(fn):
     try:
         return fn(), time.perf_counter() - t0, None
     except Exception as e:
-        return None, time.perf_counter() - t0, f"fails: {type(e).__name__} {str(e)[:60]}".strip()
+        return None, time.perf_counter() - t0, f"fails: {type(e).__name__} {str(e)[:40]}".strip()
 
 
 class HtaRank:
@@ -755,6 +755,64 @@ def compare_queue(name, raw, hta, cli, report):
         first = False
 
 
+def op_kernel_steps(raw):
+    """Per stream, the GPU activities in start order as (op, kernel name) steps; op is the innermost cpu_op around
+    the launch call on its thread, None for memcpy, memset and kernels without one (they end a run)."""
+    calls = {}
+    for e in raw.events:
+        args = e.get("args") or {}
+        if str(e.get("cat", "")).lower() in ("cuda_runtime", "runtime", "cuda_driver") and "correlation" in args:
+            calls[args["correlation"]] = (e.get("pid"), e.get("tid"), to_ns(e["ts"]))
+    ops = defaultdict(list)
+    for e in raw.events:
+        if str(e.get("cat", "")).lower() in ("cpu_op", "operator"):
+            start = to_ns(e["ts"])
+            ops[(e.get("pid"), e.get("tid"))].append((start, start + to_ns(e["dur"]), e.get("name")))
+    steps = defaultdict(list)
+    for device, kind, start, _, e in sorted(raw.gpu_activities(), key=lambda a: a[2]):
+        args = e.get("args") or {}
+        call = calls.get(args.get("correlation"))
+        op = None
+        if kind != "memory" and call:
+            around = [o for o in ops.get(call[:2], []) if o[0] <= call[2] <= o[1]]
+            op = min(around, key=lambda o: o[1] - o[0])[2] if around else None
+        steps[(device, args.get("stream"))].append((op, e.get("name")) if op else None)
+    return steps
+
+
+def compare_sequences(name, raw, hta, cli, report):
+    """`tilescope-cli sequences`' top sequence against its occurrences counted in the raw events, and HTA's
+    get_frequent_cuda_kernel_sequences for the sequence's first op (another question: the kernels under each call
+    of one named op, grouped by identical list)."""
+    if compare_missing(name, "sequences", "sequences", cli, report):
+        return
+    ts, ts_s = cli.json("sequences", raw.path)
+    if not ts.get("sequences"):
+        report.add(name, "sequences", "top sequence occurrences", None, 0, None, None, None, ts_s, "none repeats")
+        return
+    top = ts["sequences"][0]
+    pattern = [(s["op"], s["kernel"]) for s in top["steps"]]
+    count = 0
+    for stream_steps in op_kernel_steps(raw).values():
+        i = 0
+        while i + len(pattern) <= len(stream_steps):
+            if stream_steps[i:i + len(pattern)] == pattern:
+                count += 1
+                i += len(pattern)
+            else:
+                i += 1
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as out:
+        result, hta_s, error = hta_timed(lambda: hta.analysis.get_frequent_cuda_kernel_sequences(
+            pattern[0][0], out, min_pattern_len=len(pattern), visualize=False))
+    hta_v = error or (int(result.iloc[0]["count"]) if result is not None and len(result) and "count" in result.columns
+                      else "no pattern")
+    report.add(name, "sequences", f"top sequence ({len(pattern)} steps from {pattern[0][0]}) occurrences", hta_v,
+               top["occurrences"], count, None, hta.load_s + hta_s, ts_s,
+               "HTA: kernels under each call of that op, another question")
+
+
 def compare_diff(cli, report):
     """HTA's TraceDiff.compare_traces (GPU, its default: the first iteration) against `tilescope-cli diff --step`."""
     before, after = DIFF_PAIR
@@ -940,17 +998,17 @@ def main():
             continue
         raw = RawTrace(path)
         try:
-            compare_breakdown(name, raw, hta, cli, report, wanted)
+            if wanted & {"temporal", "kinds", "commcomp"}:
+                compare_breakdown(name, raw, hta, cli, report, wanted)
         except Exception as e:
             report.skip(name, "breakdown", f"{type(e).__name__}: {str(e)[:200]}")
-        for analysis, compare in (("idle", compare_idle), ("queue", compare_queue), ("launches", compare_launches)):
+        for analysis, compare in (("idle", compare_idle), ("queue", compare_queue), ("launches", compare_launches),
+                                  ("sequences", compare_sequences)):
             if analysis in wanted:
                 try:
                     compare(name, raw, hta, cli, report)
                 except Exception as e:
                     report.skip(name, analysis, f"{type(e).__name__}: {str(e)[:200]}")
-        if "sequences" in wanted:
-            compare_missing(name, "sequences", "sequences", cli, report)
         print_rows(report.rows[start:])
         if name in report.attributions:
             print()
