@@ -946,6 +946,37 @@ def markdown(report):
                       else "0", cell(values[6])]
             out.append(f"| {trace if key == 'compute' else ''} | {key.replace('_', '-')} | " + " | ".join(cells) + " |")
     out.append("")
+    # Idle per stream (summed over streams), queue (largest per-stream max), launches, sequences.
+    columns = [("idle", "host_wait", "idle host wait µs"), ("idle", "kernel_wait", "idle kernel wait µs"),
+               ("idle", "other", "idle other µs"), ("queue", "max", "queue max"), ("launches", "launches", "launches"),
+               ("launches", "sum CPU", "Σ CPU µs"), ("launches", "sum GPU", "Σ GPU µs"),
+               ("launches", "sum launch delay", "Σ launch delay µs"), ("sequences", "top sequence", "top sequence ×")]
+
+    def combined(rows, analysis, needle, key):
+        values = [r[key] for r in rows if r["analysis"] == analysis and needle in r["quantity"]]
+        if not values:
+            return None
+        if any(isinstance(v, str) for v in values):
+            return next(v for v in values if isinstance(v, str))
+        if any(v is None for v in values):
+            return None
+        return max(values) if needle == "max" else round(sum(values), 3)
+
+    later = [(trace, [r for r in report.rows if r["trace"] == trace and r["analysis"] in
+                      ("idle", "queue", "launches", "sequences")]) for trace in by_trace]
+    later = [(t, rows) for t, rows in later if rows]
+    if later:
+        out += ["| trace | by | " + " | ".join(c[2] for c in columns) + " | seconds (idle, queue, launches) |",
+                "|---" * (len(columns) + 3) + "|"]
+        for trace, rows in later:
+            for i, (label, key, time_key) in enumerate((("HTA 0.5", "hta", "hta_s"), ("raw, HTA's rules", "raw_hta", None),
+                                                        ("TileScope", "tilescope", "tilescope_s"),
+                                                        ("raw, TileScope's rules", "raw_ts", None))):
+                times = [next((f"{r[time_key]:.2f}" for r in rows if r["analysis"] == a and r[time_key] is not None), "-")
+                         for a in ("idle", "queue", "launches")] if time_key else []
+                out.append(f"| {trace if i == 0 else ''} | {label} | "
+                           + " | ".join(cell(combined(rows, a, n, key)) for a, n, _ in columns) + f" | {', '.join(times)} |")
+        out.append("")
     diff = [r for r in report.rows if r["analysis"] == "diff"]
     if diff:
         out += ["| TraceDiff vs diff | HTA 0.5 | raw, HTA's rules | TileScope | raw, TileScope's rules |", "|---|---|---|---|---|"]
