@@ -17,7 +17,7 @@ Needs HTA 0.5 (pip install HolisticTraceAnalysis==0.5.0) and a built tilescope-c
 A comparison whose tilescope-cli command does not exist yet is skipped with a message.
 
   python tools/hta/compare_hta.py [--cli build/app/tilescope-cli] [--json OUT.json] [--only temporal,kinds,...]
-                                  [TRACE ...]    (default: the shared HTA traces and two H200 traces)
+                                  [TRACE ...]    (default: the shared HTA traces and three H200 traces)
 """
 
 import argparse
@@ -990,8 +990,9 @@ def markdown(report):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("traces", nargs="*", help="traces (default: the shared HTA traces and two H200 traces)")
-    ap.add_argument("--cli", default=os.path.join(os.path.dirname(__file__), "..", "..", "build", "app", "tilescope-cli"))
+    ap.add_argument("traces", nargs="*", help="traces (default: the shared HTA traces and three H200 traces)")
+    ap.add_argument("--cli", default=os.path.join(os.path.dirname(__file__), "..", "..", "build", "app", "tilescope-cli"),
+                    help="the tilescope-cli to run (default: build/app/tilescope-cli)")
     ap.add_argument("--only", default=",".join(ANALYSES), help="comma-separated: " + ",".join(ANALYSES))
     ap.add_argument("--json", help="write every row and skip as JSON here")
     ap.add_argument("--markdown", help="write the README's tables (Markdown) here")
