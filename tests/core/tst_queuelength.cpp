@@ -37,7 +37,7 @@ int32_t pendingAt(const Pairs& pairs, int64_t t)
 
 void checkAgainstRaw(const std::string& path, const analysis::QueueReport& report)
 {
-    const rawstreams::RawTrace raw = rawstreams::read(path);
+    const rawstreams::RawTrace& raw = rawstreams::read(path);
     uint64_t withoutLaunch = 0;
     size_t i = 0;
     for (const auto& [key, acts] : raw.streams) {
@@ -101,8 +101,13 @@ Run cli(const QStringList& arguments) { return testutil::runProcess(QStringLiter
 
 std::vector<std::string> fixtures()
 {
-    return {testutil::workloadTrace("streams_overlap"), testutil::workloadTrace("launch_bound"), testutil::workloadTrace("train_scheduled"),
-            testutil::dataPath("nccl/nccl_allreduce_broadcast.json")};
+    return {testutil::workloadTrace("streams_overlap"),
+            testutil::workloadTrace("launch_bound"),
+            testutil::workloadTrace("train_scheduled"),
+            testutil::dataPath("nccl/nccl_allreduce_broadcast.json"),
+            testutil::dataPath("external/hta/ns_resolution_trace_rank0.json.gz"),
+            testutil::dataPath("external/tb_plugin/resnet50_v100_worker0.pt.trace.json.gz"),
+            testutil::dataPath("ranks/gloo/slow/rank-2.json.gz")};
 }
 
 // Stream 7 of device 0, pending pairs [launch, start) in µs: [0,10) [2,22) [40,45) [41,70) (a driver launch)
@@ -156,6 +161,14 @@ private slots:
         // launch_bound's CPU barely keeps one kernel queued.
         const auto launchBound = trace::loadTrace(fixtures()[1]);
         QVERIFY(analysis::computeQueueLength(*launchBound).streams.at(0).meanLength < 2.0);
+        // HTA's ns-resolution trace saturates its stream: the default limit sees the plateau, the CPU inside a
+        // launch call throughout; CUDA's nominal 1024 is never reached.
+        const auto saturated = trace::loadTrace(fixtures()[4]);
+        const analysis::StreamQueue full = analysis::computeQueueLength(*saturated).streams.at(0);
+        QCOMPARE(full.maxLength, analysis::kDefaultLaunchQueueLimit);
+        QVERIFY(full.fullNs > (full.window.end - full.window.start) / 3);
+        QCOMPARE(full.blockedNs, full.fullNs);
+        QCOMPARE(analysis::computeQueueLength(*saturated, std::nullopt, 1024).streams.at(0).fullNs, int64_t(0));
     }
 
     void syntheticLevels()
@@ -183,7 +196,7 @@ private slots:
         QCOMPARE(q.series.back().length, 0);
         // CUDA's limit is never reached here.
         const analysis::QueueReport cudaLimit = analysis::computeQueueLength(*t);
-        QCOMPARE(cudaLimit.limit, 1024);
+        QCOMPARE(cudaLimit.limit, 1022);
         QCOMPARE(cudaLimit.streams[0].fullNs, int64_t(0));
         QCOMPARE(cudaLimit.streams[0].blockedNs, int64_t(0));
         // A window: the length at its start counts launches from before it.

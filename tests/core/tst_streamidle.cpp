@@ -52,7 +52,8 @@ std::optional<RawIdle> rawIdle(const std::vector<rawstreams::Activity>& acts, co
         const int64_t inside = std::min(gapEnd, r.windowEnd) - std::max(gapStart, r.windowStart);
         if (inside <= 0)
             continue;
-        const auto next = std::find_if(acts.begin(), acts.end(), [&](const rawstreams::Activity& a) { return a.start == gapEnd; });
+        const auto next = std::lower_bound(acts.begin(), acts.end(), gapEnd,
+                                           [](const rawstreams::Activity& a, int64_t t) { return a.start < t; });
         const auto launch = next->correlation ? raw.launches.find(*next->correlation) : raw.launches.end();
         if (launch != raw.launches.end() && launch->second.start > gapStart)
             r.hostWait += inside;
@@ -67,7 +68,7 @@ std::optional<RawIdle> rawIdle(const std::vector<rawstreams::Activity>& acts, co
 
 void checkAgainstRaw(const std::string& path, const analysis::StreamIdleReport& report)
 {
-    const rawstreams::RawTrace raw = rawstreams::read(path);
+    const rawstreams::RawTrace& raw = rawstreams::read(path);
     std::optional<std::pair<int64_t, int64_t>> selection;
     if (report.selection)
         selection = std::pair{report.selection->start, report.selection->end};
@@ -99,8 +100,13 @@ Run cli(const QStringList& arguments) { return testutil::runProcess(QStringLiter
 
 std::vector<std::string> fixtures()
 {
-    return {testutil::workloadTrace("streams_overlap"), testutil::workloadTrace("launch_bound"), testutil::workloadTrace("train_scheduled"),
-            testutil::dataPath("nccl/nccl_allreduce_broadcast.json")};
+    return {testutil::workloadTrace("streams_overlap"),
+            testutil::workloadTrace("launch_bound"),
+            testutil::workloadTrace("train_scheduled"),
+            testutil::dataPath("nccl/nccl_allreduce_broadcast.json"),
+            testutil::dataPath("external/hta/ns_resolution_trace_rank0.json.gz"),
+            testutil::dataPath("external/tb_plugin/resnet50_v100_worker0.pt.trace.json.gz"),
+            testutil::dataPath("ranks/gloo/slow/rank-2.json.gz")};
 }
 
 // Stream 7 of device 0 has one gap of each kind and the rules' edges (times in µs):
