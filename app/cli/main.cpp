@@ -178,8 +178,8 @@ const char* kQueueUsage = R"(  queue TRACE [--format table|json] [--series] [--w
       launch has started and that have not started themselves. Time-weighted max, mean, median and
       p95 and the time at each length from the stream's first launch to its last operation's start (cut
       to the window), the time the queue was full (at --limit pending, default 1022: where a saturated
-      stream plateaus in traces; CUDA's queue has 1024 entries) and, of
-      it, the time a launch call to the stream was running (the CPU blocked). --series adds every change
+      stream plateaus in traces; CUDA's queue has 1024 entries) and, of it, the time a launch call to
+      the stream was running (the CPU blocked). --series adds every change
 )";
 
 struct CommandUsage

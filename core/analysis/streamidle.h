@@ -21,7 +21,8 @@ namespace tilescope::analysis {
 // The three parts sum to the stream's idle time exactly.
 
 // Gaps shorter than this (with the work already queued) count as kernel wait: a few µs is what the GPU takes
-// between queued back-to-back kernels; longer queued gaps are waits on something else.
+// between queued back-to-back kernels (HTA's saturated ns_resolution_trace_rank0: median 0.75 µs, p99 6.5 µs, 99.9% under
+// 10 µs); longer queued gaps are waits on something else.
 constexpr int64_t kDefaultKernelWaitThresholdNs = 10'000;
 
 struct StreamIdle
