@@ -240,6 +240,10 @@ MainWindow::MainWindow(QWidget* parent)
     idleGpus->setCheckable(true);
     idleGpus->setToolTip(tr("Show busy lanes for GPUs with no kernels, copies or memsets in the trace"));
     connect(idleGpus, &QAction::toggled, m_timeline, &TimelineView::setShowIdleDevices);
+    QAction* queueLanes = view->addAction(tr("Show &Queue Lanes"));
+    queueLanes->setCheckable(true);
+    queueLanes->setToolTip(tr("Show each GPU stream's launch queue (launched, not yet started) under its lane"));
+    connect(queueLanes, &QAction::toggled, m_timeline, &TimelineView::setShowQueueLanes);
     view->addAction(tr("&Legend"), this, [this] {
         QMessageBox box(QMessageBox::NoIcon, tr("Timeline legend"), TimelineView::legendHtml(), QMessageBox::Close, this);
         box.setTextFormat(Qt::RichText);

@@ -103,7 +103,10 @@ QString TimelineView::legendHtml()
               "together; zoom in to see them.</li>"
               "<li>A CPU lane (▸) shows its Python stack folded to %1 frames and at most %2 rows; click its "
               "label to show all rows (▾).</li>"
-              "<li>Click a process header to fold its lanes.</li></ul>"
+              "<li>Click a process header to fold its lanes.</li>"
+              "<li>Hover a GPU stream's label or empty space for its idle time split into host wait, kernel wait "
+              "and other. View &gt; Show Queue Lanes adds each stream's launch queue (launched, not yet started) "
+              "as a step chart; the lane's top is its largest length.</li></ul>"
               "<b>Keys</b>: W/S zoom, A/D pan, F fit all, Z zoom to selection, Esc clear.")
         .arg(timeline::TimelineIndex::kPythonLevels)
         .arg(kCollapsedRows);
@@ -139,7 +142,35 @@ QString TimelineView::laneToolTip(const Lane& lane) const
                        .arg(timeline::TimelineIndex::kPythonLevels)
                        .arg(rowsShown(lane.id))
                        .arg(full);
+        if (const analysis::StreamIdle* idle = m_doc ? m_doc->streamIdleOf(lane.id) : nullptr) {
+            const auto share = [&](int64_t ns) {
+                return idle->idleNs > 0 ? QString::number(100.0 * double(ns) / double(idle->idleNs), 'f', 1) + QLatin1Char('%')
+                                        : QStringLiteral("-");
+            };
+            const int64_t windowNs = idle->window.end - idle->window.start;
+            tip += tr("<br><b>Idle</b> %1 of %2 (first to last activity):<br>&nbsp; host wait %3 (%4): the next launch came after "
+                      "the stream ran dry<br>&nbsp; kernel wait %5 (%6): queued, gaps under %7<br>&nbsp; other %8 (%9): queued, "
+                      "waiting on something else")
+                       .arg(timeText(idle->idleNs), timeText(windowNs), timeText(idle->hostWaitNs), share(idle->hostWaitNs),
+                            timeText(idle->kernelWaitNs), share(idle->kernelWaitNs), timeText(m_doc->streamIdle.kernelWaitThresholdNs),
+                            timeText(idle->otherNs), share(idle->otherNs));
+        }
         return tip;
+    }
+    case Lane::Kind::Queue: {
+        const analysis::StreamQueue* q = m_doc ? m_doc->queueOf(lane.id) : nullptr;
+        if (!q)
+            return {};
+        return tr("<b>Launch queue</b> of stream %1: operations launched and not yet started (%2 launches).<br>max %3, mean %4, "
+                  "median %5, p95 %6 (time-weighted); full (%7 pending) for %8")
+            .arg(q->stream)
+            .arg(q->operations)
+            .arg(q->maxLength)
+            .arg(q->meanLength, 0, 'f', 2)
+            .arg(q->medianLength)
+            .arg(q->p95Length)
+            .arg(m_doc->queue.limit)
+            .arg(timeText(q->fullNs));
     }
     }
     return {};
@@ -180,6 +211,15 @@ void TimelineView::installNavigationShortcuts()
     add(Qt::Key_A, [this] { panByPixels(-canvasWidth() / 8.0); });
     add(Qt::Key_D, [this] { panByPixels(canvasWidth() / 8.0); });
     add(Qt::Key_F, [this] { fitAll(); });
+}
+
+void TimelineView::setShowQueueLanes(bool show)
+{
+    if (m_showQueueLanes == show)
+        return;
+    m_showQueueLanes = show;
+    rebuildLanes();
+    viewport()->update();
 }
 
 void TimelineView::setShowIdleDevices(bool show)
@@ -290,6 +330,8 @@ void TimelineView::rebuildLanes()
         else if (rows < int(m_doc->index->depthCount(track)))
             label = QStringLiteral("▸ ") + label;
         add({Lane::Kind::Track, track, 0, m_rowHeight * rows + 4, label});
+        if (m_showQueueLanes && tr.type == trace::Track::Type::GpuStream && m_doc->queueOf(track))
+            add({Lane::Kind::Queue, track, 0, m_rowHeight * 2, QStringLiteral("  queue ") + label});
     }
     verticalScrollBar()->setRange(0, std::max(0, y - viewport()->height() + 20));
     verticalScrollBar()->setPageStep(viewport()->height());
@@ -453,6 +495,8 @@ void TimelineView::paintEvent(QPaintEvent*)
         p.setClipRect(QRect(m_labelWidth, m_axisHeight, canvasWidth(), viewport()->height() - m_axisHeight));
         if (lane.kind == Lane::Kind::Track)
             drawTrack(p, lane, top);
+        else if (lane.kind == Lane::Kind::Queue)
+            drawQueue(p, lane, top);
         else
             drawBusy(p, lane, top);
         p.setClipRect(QRect(0, m_axisHeight, viewport()->width(), viewport()->height() - m_axisHeight));
@@ -617,6 +661,56 @@ void TimelineView::drawBusy(QPainter& p, const Lane& lane, int top)
     }
 }
 
+void TimelineView::drawQueue(QPainter& p, const Lane& lane, int top)
+{
+    const analysis::StreamQueue* q = m_doc->queueOf(lane.id);
+    if (!q || q->series.empty())
+        return;
+    int32_t scale = 1;
+    for (const analysis::QueueStep& s : q->series)
+        scale = std::max(scale, s.length);
+    // The largest length in each pixel column, so a one-pixel spike stays visible when zoomed out:
+    // O(visible steps + width) per frame.
+    const int width = canvasWidth();
+    std::vector<int32_t> column(size_t(width), 0);
+    const auto& series = q->series;
+    auto it = std::upper_bound(series.begin(), series.end(), viewStart(),
+                               [](int64_t t, const analysis::QueueStep& s) { return t < s.time; });
+    if (it != series.begin())
+        --it;
+    for (; it != series.end() && it->time < viewEnd(); ++it) {
+        const int64_t until = std::next(it) == series.end() ? it->time : std::next(it)->time;
+        const int x0 = std::clamp(int(std::floor(xOf(std::max(it->time, viewStart())))) - m_labelWidth, 0, width - 1);
+        const int x1 = std::clamp(int(std::floor(xOf(std::min(until, viewEnd())))) - m_labelWidth, 0, width - 1);
+        for (int x = x0; x <= x1; ++x)
+            column[size_t(x)] = std::max(column[size_t(x)], it->length);
+    }
+    const int height = lane.height - 4;
+    const QColor colour(120, 80, 170);
+    for (int x = 0; x < width;) {
+        int end = x + 1;
+        while (end < width && column[size_t(end)] == column[size_t(x)])
+            ++end;
+        if (column[size_t(x)] > 0) {
+            const double h = std::max(1.0, double(height) * column[size_t(x)] / scale);
+            p.fillRect(QRectF(m_labelWidth + x, top + 2 + height - h, end - x, h), colour);
+        }
+        x = end;
+    }
+    p.setPen(palette().mid().color());
+    p.drawText(QRect(m_labelWidth + 2, top, 80, m_rowHeight), Qt::AlignVCenter | Qt::AlignLeft, QString::number(scale));
+}
+
+namespace {
+// The queue's length at `time` (0 before its first change).
+int32_t queueLengthAt(const analysis::StreamQueue& q, int64_t time)
+{
+    const auto it = std::upper_bound(q.series.begin(), q.series.end(), time,
+                                     [](int64_t t, const analysis::QueueStep& s) { return t < s.time; });
+    return it == q.series.begin() ? 0 : std::prev(it)->length;
+}
+} // namespace
+
 void TimelineView::resizeEvent(QResizeEvent* event)
 {
     QAbstractScrollArea::resizeEvent(event);
@@ -752,8 +846,18 @@ bool TimelineView::viewportEvent(QEvent* event)
                         tr("%1 events folded (%2); zoom in to see them").arg(item.count).arg(timeText(item.end - item.start)), this);
                     shown = true;
                 }
-            if (!shown)
+            if (!shown && m_doc->streamIdleOf(lane->id))
+                QToolTip::showText(help->globalPos(), laneToolTip(*lane), this);
+            else if (!shown)
                 QToolTip::hideText();
+        } else if (lane && lane->kind == Lane::Kind::Queue && help->pos().x() > m_labelWidth) {
+            const int64_t at = timeAt(help->pos().x());
+            const analysis::StreamQueue* q = m_doc->queueOf(lane->id);
+            QToolTip::showText(
+                help->globalPos(),
+                tr("queue length %1 at %2<br>").arg(q ? queueLengthAt(*q, at) : 0).arg(timeText(at - m_doc->trace->originTime()))
+                    + laneToolTip(*lane),
+                this);
         } else if (lane) { // a label, a header or an overlap lane: what it draws
             QToolTip::showText(help->globalPos(), laneToolTip(*lane), this);
         } else {

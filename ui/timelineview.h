@@ -28,9 +28,9 @@ class TimelineView : public QAbstractScrollArea
 public:
     struct Lane
     {
-        enum class Kind { Header, DeviceBusy, CpuBusy, ThreadBusy, Overlap, Track } kind;
-        uint32_t id = 0; // track, process or device
-        int y = 0;       // in content coordinates (add the axis, subtract the scroll)
+        enum class Kind { Header, DeviceBusy, CpuBusy, ThreadBusy, Overlap, Track, Queue } kind; // Queue: id is its stream's track
+        uint32_t id = 0;                                                                         // track, process or device
+        int y = 0; // in content coordinates (add the axis, subtract the scroll)
         int height = 0;
         QString label;
     };
@@ -47,6 +47,9 @@ public:
     // GPUs with no activity in the trace get no busy lane unless this is on (off by default).
     void setShowIdleDevices(bool show);
     bool showIdleDevices() const { return m_showIdleDevices; }
+    // A launch queue lane under each GPU stream (a step chart of TraceDocument::queue); off by default.
+    void setShowQueueLanes(bool show);
+    bool showQueueLanes() const { return m_showQueueLanes; }
     void fitAll(); // the whole content of the trace (TraceDocument::contentStart..contentEnd)
     void zoomBy(double factor, int anchorX);
     void panByPixels(double dx);
@@ -111,12 +114,14 @@ private:
     void drawAxis(QPainter& p);
     void drawTrack(QPainter& p, const Lane& lane, int top);
     void drawBusy(QPainter& p, const Lane& lane, int top);
+    void drawQueue(QPainter& p, const Lane& lane, int top);
 
     std::shared_ptr<const TraceDocument> m_doc;
     std::vector<Lane> m_lanes;
     QSet<uint32_t> m_foldedProcesses;
     QSet<uint32_t> m_expandedTracks;
     bool m_showIdleDevices = false;
+    bool m_showQueueLanes = false;
     tilescope::timeline::TimeAxis m_axis; // time <-> pixels of the canvas right of the labels
     int m_labelWidth = 180;
     int m_rowHeight = 16;

@@ -13,6 +13,22 @@
 
 using namespace tilescope;
 
+const analysis::StreamIdle* TraceDocument::streamIdleOf(uint32_t track) const
+{
+    for (const analysis::StreamIdle& s : streamIdle.streams)
+        if (s.track == track)
+            return &s;
+    return nullptr;
+}
+
+const analysis::StreamQueue* TraceDocument::queueOf(uint32_t track) const
+{
+    for (const analysis::StreamQueue& q : queue.streams)
+        if (q.track == track)
+            return &q;
+    return nullptr;
+}
+
 std::shared_ptr<const TraceDocument> TraceDocument::build(const QString& path, const QByteArray& bytes, const trace::LoadOptions& options)
 {
     auto doc = std::make_shared<TraceDocument>();
@@ -35,6 +51,8 @@ std::shared_ptr<const TraceDocument> TraceDocument::build(const QString& path, c
         doc->classifyOptions.annotations = roofline::loadAnnotations(sidecar);
     doc->classification = roofline::classify(t, doc->classifyOptions);
     doc->memory = memory::analyzeMemory(t);
+    doc->streamIdle = analysis::computeStreamIdle(t);
+    doc->queue = analysis::computeQueueLength(t);
     if (bytes.isEmpty()) {
         const memory::MemoryFilesBeside beside = memory::findMemoryFilesBeside(path.toStdString());
         try {

@@ -2,6 +2,8 @@
 #pragma once
 
 #include "analysis/overlap.h"
+#include "analysis/queuelength.h"
+#include "analysis/streamidle.h"
 #include "findings/finding.h"
 #include "memory/allocatorsnapshot.h"
 #include "memory/memoryanalysis.h"
@@ -33,11 +35,17 @@ struct TraceDocument
     // Found beside the trace (memory::findMemoryFilesBeside): a memory timeline and an allocator snapshot.
     std::shared_ptr<const tilescope::memory::MemoryTimeline> memoryTimeline;
     std::shared_ptr<const tilescope::memory::AllocatorSnapshot> memorySnapshot;
-    std::vector<std::string> memoryFileProblems; // beside files that could not be read, one line each
-    std::vector<uint32_t> laneOrder;             // tracks with events: GPU streams, host threads, others
-    int64_t contentStart = 0, contentEnd = 0;    // extent of thread and stream events (not profiler spans)
+    std::vector<std::string> memoryFileProblems;      // beside files that could not be read, one line each
+    std::vector<uint32_t> laneOrder;                  // tracks with events: GPU streams, host threads, others
+    int64_t contentStart = 0, contentEnd = 0;         // extent of thread and stream events (not profiler spans)
+    tilescope::analysis::StreamIdleReport streamIdle; // each GPU stream's idle split over its own span
+    tilescope::analysis::QueueReport queue;           // launch queue length per GPU stream, the whole trace
     // findings::diagnose over the whole trace, from the analyses above.
     std::vector<tilescope::findings::Finding> findings;
+
+    // The entries of `track` in streamIdle and queue; nullptr when the track has none.
+    const tilescope::analysis::StreamIdle* streamIdleOf(uint32_t track) const;
+    const tilescope::analysis::StreamQueue* queueOf(uint32_t track) const;
 
     // Loads and analyses; throws tilescope::io::TraceFileError / LoadCancelled.
     static std::shared_ptr<const TraceDocument> build(const QString& path, const QByteArray& bytes,

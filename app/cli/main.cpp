@@ -2,7 +2,9 @@
 // tilescope-cli: TileScope's analyses without a display, for GPU boxes and CI.
 #include "analysis/breakdown.h"
 #include "analysis/overlap.h"
+#include "analysis/queuelength.h"
 #include "analysis/steps.h"
+#include "analysis/streamidle.h"
 #include "answer/answerreport.h"
 #include "compare/compare.h"
 #include "findings/diagnose.h"
@@ -10,8 +12,10 @@
 #include "io/tracefileerror.h"
 #include "report/breakdownreport.h"
 #include "report/overlapreport.h"
+#include "report/queuereport.h"
 #include "report/snapshotreport.h"
 #include "report/stepsreport.h"
+#include "report/streamidlereport.h"
 #include "report/summaryreport.h"
 #include "report/traceinfo.h"
 #include "roofline/ceilings.h"
@@ -161,6 +165,25 @@ const char* kCompareUsage = R"(  compare TRACE [--a NAME] [--b NAME] [--format t
       custom_kernel vs torch_ref. TRACE.annotations.json is read when present
 )";
 
+const char* kIdleUsage = R"(  idle TRACE [--format table|json] [--window START_US,END_US | --step N | --steps A-B]
+             [--kernel-wait-threshold US] [--partial]
+      idle time per GPU stream from its first activity (kernel, memcpy, memset) to its last, cut to the
+      window when one is given, split into host wait (the next activity's launch started after the
+      stream ran dry: the CPU was late), kernel wait (work was queued and the gap is shorter than the
+      threshold, default 10 us) and other; the three sum to the idle time. Gaps are classified whole
+      and then cut to the window
+)";
+
+const char* kQueueUsage = R"(  queue TRACE [--format table|json] [--series] [--window START_US,END_US | --step N | --steps A-B]
+              [--limit N] [--partial]
+      launch queue length per GPU stream: operations (kernel, memcpy, memset) whose runtime or driver
+      launch has started and that have not started themselves. Time-weighted max, mean, median and
+      p95 and the time at each length from the stream's first launch to its last operation's start (cut
+      to the window), the time the queue was full (at --limit pending, default 1022: where a saturated
+      stream plateaus in traces; CUDA's queue has 1024 entries) and, of it, the time a launch call to
+      the stream was running (the CPU blocked). --series adds every change
+)";
+
 struct CommandUsage
 {
     const char* name;
@@ -170,10 +193,23 @@ struct CommandUsage
 // Every command's usage, in the order --help lists them.
 std::vector<CommandUsage> commandUsages()
 {
-    return {{"info", kInfoUsage},           {"summary", kSummaryUsage},      {"overlap", kOverlapUsage},         {"steps", kStepsUsage},
-            {"breakdown", kBreakdownUsage}, {"device", kDeviceUsage},        {"classify", kClassifyUsage},       {"inspect", kInspectUsage},
-            {"memory", kMemoryUsage},       {"diagnose", kDiagnoseUsage},    {"compare", kCompareUsage},         {"diff", kDiffUsage},
-            {"report", cli::kReportUsage},  {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}};
+    return {{"info", kInfoUsage},
+            {"summary", kSummaryUsage},
+            {"overlap", kOverlapUsage},
+            {"steps", kStepsUsage},
+            {"breakdown", kBreakdownUsage},
+            {"idle", kIdleUsage},
+            {"queue", kQueueUsage},
+            {"device", kDeviceUsage},
+            {"classify", kClassifyUsage},
+            {"inspect", kInspectUsage},
+            {"memory", kMemoryUsage},
+            {"diagnose", kDiagnoseUsage},
+            {"compare", kCompareUsage},
+            {"diff", kDiffUsage},
+            {"report", cli::kReportUsage},
+            {"capture", cli::kCaptureUsage},
+            {"calibrate", cli::kCalibrateUsage}};
 }
 
 std::string fullUsage()
@@ -477,6 +513,41 @@ int runBreakdown(const Arguments& a)
     return 0;
 }
 
+int runIdle(const Arguments& a)
+{
+    const std::string format = a.get("format").value_or("table");
+    if (format != "table" && format != "json")
+        throw UsageError{"--format for idle is table or json, got '" + format + "'"};
+    int64_t thresholdNs = analysis::kDefaultKernelWaitThresholdNs;
+    if (const auto text = a.get("kernel-wait-threshold")) {
+        const auto parsed = io::parseMicrosecondsAsNanoseconds(*text);
+        if (!parsed || *parsed < 0)
+            throw UsageError{"--kernel-wait-threshold expects microseconds >= 0, got '" + *text + "'"};
+        thresholdNs = *parsed;
+    }
+    const WindowSelection selection = parseWindowSelection(a);
+    const auto t = load(a);
+    const auto report = analysis::computeStreamIdle(*t, resolveWindow(a, *t, selection), thresholdNs);
+    std::cout << (format == "json" ? report::streamIdleJson(report) : report::streamIdleText(report));
+    return 0;
+}
+
+int runQueue(const Arguments& a)
+{
+    const std::string format = a.get("format").value_or("table");
+    if (format != "table" && format != "json")
+        throw UsageError{"--format for queue is table or json, got '" + format + "'"};
+    const int limit = a.get("limit") ? parseInt(*a.get("limit"), "limit") : analysis::kDefaultLaunchQueueLimit;
+    if (limit < 1)
+        throw UsageError{"--limit expects a queue length >= 1, got '" + *a.get("limit") + "'"};
+    const WindowSelection selection = parseWindowSelection(a);
+    const auto t = load(a);
+    const auto report = analysis::computeQueueLength(*t, resolveWindow(a, *t, selection), limit);
+    const report::QueueReportOptions options{a.has("series")};
+    std::cout << (format == "json" ? report::queueJson(report, options) : report::queueText(report, options));
+    return 0;
+}
+
 int runDevice(const Arguments& a)
 {
     const auto database = a.get("devices") ? roofline::loadDeviceDatabase(*a.get("devices")) : roofline::builtinDeviceDatabase();
@@ -746,6 +817,10 @@ int main(int argc, char** argv)
             return runOverlap(parseArguments(argc, argv, {"partial", "all-devices"}, {"format", "window", "step", "steps"}));
         if (command == "breakdown")
             return runBreakdown(parseArguments(argc, argv, {"partial"}, {"format", "window", "step", "steps"}));
+        if (command == "idle")
+            return runIdle(parseArguments(argc, argv, {"partial"}, {"format", "window", "step", "steps", "kernel-wait-threshold"}));
+        if (command == "queue")
+            return runQueue(parseArguments(argc, argv, {"partial", "series"}, {"format", "window", "step", "steps", "limit"}));
         if (command == "steps")
             return runSteps(parseArguments(argc, argv, {"partial"}, {"format"}));
         throw UsageError{"unknown command '" + command + "'"};

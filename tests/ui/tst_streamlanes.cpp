@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+// The per-stream analyses in the timeline (issue #13), driven as a user would under the offscreen platform: hovering a
+// GPU stream's label or an empty stretch of its lane shows its idle split; View > Show Queue Lanes adds a queue lane
+// under every stream, drawn as a step chart whose hover names the length at that time.
+#include "testutil.h"
+#include "uitestutil.h"
+
+#include "mainwindow.h"
+#include "stats/timetext.h"
+#include "timelineview.h"
+#include "tracedocument.h"
+
+#include <QHelpEvent>
+#include <QMenuBar>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QtTest>
+
+using namespace tilescope;
+
+namespace {
+
+QString toolTipAt(TimelineView* timeline, QPoint at)
+{
+    QToolTip::hideText();
+    QHelpEvent help(QEvent::ToolTip, at, timeline->viewport()->mapToGlobal(at));
+    QCoreApplication::sendEvent(timeline->viewport(), &help);
+    return QToolTip::isVisible() ? QToolTip::text() : QString();
+}
+
+int xOfTime(const TimelineView* timeline, int64_t t)
+{
+    return timeline->canvasLeft() + int(double(t - timeline->viewStart()) / timeline->nsPerPixel());
+}
+
+QAction* menuAction(MainWindow& w, const QString& text)
+{
+    for (QAction* a : w.menuBar()->findChildren<QAction*>())
+        if (a->text() == text)
+            return a;
+    return nullptr;
+}
+
+QString timeText(int64_t ns) { return QString::fromStdString(stats::formatDuration(ns)); }
+
+} // namespace
+
+class TestStreamLanes : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("TileScopeTests")); }
+
+    void idleSplitOnHover()
+    {
+        MainWindow w;
+        testutil::showExposed(w);
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("streams_overlap")));
+        const TraceDocument* doc = w.document();
+        TimelineView* timeline = w.timeline();
+        QCOMPARE(doc->streamIdle.streams.size(), size_t(2));
+        int streamsSeen = 0;
+        for (const TimelineView::Lane& lane : timeline->lanes()) {
+            if (lane.kind != TimelineView::Lane::Kind::Track || doc->trace->tracks[lane.id].type != trace::Track::Type::GpuStream)
+                continue;
+            const analysis::StreamIdle* idle = doc->streamIdleOf(lane.id);
+            QVERIFY(idle);
+            ++streamsSeen;
+            timeline->verticalScrollBar()->setValue(std::max(0, lane.y - timeline->axisHeight()));
+            const int y = lane.y - timeline->verticalScrollBar()->value() + 8;
+            // The label.
+            const QString onLabel = toolTipAt(timeline, QPoint(20, y));
+            QVERIFY2(onLabel.contains(QStringLiteral("host wait %1").arg(timeText(idle->hostWaitNs))), qPrintable(onLabel));
+            QVERIFY2(onLabel.contains(QStringLiteral("kernel wait %1").arg(timeText(idle->kernelWaitNs))), qPrintable(onLabel));
+            QVERIFY2(onLabel.contains(QStringLiteral("other %1").arg(timeText(idle->otherNs))), qPrintable(onLabel));
+            // An empty stretch of the lane: the middle of its widest gap, from the trace's own events.
+            const auto& events = doc->trace->tracks[lane.id].events;
+            int64_t gapStart = 0, gapEnd = 0, busyEnd = doc->trace->events[events.front()].end();
+            for (const uint32_t i : events) {
+                const trace::Event& e = doc->trace->events[i];
+                if (e.start - busyEnd > gapEnd - gapStart)
+                    gapStart = busyEnd, gapEnd = e.start;
+                busyEnd = std::max(busyEnd, e.end());
+            }
+            QVERIFY(gapEnd > gapStart);
+            timeline->zoomToRange(gapStart - (gapEnd - gapStart), gapEnd + (gapEnd - gapStart));
+            const QString onGap = toolTipAt(timeline, QPoint(xOfTime(timeline, (gapStart + gapEnd) / 2), y));
+            QVERIFY2(onGap.contains(QStringLiteral("Idle</b> %1").arg(timeText(idle->idleNs))), qPrintable(onGap));
+            timeline->fitAll();
+        }
+        QCOMPARE(streamsSeen, 2);
+    }
+
+    void queueLanesOnDemand()
+    {
+        MainWindow w;
+        testutil::showExposed(w);
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("streams_overlap")));
+        const TraceDocument* doc = w.document();
+        TimelineView* timeline = w.timeline();
+        const auto queueLanes = [&] {
+            return std::count_if(timeline->lanes().begin(), timeline->lanes().end(),
+                                 [](const auto& lane) { return lane.kind == TimelineView::Lane::Kind::Queue; });
+        };
+        QCOMPARE(queueLanes(), 0);
+        QAction* toggle = menuAction(w, QStringLiteral("Show &Queue Lanes"));
+        QVERIFY(toggle);
+        toggle->trigger();
+        QVERIFY(timeline->showQueueLanes());
+        QCOMPARE(queueLanes(), long(doc->queue.streams.size()));
+        const auto& lanes = timeline->lanes();
+        for (size_t i = 0; i < lanes.size(); ++i)
+            if (lanes[i].kind == TimelineView::Lane::Kind::Queue) { // right under its stream
+                QCOMPARE(lanes[i - 1].kind, TimelineView::Lane::Kind::Track);
+                QCOMPARE(lanes[i - 1].id, lanes[i].id);
+            }
+        // The chart: at the time of the stream's largest length the lane is filled up to its top.
+        const TimelineView::Lane* lane = nullptr;
+        for (const auto& l : lanes)
+            if (l.kind == TimelineView::Lane::Kind::Queue && !lane)
+                lane = &l;
+        const analysis::StreamQueue* q = doc->queueOf(lane->id);
+        QVERIFY(q && q->maxLength >= 1);
+        size_t peak = 0;
+        for (size_t i = 0; i < q->series.size(); ++i)
+            if (q->series[i].length > q->series[peak].length)
+                peak = i;
+        const int64_t from = q->series[peak].time, to = q->series[peak + 1].time;
+        timeline->zoomToRange(from - (to - from), to + (to - from));
+        timeline->verticalScrollBar()->setValue(std::max(0, lane->y - timeline->axisHeight()));
+        const int top = lane->y - timeline->verticalScrollBar()->value();
+        const QImage image = timeline->viewport()->grab().toImage();
+        const int x = xOfTime(timeline, (from + to) / 2);
+        QCOMPARE(QColor(image.pixel(x, top + 3)), QColor(120, 80, 170)); // filled to the top: the peak
+        QVERIFY(QColor(image.pixel(xOfTime(timeline, from - (to - from) / 2), top + 3)) != QColor(120, 80, 170)); // lower before it
+        const QString tip = toolTipAt(timeline, QPoint(x, top + 8));
+        QVERIFY2(tip.contains(QStringLiteral("queue length %1 at").arg(q->series[peak].length)), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("max %1").arg(q->maxLength)), qPrintable(tip));
+        toggle->trigger();
+        QCOMPARE(queueLanes(), 0);
+    }
+};
+
+QTEST_MAIN(TestStreamLanes)
+#include "tst_streamlanes.moc"
