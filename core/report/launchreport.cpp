@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace tilescope::report {
 
@@ -121,7 +122,7 @@ std::string launchStatsText(const trace::Trace& t, const analysis::LaunchStats& 
     out.back() = '\n';
     out += "CPU = call duration, GPU = its activities' duration, delay = first activity start - call start\n";
 
-    std::vector<std::array<std::string, 8>> rows{{"stream", "", "launches", "min", "p50", "p90", "p99", "max"}};
+    std::vector<std::array<std::string, 9>> rows{{"stream", "", "launches", "min", "p50", "p90", "p99", "max", "mean"}};
     auto add = [&](const std::string& label, const stats::Distribution& cpu, const stats::Distribution& gpu,
                    const stats::Distribution& delay) {
         const std::array<std::pair<const char*, const stats::Distribution*>, 3> parts{{{"CPU", &cpu}, {"GPU", &gpu}, {"delay", &delay}}};
@@ -129,7 +130,8 @@ std::string launchStatsText(const trace::Trace& t, const analysis::LaunchStats& 
             const stats::Distribution& d = *parts[k].second;
             rows.push_back({k == 0 ? label : std::string(), parts[k].first, k == 0 ? std::to_string(d.count) : std::string(),
                             stats::formatDuration(d.min), stats::formatDuration(d.p50), stats::formatDuration(d.p90),
-                            stats::formatDuration(d.p99), stats::formatDuration(d.max)});
+                            stats::formatDuration(d.p99), stats::formatDuration(d.max),
+                            stats::formatDuration(static_cast<int64_t>(std::llround(d.mean)))});
         }
     };
     for (const analysis::StreamLaunchStats& st : s.streams)

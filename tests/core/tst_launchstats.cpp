@@ -277,6 +277,32 @@ private slots:
         QVERIFY(s.longDelays.empty());
     }
 
+    // 200 launches on one stream, delays of 10 us but one of 500 us and two of 150 us: the p99 (nearest
+    // rank 198 of 200) is 150 us, so only the 500 us launch is long.
+    void syntheticLongDelay()
+    {
+        std::string events = R"({"traceEvents": [)";
+        for (int i = 0; i < 200; ++i) {
+            const int ts = 1000 + 1000 * i;
+            const int delay = i == 50 ? 500 : (i == 80 || i == 90) ? 150 : 10;
+            events += std::string(i ? "," : "")
+                + R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": )" + std::to_string(ts)
+                + R"(, "dur": 5, "args": {"correlation": )" + std::to_string(i + 1) + "}},"
+                + R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": )" + std::to_string(ts + delay)
+                + R"(, "dur": 4, "args": {"device": 0, "stream": 7, "correlation": )" + std::to_string(i + 1) + "}}";
+        }
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("delays.json").toStdString();
+        std::ofstream(path) << events + "]}";
+        const auto t = load(path);
+        const analysis::LaunchStats s = analysis::computeLaunchStats(*t);
+        compareWithRaw(*t, s, readRaw(path));
+        QCOMPARE(s.streams.front().delay.p99, int64_t{150'000});
+        QCOMPARE(s.longDelays.size(), size_t{1});
+        QCOMPARE(t->events[s.launches[s.longDelays[0]].launch].start, int64_t{51'000'000});
+        QVERIFY(s.shortKernels.empty()); // 4 us kernels of 5 us calls: not below half
+    }
+
     void cliJsonAndTable()
     {
         const QString path = QString::fromStdString(testutil::workloadTrace("train_scheduled"));
