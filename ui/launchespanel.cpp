@@ -50,6 +50,7 @@ LaunchesPanel::LaunchesPanel(QWidget* parent)
     m_header->setWordWrap(true);
     m_header->setText(tr("No trace"));
     m_distributionTable = makeTable(m_distributions, this, false);
+    m_distributionTable->horizontalHeader()->setStretchLastSection(false); // the mean beside the other figures
     m_outlierTable = makeTable(m_outliers, this, true);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_distributionTable);

@@ -8,7 +8,7 @@
 #include "trace/trace.h"
 
 #include <algorithm>
-#include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace tilescope::analysis {
@@ -44,7 +44,7 @@ LaunchStats computeLaunchStats(const trace::Trace& t, std::optional<Interval> wi
     r.window = *window;
 
     // Every GPU activity with a launch, grouped by that launch: calls outside the window are skipped here.
-    std::unordered_map<uint32_t, uint32_t> slotByLaunch;
+    std::vector<uint32_t> slotByLaunch(t.events.size(), trace::kNoIndex);
     std::vector<Pending> pending;
     for (uint32_t i = 0; i < t.events.size(); ++i) {
         const trace::Event& e = t.events[i];
@@ -56,12 +56,12 @@ LaunchStats computeLaunchStats(const trace::Trace& t, std::optional<Interval> wi
         const trace::Event& call = t.events[launch];
         if (call.start < window->start || call.start >= window->end)
             continue;
-        const auto [it, added] = slotByLaunch.emplace(launch, static_cast<uint32_t>(pending.size()));
-        if (added) {
+        if (slotByLaunch[launch] == trace::kNoIndex) {
+            slotByLaunch[launch] = static_cast<uint32_t>(pending.size());
             pending.push_back({launch, i, 1, e.duration});
             continue;
         }
-        Pending& p = pending[it->second];
+        Pending& p = pending[slotByLaunch[launch]];
         ++p.activities;
         p.gpuNs += e.duration;
         const trace::Event& first = t.events[p.first];
@@ -73,40 +73,51 @@ LaunchStats computeLaunchStats(const trace::Trace& t, std::optional<Interval> wi
         return sa != sb ? sa < sb : a.launch < b.launch;
     });
 
-    // Streams by (device, stream, track) of each launch's first activity.
-    std::map<std::tuple<int, int64_t, uint32_t>, uint32_t> streamByKey;
+    // Streams: the tracks of the launches' first activities, by device, then stream.
+    std::vector<uint32_t> streamOfTrack(t.tracks.size(), trace::kNoIndex);
+    std::vector<trace::TrackId> tracks;
     for (const Pending& p : pending) {
-        const trace::Track& track = t.tracks[t.events[p.first].track];
-        streamByKey.emplace(std::make_tuple(track.device, track.stream.value_or(-1), t.events[p.first].track), 0);
+        const trace::TrackId track = t.events[p.first].track;
+        if (streamOfTrack[track] == trace::kNoIndex) {
+            streamOfTrack[track] = 0;
+            tracks.push_back(track);
+        }
     }
-    for (auto& [key, index] : streamByKey) {
-        index = static_cast<uint32_t>(r.streams.size());
+    std::sort(tracks.begin(), tracks.end(), [&](trace::TrackId a, trace::TrackId b) {
+        return std::make_tuple(t.tracks[a].device, t.tracks[a].stream.value_or(-1), a)
+            < std::make_tuple(t.tracks[b].device, t.tracks[b].stream.value_or(-1), b);
+    });
+    for (const trace::TrackId track : tracks) {
+        streamOfTrack[track] = static_cast<uint32_t>(r.streams.size());
         StreamLaunchStats s;
-        s.device = std::get<0>(key);
-        s.track = std::get<2>(key);
-        s.stream = t.tracks[s.track].stream;
+        s.device = t.tracks[track].device;
+        s.stream = t.tracks[track].stream;
+        s.track = track;
         r.streams.push_back(s);
     }
 
-    std::map<std::string_view, uint64_t> apis;
+    std::unordered_map<trace::StringId, uint64_t> launchesByApi;
     r.launches.reserve(pending.size());
     std::vector<std::vector<uint32_t>> byStream(r.streams.size());
     for (const Pending& p : pending) {
         const trace::Event& call = t.events[p.launch];
         const trace::Event& first = t.events[p.first];
-        const trace::Track& track = t.tracks[first.track];
         LaunchRecord l;
         l.launch = p.launch;
         l.activity = p.first;
         l.activities = p.activities;
-        l.stream = streamByKey.at(std::make_tuple(track.device, track.stream.value_or(-1), first.track));
+        l.stream = streamOfTrack[first.track];
         l.cpuNs = call.duration;
         l.gpuNs = p.gpuNs;
         l.delayNs = first.start - call.start;
         byStream[l.stream].push_back(static_cast<uint32_t>(r.launches.size()));
         r.launches.push_back(l);
-        ++apis[t.name(call)];
+        ++launchesByApi[call.name];
     }
+    for (const auto& [name, count] : launchesByApi)
+        r.apis.emplace_back(std::string(t.strings.view(name)), count);
+    std::sort(r.apis.begin(), r.apis.end(),
+              [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
 
     std::vector<uint32_t> all(r.launches.size());
     for (uint32_t i = 0; i < all.size(); ++i)
@@ -119,10 +130,6 @@ LaunchStats computeLaunchStats(const trace::Trace& t, std::optional<Interval> wi
         r.streams[s].gpu = stats::distributionOf(column(r.launches, byStream[s], &LaunchRecord::gpuNs));
         r.streams[s].delay = stats::distributionOf(column(r.launches, byStream[s], &LaunchRecord::delayNs));
     }
-
-    for (const auto& [name, count] : apis)
-        r.apis.emplace_back(std::string(name), count);
-    std::stable_sort(r.apis.begin(), r.apis.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
 
     for (uint32_t i = 0; i < r.launches.size(); ++i) {
         const LaunchRecord& l = r.launches[i];

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -16,10 +17,13 @@ struct Distribution
     double mean = 0;
 };
 
+// The position of the nearest-rank `percent`-th percentile (1..100) in `count` sorted values (count > 0),
+// in integers: a double's 0.99 * 200 is not 198.
+size_t nearestRankIndex(size_t count, unsigned percent);
 // The nearest-rank p-th percentile (0 < p <= 100) of ascending `sorted`; 0 when it is empty.
-int64_t nearestRankPercentile(const std::vector<int64_t>& sorted, double p);
+int64_t nearestRankPercentile(const std::vector<int64_t>& sorted, unsigned p);
 
-// Sorts `values` and summarizes them.
+// Summarizes `values` (reordering them), in linear time.
 Distribution distributionOf(std::vector<int64_t> values);
 
 } // namespace tilescope::stats

@@ -211,6 +211,14 @@ private slots:
         QCOMPARE(d.mean, 5.5);
         QCOMPARE(stats::distributionOf({}).count, uint64_t{0});
         QCOMPARE(stats::distributionOf({42}).p50, int64_t{42});
+        std::vector<int64_t> twoHundred;
+        for (int64_t v = 200; v >= 1; --v)
+            twoHundred.push_back(v);
+        const stats::Distribution e = stats::distributionOf(twoHundred);
+        QCOMPARE(e.p99, int64_t{198}); // rank ceil(0.99 * 200) = 198 exactly, not 199
+        QCOMPARE(e.p90, int64_t{180});
+        QCOMPARE(e.p50, int64_t{100});
+        QCOMPARE(e.p99, percentileByCounting(twoHundred, 99));
     }
 
     void fixturesEqualRawEvents_data()
