@@ -2,13 +2,17 @@
 #include "launchespanel.h"
 
 #include "analysis/launchstats.h"
+#include "analysis/kernelsequences.h"
 #include "launchesmodel.h"
+#include "report/sequencereport.h"
+#include "sequencesmodel.h"
 #include "tracedocument.h"
 
 #include <QHeaderView>
 #include <QLabel>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -16,13 +20,13 @@ using namespace tilescope;
 
 namespace {
 
-QTableView* makeTable(QAbstractItemModel* model, QWidget* parent, bool sortable)
+QTableView* makeTable(QAbstractItemModel* model, QWidget* parent, bool sortable, int sortRole = LaunchesModel::SortRole)
 {
     auto* table = new QTableView(parent);
     if (sortable) {
         auto* proxy = new QSortFilterProxyModel(table);
         proxy->setSourceModel(model);
-        proxy->setSortRole(LaunchesModel::SortRole);
+        proxy->setSortRole(sortRole);
         table->setModel(proxy);
         table->setSortingEnabled(true);
         table->sortByColumn(-1, Qt::AscendingOrder); // the model's order (most severe first) until a header is clicked
@@ -46,6 +50,9 @@ LaunchesPanel::LaunchesPanel(QWidget* parent)
     , m_distributions(new LaunchesModel(LaunchesModel::View::Distributions, this))
     , m_outliers(new LaunchesModel(LaunchesModel::View::Outliers, this))
     , m_header(new QLabel(this))
+    , m_sequences(new SequencesModel(this))
+    , m_sequenceHeader(new QLabel(this))
+    , m_tabs(new QTabWidget(this))
 {
     m_header->setWordWrap(true);
     m_header->setText(tr("No trace"));
@@ -55,12 +62,32 @@ LaunchesPanel::LaunchesPanel(QWidget* parent)
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_distributionTable);
     split->addWidget(m_outlierTable);
+    auto* launchesTab = new QWidget(m_tabs);
+    auto* launchesLayout = new QVBoxLayout(launchesTab);
+    launchesLayout->setContentsMargins(2, 2, 2, 2);
+    launchesLayout->addWidget(m_header);
+    launchesLayout->addWidget(split, 1);
+    m_tabs->addTab(launchesTab, tr("Launch statistics"));
+
+    m_sequenceHeader->setWordWrap(true);
+    m_sequenceTable = makeTable(m_sequences, this, true, SequencesModel::SortRole);
+    auto* sequencesTab = new QWidget(m_tabs);
+    auto* sequencesLayout = new QVBoxLayout(sequencesTab);
+    sequencesLayout->setContentsMargins(2, 2, 2, 2);
+    sequencesLayout->addWidget(m_sequenceHeader);
+    sequencesLayout->addWidget(m_sequenceTable, 1);
+    m_tabs->addTab(sequencesTab, tr("Repeated sequences"));
+
     auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(2, 2, 2, 2);
-    layout->addWidget(m_header);
-    layout->addWidget(split, 1);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_tabs);
     connect(m_outlierTable, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
         const uint32_t event = index.data(LaunchesModel::EventRole).value<uint32_t>();
+        if (event != trace::kNoIndex)
+            emit eventActivated(event);
+    });
+    connect(m_sequenceTable, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+        const uint32_t event = index.data(SequencesModel::EventRole).value<uint32_t>();
         if (event != trace::kNoIndex)
             emit eventActivated(event);
     });
@@ -72,9 +99,17 @@ void LaunchesPanel::setDocument(std::shared_ptr<const TraceDocument> document)
         m_distributions->setStats(nullptr, nullptr);
         m_outliers->setStats(nullptr, nullptr);
         m_header->setText(tr("No trace"));
+        m_sequences->setReport(nullptr, nullptr);
+        m_sequenceHeader->setText(tr("No trace"));
         return;
     }
     const std::shared_ptr<const trace::Trace> trace(document, document->trace.get());
+    auto sequences = std::make_shared<const analysis::KernelSequenceReport>(analysis::findKernelSequences(*trace));
+    m_sequences->setReport(trace, sequences);
+    m_sequenceHeader->setText(sequences->sequences.empty() ? tr("No repeated kernel sequence.")
+                                                           : QString::fromStdString(report::sequenceRuleText(sequences->options))
+                                      + tr(". Double-click one to show its first occurrence; hover for its kernels."));
+    m_sequenceTable->resizeColumnsToContents();
     auto stats = std::make_shared<const analysis::LaunchStats>(analysis::computeLaunchStats(*trace));
     m_distributions->setStats(trace, stats);
     m_outliers->setStats(trace, stats);

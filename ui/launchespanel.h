@@ -8,12 +8,16 @@
 
 class LaunchesModel;
 class QLabel;
+class QTabWidget;
 class QTableView;
+class SequencesModel;
 struct TraceDocument;
 
-// The Launches dock: analysis::computeLaunchStats of the whole trace - per-stream distributions of CPU
-// duration, GPU duration and launch delay above, the outliers below. Double-clicking an outlier asks for
-// its kernel to be selected and centred in the timeline (eventActivated).
+// The Launches dock, two tabs over the whole trace: analysis::computeLaunchStats (per-stream distributions
+// of CPU duration, GPU duration and launch delay above, the outliers below) and
+// analysis::findKernelSequences (the repeated op -> kernel sequences, fusion candidates marked).
+// Double-clicking an outlier or a sequence asks for its kernel (a sequence's first) to be selected and
+// centred in the timeline (eventActivated).
 class LaunchesPanel : public QWidget
 {
     Q_OBJECT
@@ -25,6 +29,9 @@ public:
     LaunchesModel* distributions() const { return m_distributions; }
     LaunchesModel* outliers() const { return m_outliers; }
     QTableView* outlierTable() const { return m_outlierTable; }
+    SequencesModel* sequences() const { return m_sequences; }
+    QTableView* sequenceTable() const { return m_sequenceTable; }
+    QTabWidget* tabs() const { return m_tabs; }
     QString headerText() const;
 
 signals:
@@ -36,4 +43,8 @@ private:
     QTableView* m_distributionTable;
     QTableView* m_outlierTable;
     QLabel* m_header;
+    SequencesModel* m_sequences;
+    QTableView* m_sequenceTable;
+    QLabel* m_sequenceHeader;
+    QTabWidget* m_tabs;
 };

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
-// The Launches dock: its models pass QAbstractItemModelTester, show computeLaunchStats' figures (each row
-// against the core result), and a double-click on an outlier selects and centres its kernel in the
-// timeline of the main window.
+// The Launches dock: its models pass QAbstractItemModelTester, show computeLaunchStats' and
+// findKernelSequences' figures (each row against the core result), and a double-click on an outlier or a
+// sequence selects and centres its kernel in the timeline of the main window.
 #include "testutil.h"
 #include "uitestutil.h"
 
+#include "analysis/kernelsequences.h"
 #include "analysis/launchstats.h"
 #include "launchesmodel.h"
 #include "launchespanel.h"
 #include "mainwindow.h"
+#include "sequencesmodel.h"
 #include "stats/timetext.h"
 #include "timelineview.h"
 #include "trace/traceloader.h"
@@ -62,6 +64,29 @@ private slots:
         QCOMPARE(distributions.rowCount(), 0);
     }
 
+    void sequencesModelFollowsCoreResult()
+    {
+        trace::LoadOptions options;
+        options.keepRawArgs = false;
+        std::shared_ptr<const trace::Trace> t = trace::loadTrace(testutil::workloadTrace("train_scheduled"), options);
+        auto report = std::make_shared<const analysis::KernelSequenceReport>(analysis::findKernelSequences(*t));
+        QVERIFY(!report->sequences.empty());
+        SequencesModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setReport(t, report);
+        QCOMPARE(size_t(model.rowCount()), report->sequences.size());
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const analysis::KernelSequence& q = report->sequences[size_t(row)];
+            QCOMPARE(model.index(row, SequencesModel::LengthColumn).data().toInt(), int(q.steps.size()));
+            QCOMPARE(model.index(row, SequencesModel::OccurrencesColumn).data().toULongLong(), qulonglong(q.occurrences.size()));
+            QCOMPARE(model.index(row, SequencesModel::GpuTimeColumn).data(SequencesModel::SortRole).toLongLong(), q.gpuNs);
+            QCOMPARE(model.index(row, 0).data(SequencesModel::EventRole).value<uint32_t>(), q.occurrences.front());
+            QCOMPARE(model.index(row, SequencesModel::FusionColumn).data().toString().isEmpty(), !q.elementwise);
+        }
+        model.setReport(nullptr, nullptr);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
     void doubleClickSelectsKernel()
     {
         MainWindow w;
@@ -77,6 +102,13 @@ private slots:
         QVERIFY(event != trace::kNoIndex);
         emit table->doubleClicked(index);
         QCOMPARE(w.timeline()->selectedEvent(), event);
+
+        QTableView* sequences = panel->sequenceTable();
+        QVERIFY(sequences->model()->rowCount() > 0);
+        const QModelIndex first = sequences->model()->index(0, 1);
+        const uint32_t kernel = first.data(SequencesModel::EventRole).value<uint32_t>();
+        emit sequences->doubleClicked(first);
+        QCOMPARE(w.timeline()->selectedEvent(), kernel);
     }
 };
 
