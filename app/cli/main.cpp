@@ -114,12 +114,14 @@ const char* kLaunchesUsage = R"(  launches TRACE [--outliers N] [--format table|
       with their events. --outliers N lists N of each (default 10). Window as overlap
 )";
 
-const char* kSequencesUsage = R"(  sequences TRACE [--top N] [--min-length N] [--max-length N] [--format table|json] [--partial]
+const char* kSequencesUsage = R"(  sequences TRACE [--top N] [--min-length N] [--max-length N] [--format table|json]
+                  [--window START_US,END_US | --step N | --steps A-B] [--partial]
       repeated kernel sequences, fusion candidates: runs of consecutive "op -> kernel" steps on one stream
       (a memcpy, memset or kernel without an op ends a run) that occur at least twice, chosen greedily by
       kernels covered, each kernel counted once (so a repeating pattern is not reported again as its
       rotations or pieces); occurrences, GPU time, and whether all its kernels are elementwise (a fusion
-      candidate). --top (default 10), --min-length (default 3, at least 2), --max-length (default 16)
+      candidate). --top (default 10), --min-length (default 3, at least 2), --max-length (default 16);
+      the kernels starting in --window or the --step/--steps (whole trace by default)
 )";
 
 const char* kDeviceUsage = R"(  device TRACE [--ceilings FILE] [--devices FILE] [--partial]
@@ -544,7 +546,9 @@ int runSequences(const Arguments& a)
     options.top = static_cast<uint32_t>(top);
     options.minLength = static_cast<uint32_t>(minLength);
     options.maxLength = static_cast<uint32_t>(maxLength);
+    const WindowSelection selection = parseWindowSelection(a);
     const auto t = load(a);
+    options.window = resolveWindow(a, *t, selection);
     const analysis::KernelSequenceReport report = analysis::findKernelSequences(*t, options);
     std::cout << (format == "json" ? report::sequencesJson(*t, report) : report::sequencesText(*t, report));
     return 0;
@@ -818,7 +822,8 @@ int main(int argc, char** argv)
         if (command == "launches")
             return runLaunches(parseArguments(argc, argv, {"partial"}, {"format", "outliers", "window", "step", "steps"}));
         if (command == "sequences")
-            return runSequences(parseArguments(argc, argv, {"partial"}, {"format", "top", "min-length", "max-length"}));
+            return runSequences(
+                parseArguments(argc, argv, {"partial"}, {"format", "top", "min-length", "max-length", "window", "step", "steps"}));
         if (command == "steps")
             return runSteps(parseArguments(argc, argv, {"partial"}, {"format"}));
         throw UsageError{"unknown command '" + command + "'"};

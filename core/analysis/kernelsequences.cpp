@@ -22,7 +22,7 @@ struct StepString
     std::vector<SequenceStep> alphabet;
 };
 
-StepString buildSteps(const trace::Trace& t, KernelSequenceReport& r)
+StepString buildSteps(const trace::Trace& t, const std::optional<Interval>& window, KernelSequenceReport& r)
 {
     StepString s;
     std::unordered_map<uint64_t, uint32_t> symbolOf;
@@ -37,6 +37,8 @@ StepString buildSteps(const trace::Trace& t, KernelSequenceReport& r)
         };
         for (const uint32_t i : track.events) {
             const trace::Event& e = t.events[i];
+            if (window && (e.start < window->start || e.start >= window->end))
+                continue;
             if (e.kind == trace::EventKind::GpuMemcpy || e.kind == trace::EventKind::GpuMemset) {
                 closeRun();
                 continue;
@@ -89,7 +91,7 @@ KernelSequenceReport findKernelSequences(const trace::Trace& t, KernelSequenceOp
     options.maxLength = std::max(options.maxLength, options.minLength);
     KernelSequenceReport r;
     r.options = options;
-    const StepString s = buildSteps(t, r);
+    const StepString s = buildSteps(t, options.window, r);
     const size_t n = s.symbol.size();
     if (n < 2 * static_cast<size_t>(options.minLength) || options.top == 0)
         return r;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "analysis/intervals.h"
 #include "trace/ids.h"
 #include "trace/stringpool.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace tilescope::trace {
@@ -31,9 +33,10 @@ namespace tilescope::analysis {
 
 struct KernelSequenceOptions
 {
-    uint32_t top = 10;       // sequences to report
-    uint32_t minLength = 3;  // HTA's min_pattern_len default
-    uint32_t maxLength = 16; // longer repeats come out as pieces
+    uint32_t top = 10;              // sequences to report
+    uint32_t minLength = 3;         // HTA's min_pattern_len default
+    uint32_t maxLength = 16;        // longer repeats come out as pieces
+    std::optional<Interval> window; // only kernels that start inside it; the whole trace when absent
 };
 
 struct SequenceStep

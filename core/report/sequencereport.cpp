@@ -42,6 +42,8 @@ std::string sequenceRuleText(const analysis::KernelSequenceOptions& o)
 std::string sequencesJson(const trace::Trace& t, const analysis::KernelSequenceReport& r)
 {
     io::Json out = io::Json::object();
+    out["window_start_us"] = r.options.window ? io::jsonMicroseconds(r.options.window->start) : io::Json(nullptr);
+    out["window_end_us"] = r.options.window ? io::jsonMicroseconds(r.options.window->end) : io::Json(nullptr);
     out["kernels"] = r.kernels;
     out["kernels_with_op"] = r.steps;
     out["kernel_time_us"] = io::jsonMicroseconds(r.kernelNs);

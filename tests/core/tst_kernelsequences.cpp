@@ -33,10 +33,12 @@ struct RawKernel
     int64_t start = 0, duration = 0;
     std::string op, name; // op "" when the kernel has none
     bool breaks = false;  // a memcpy/memset, or a kernel without op: ends a run
+    bool kernel = false;
 };
 
 // Per stream (pid, tid): kernels, memcpys and memsets by start (longer first on ties, as the loader sorts).
-std::map<std::pair<std::string, std::string>, std::vector<RawKernel>> readRaw(const std::string& path)
+std::map<std::pair<std::string, std::string>, std::vector<RawKernel>> readRaw(const std::string& path, int64_t from = INT64_MIN,
+                                                                              int64_t to = INT64_MAX)
 {
     const nlohmann::json doc = testutil::readExactJson(path);
     std::map<int64_t, std::string> opByExternal;
@@ -53,12 +55,15 @@ std::map<std::pair<std::string, std::string>, std::vector<RawKernel>> readRaw(co
             continue;
         RawKernel k;
         k.start = ns(e["ts"]);
+        if (k.start < from || k.start >= to)
+            continue;
         k.duration = ns(e["dur"]);
         k.name = e["name"].get<std::string>();
         if (cat == "kernel" && e.contains("args") && e["args"].contains("External id"))
             if (const auto it = opByExternal.find(e["args"]["External id"].get<int64_t>()); it != opByExternal.end())
                 k.op = it->second;
-        k.breaks = cat != "kernel" || k.op.empty();
+        k.kernel = cat == "kernel";
+        k.breaks = !k.kernel || k.op.empty();
         out[{e["pid"].dump(), e["tid"].dump()}].push_back(k);
     }
     for (auto& [stream, list] : out)
@@ -102,7 +107,7 @@ uint64_t bestCover(const std::map<std::pair<std::string, std::string>, std::vect
 // Every reported sequence against the raw kernels.
 void checkAgainstRaw(const trace::Trace& t, const analysis::KernelSequenceReport& r, const std::string& path)
 {
-    const auto raw = readRaw(path);
+    const auto raw = r.options.window ? readRaw(path, r.options.window->start, r.options.window->end) : readRaw(path);
     std::set<std::pair<const void*, size_t>> used;
     for (const analysis::KernelSequence& q : r.sequences) {
         QVERIFY(q.occurrences.size() >= 2);
@@ -216,7 +221,7 @@ private slots:
         // PQRS four times back to back, then abc (elementwise) three times split by memcpys and op-less kernels
         std::ofstream(path) << syntheticTrace("xPQRSPQRSPQRSPQRSy|abc|abc.abc.");
         const auto t = load(path);
-        const analysis::KernelSequenceReport r = analysis::findKernelSequences(*t, {10, 3, 16});
+        const analysis::KernelSequenceReport r = analysis::findKernelSequences(*t, {10, 3, 16, std::nullopt});
         QCOMPARE(r.kernels, uint64_t{4 * 4 + 2 + 9 + 2});
         QCOMPARE(r.steps, uint64_t{4 * 4 + 2 + 9});
         QCOMPARE(r.sequences.size(), size_t{2});
@@ -240,7 +245,7 @@ private slots:
             steps += "FGHIJKLMN"; // nine steps, six times
         std::ofstream(path) << syntheticTrace(steps + "y");
         const auto t = load(path);
-        const analysis::KernelSequenceReport r = analysis::findKernelSequences(*t, {10, 2, 6});
+        const analysis::KernelSequenceReport r = analysis::findKernelSequences(*t, {10, 2, 6, std::nullopt});
         QVERIFY(r.sequences.size() >= 2);
         QCOMPARE(r.sequences[0].steps.size(), size_t{6});
         QCOMPARE(r.sequences[0].occurrences.size(), size_t{6});
@@ -269,9 +274,38 @@ private slots:
         QFETCH(int, maxLength);
         const auto t = load(path.toStdString());
         const analysis::KernelSequenceReport r = analysis::findKernelSequences(
-            *t, {20, static_cast<uint32_t>(minLength), static_cast<uint32_t>(maxLength)});
+            *t, {20, static_cast<uint32_t>(minLength), static_cast<uint32_t>(maxLength), std::nullopt});
         QVERIFY(!r.sequences.empty());
         checkAgainstRaw(*t, r, path.toStdString());
+    }
+
+    // Only kernels starting in the window: the middle third of train_scheduled, checked as above; the CLI's
+    // --step equals --window of that step.
+    void window()
+    {
+        const std::string path = testutil::workloadTrace("train_scheduled");
+        const auto t = load(path);
+        const int64_t span = t->lastTime() - t->firstTime();
+        analysis::KernelSequenceOptions options;
+        options.window = analysis::Interval{t->firstTime() + span / 3, t->firstTime() + 2 * span / 3};
+        const analysis::KernelSequenceReport r = analysis::findKernelSequences(*t, options);
+        uint64_t inside = 0;
+        for (const auto& [stream, kernels] : readRaw(path, options.window->start, options.window->end))
+            for (const RawKernel& k : kernels)
+                inside += k.kernel;
+        QCOMPARE(r.kernels, inside);
+        QVERIFY(r.kernels < analysis::findKernelSequences(*t).kernels);
+        checkAgainstRaw(*t, r, path);
+
+        const QString trace = QString::fromStdString(path);
+        const auto byStep = ::cli({"sequences", trace, "--format", "json", "--step", "3"});
+        QCOMPARE(byStep.exitCode, 0);
+        const io::Json doc = io::parseSmallJson(byStep.out.toStdString(), "sequences");
+        const auto byWindow = ::cli(
+            {"sequences", trace, "--format", "json", "--window",
+             QString::fromStdString(io::dumpJson(doc["window_start_us"]) + "," + io::dumpJson(doc["window_end_us"]))});
+        QCOMPARE(byWindow.out, byStep.out);
+        QVERIFY(doc["kernels"].get<int>() == 162); // ProfilerStep#3's kernels (steps)
     }
 
     void cli()
