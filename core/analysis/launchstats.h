@@ -23,6 +23,7 @@ namespace tilescope::analysis {
 //   CPU duration = the API call's duration
 //   GPU duration = the sum of its activities' durations (one activity for all but graph launches)
 //   launch delay = the first activity's start - the call's start (may be negative on clock skew)
+// and belongs to the stream of its first activity.
 // HTA 0.5's cuda_kernel_launch_stats differs: it matches only cudaLaunchKernel, cudaLaunchKernelExC,
 // cudaMemcpyAsync and cudaMemsetAsync by name (no driver API), one row per (call, activity) pair, and
 // its launch delay is activity start - call END, clipped at 0.
