@@ -121,12 +121,13 @@ void LaunchesPanel::setDocument(std::shared_ptr<const TraceDocument> document)
     for (const auto& [name, count] : stats->apis)
         apis += (apis.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(name) + QStringLiteral(" ")
             + QString::number(count);
-    m_header->setText(tr("%1 launches (%2). Delay = first activity start − call start. Outliers: %3 kernels shorter than half their "
-                         "launch, %4 long delays (above the stream's p99 and 100 µs); double-click one to show it.")
-                          .arg(stats->launches.size())
-                          .arg(apis)
-                          .arg(stats->shortKernels.size())
-                          .arg(stats->longDelays.size()));
+    m_header->setText(
+        tr("%1 launches (%2). Delay = first activity start − call start. Outliers: %3 kernels shorter than half their "
+           "launch, %4 long delays (above 100 µs and, on streams of 100 launches or more, their p99); double-click one to show it.")
+            .arg(stats->launches.size())
+            .arg(apis)
+            .arg(stats->shortKernels.size())
+            .arg(stats->longDelays.size()));
     m_distributionTable->resizeColumnsToContents();
     m_outlierTable->resizeColumnsToContents();
 }

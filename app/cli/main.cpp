@@ -110,7 +110,7 @@ const char* kLaunchesUsage = R"(  launches TRACE [--outliers N] [--format table|
       cudaGraphLaunch... - linked by correlation id to kernels, memcpy or memset) whose call starts in the
       window: CPU duration (the call), GPU duration (its activities), launch delay (first activity start -
       call start); per stream count, min, p50, p90, p99 (nearest rank), max and mean; outliers: kernels
-      shorter than half their launch's CPU time, and launch delays above their stream's p99 and 100 us,
+      shorter than half their launch's CPU time, and launch delays above 100 us and (streams of 100+) their p99,
       with their events. --outliers N lists N of each (default 10). Window as overlap
 )";
 

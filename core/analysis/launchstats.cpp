@@ -136,7 +136,8 @@ LaunchStats computeLaunchStats(const trace::Trace& t, std::optional<Interval> wi
         const bool kernel = t.events[l.activity].kind == trace::EventKind::Kernel;
         if (kernel && static_cast<double>(l.gpuNs) < kShortKernelShareOfCpu * static_cast<double>(l.cpuNs))
             r.shortKernels.push_back(i);
-        if (l.delayNs > r.streams[l.stream].delay.p99 && l.delayNs > kLongLaunchDelayNs)
+        const stats::Distribution& delays = r.streams[l.stream].delay;
+        if (l.delayNs > kLongLaunchDelayNs && (delays.count < kMinLaunchesForP99 || l.delayNs > delays.p99))
             r.longDelays.push_back(i);
     }
     std::stable_sort(r.shortKernels.begin(), r.shortKernels.end(), [&](uint32_t a, uint32_t b) {
@@ -155,8 +156,8 @@ std::string shortKernelRuleText()
 
 std::string longDelayRuleText()
 {
-    return "a launch delay (first activity start - call start) above its stream's p99 and above "
-        + stats::formatDuration(kLongLaunchDelayNs);
+    return "a launch delay (first activity start - call start) above " + stats::formatDuration(kLongLaunchDelayNs)
+        + " and, on a stream with " + std::to_string(kMinLaunchesForP99) + " launches or more, above its p99";
 }
 
 } // namespace tilescope::analysis

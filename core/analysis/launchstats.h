@@ -31,8 +31,10 @@ namespace tilescope::analysis {
 // Kernels much shorter than their launch: a kernel launch whose GPU duration is below this share of
 // its CPU duration (HTA flags gpu < cpu for calls up to 50 us).
 constexpr double kShortKernelShareOfCpu = 0.5;
-// A long launch delay: above its stream's p99 launch delay and above this (HTA's launch_delay_cutoff).
+// A long launch delay: above this (HTA's launch_delay_cutoff) and, on a stream with kMinLaunchesForP99
+// launches or more, above its p99 launch delay (with fewer the nearest-rank p99 is the maximum itself).
 constexpr int64_t kLongLaunchDelayNs = 100'000;
+constexpr uint64_t kMinLaunchesForP99 = 100;
 
 struct LaunchRecord
 {
