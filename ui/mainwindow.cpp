@@ -11,6 +11,7 @@
 #include "analysis/overlap.h"
 #include "detailspanel.h"
 #include "findingspanel.h"
+#include "launchespanel.h"
 #include "keyaveragespanel.h"
 #include "profiledialog.h"
 #include "reportexport.h"
@@ -132,6 +133,15 @@ MainWindow::MainWindow(QWidget* parent)
     tableDock->raise();
     m_snapshotDock = snapshotDock;
     QDockWidget* compareDock = addCompareDock(snapshotDock);
+    // Launch statistics of the whole trace, a tab beside the table; an outlier's double-click shows its kernel.
+    auto* launches = new LaunchesPanel(this);
+    auto* launchesDock = new QDockWidget(tr("Launches"), this);
+    launchesDock->setObjectName(QStringLiteral("launches"));
+    launchesDock->setWidget(launches);
+    addDockWidget(Qt::BottomDockWidgetArea, launchesDock);
+    tabifyDockWidget(compareDock, launchesDock);
+    connect(this, &MainWindow::documentChanged, launches, [this, launches] { launches->setDocument(m_doc); });
+    connect(launches, &LaunchesPanel::eventActivated, this, [this](uint32_t event) { m_timeline->selectEvent(event, true); });
     tableDock->raise(); // the table stays the visible tab
     auto* rooflineDock = new QDockWidget(tr("Roofline"), this);
     rooflineDock->setObjectName(QStringLiteral("roofline"));

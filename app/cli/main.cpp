@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // tilescope-cli: TileScope's analyses without a display, for GPU boxes and CI.
 #include "analysis/breakdown.h"
+#include "analysis/kernelsequences.h"
+#include "analysis/launchstats.h"
 #include "analysis/overlap.h"
 #include "analysis/queuelength.h"
 #include "analysis/steps.h"
@@ -11,6 +13,8 @@
 #include "findings/findingsreport.h"
 #include "io/tracefileerror.h"
 #include "report/breakdownreport.h"
+#include "report/launchreport.h"
+#include "report/sequencereport.h"
 #include "report/overlapreport.h"
 #include "report/queuereport.h"
 #include "report/snapshotreport.h"
@@ -104,6 +108,26 @@ const char* kStepsUsage = R"(  steps TRACE [--format table|json] [--partial]
       step's number is the number its name ends with when every step has one and no two are equal,
       else its position by start from 0; --step N / --steps A-B of overlap and diagnose select by it,
       the window running from the first selected step's start to the last one's end
+)";
+
+const char* kLaunchesUsage = R"(  launches TRACE [--outliers N] [--format table|json] [--window START_US,END_US | --step N | --steps A-B]
+                 [--partial]
+      every launch (a CUDA runtime or driver API call - cudaLaunchKernel, cuLaunchKernelEx, cudaMemcpyAsync,
+      cudaGraphLaunch... - linked by correlation id to kernels, memcpy or memset) whose call starts in the
+      window: CPU duration (the call), GPU duration (its activities), launch delay (first activity start -
+      call start); per stream count, min, p50, p90, p99 (nearest rank), max and mean; outliers: kernels
+      shorter than half their launch's CPU time, and launch delays above 100 us and (streams of 100+) their p99,
+      with their events. --outliers N lists N of each (default 10). Window as overlap
+)";
+
+const char* kSequencesUsage = R"(  sequences TRACE [--top N] [--min-length N] [--max-length N] [--format table|json]
+                  [--window START_US,END_US | --step N | --steps A-B] [--partial]
+      repeated kernel sequences, fusion candidates: runs of consecutive "op -> kernel" steps on one stream
+      (a memcpy, memset or kernel without an op ends a run) that occur at least twice, chosen greedily by
+      kernels covered, each kernel counted once (so a repeating pattern is not reported again as its
+      rotations or pieces); occurrences, GPU time, and whether all its kernels are elementwise (a fusion
+      candidate). --top (default 10), --min-length (default 3, at least 2), --max-length (default 16);
+      the kernels starting in --window or the --step/--steps (whole trace by default)
 )";
 
 const char* kDeviceUsage = R"(  device TRACE [--ceilings FILE] [--devices FILE] [--partial]
@@ -200,6 +224,11 @@ std::vector<CommandUsage> commandUsages()
             {"breakdown", kBreakdownUsage},
             {"idle", kIdleUsage},
             {"queue", kQueueUsage},
+    return 0;
+}
+
+            {"launches", kLaunchesUsage},
+            {"sequences", kSequencesUsage},
             {"device", kDeviceUsage},
             {"classify", kClassifyUsage},
             {"inspect", kInspectUsage},
@@ -548,6 +577,48 @@ int runQueue(const Arguments& a)
     return 0;
 }
 
+int runLaunches(const Arguments& a)
+{
+    const std::string format = a.get("format").value_or("table");
+    if (format != "table" && format != "json")
+        throw UsageError{"--format for launches is table or json, got '" + format + "'"};
+    const int outliers = a.get("outliers") ? parseInt(*a.get("outliers"), "outliers") : 10;
+    if (outliers < 0)
+        throw UsageError{"--outliers expects N >= 0, got " + std::to_string(outliers)};
+    const WindowSelection selection = parseWindowSelection(a);
+    const auto t = load(a);
+    const std::optional<analysis::Interval> window = resolveWindow(a, *t, selection);
+    const analysis::LaunchStats stats = analysis::computeLaunchStats(*t, window);
+    const size_t listed = static_cast<size_t>(outliers);
+    std::cout << (format == "json" ? report::launchStatsJson(*t, stats, listed) : report::launchStatsText(*t, stats, listed));
+    return 0;
+}
+
+int runSequences(const Arguments& a)
+{
+    const std::string format = a.get("format").value_or("table");
+    if (format != "table" && format != "json")
+        throw UsageError{"--format for sequences is table or json, got '" + format + "'"};
+    analysis::KernelSequenceOptions options;
+    const int top = a.get("top") ? parseInt(*a.get("top"), "top") : static_cast<int>(options.top);
+    const int minLength = a.get("min-length") ? parseInt(*a.get("min-length"), "min-length") : static_cast<int>(options.minLength);
+    const int maxLength = a.get("max-length") ? parseInt(*a.get("max-length"), "max-length") : static_cast<int>(options.maxLength);
+    if (top < 1)
+        throw UsageError{"--top expects N >= 1, got " + std::to_string(top)};
+    if (minLength < 2 || maxLength > 256 || maxLength < minLength)
+        throw UsageError{"--min-length and --max-length need 2 <= min-length <= max-length <= 256, got " + std::to_string(minLength)
+                         + " and " + std::to_string(maxLength)};
+    options.top = static_cast<uint32_t>(top);
+    options.minLength = static_cast<uint32_t>(minLength);
+    options.maxLength = static_cast<uint32_t>(maxLength);
+    const WindowSelection selection = parseWindowSelection(a);
+    const auto t = load(a);
+    options.window = resolveWindow(a, *t, selection);
+    const analysis::KernelSequenceReport report = analysis::findKernelSequences(*t, options);
+    std::cout << (format == "json" ? report::sequencesJson(*t, report) : report::sequencesText(*t, report));
+    return 0;
+}
+
 int runDevice(const Arguments& a)
 {
     const auto database = a.get("devices") ? roofline::loadDeviceDatabase(*a.get("devices")) : roofline::builtinDeviceDatabase();
@@ -821,6 +892,14 @@ int main(int argc, char** argv)
             return runIdle(parseArguments(argc, argv, {"partial"}, {"format", "window", "step", "steps", "kernel-wait-threshold"}));
         if (command == "queue")
             return runQueue(parseArguments(argc, argv, {"partial", "series"}, {"format", "window", "step", "steps", "limit"}));
+    return 0;
+}
+
+        if (command == "launches")
+            return runLaunches(parseArguments(argc, argv, {"partial"}, {"format", "outliers", "window", "step", "steps"}));
+        if (command == "sequences")
+            return runSequences(
+                parseArguments(argc, argv, {"partial"}, {"format", "top", "min-length", "max-length", "window", "step", "steps"}));
         if (command == "steps")
             return runSteps(parseArguments(argc, argv, {"partial"}, {"format"}));
         throw UsageError{"unknown command '" + command + "'"};

@@ -52,4 +52,11 @@ bool isCommunicationKernel(std::string_view kernelName)
     return kernelName.starts_with("ncclKernel_") || kernelName.starts_with("ncclDevKernel_");
 }
 
+bool isElementwiseKernel(std::string_view kernelName)
+{
+    if (kernelName.starts_with("void "))
+        kernelName.remove_prefix(5);
+    return kernelName.find("elementwise_kernel") != std::string_view::npos || kernelName.starts_with("triton_poi_");
+}
+
 } // namespace tilescope::trace

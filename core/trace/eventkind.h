@@ -37,4 +37,9 @@ constexpr bool isLaunchApi(EventKind k) { return k == EventKind::CudaRuntime || 
 // for communication kernels, used by the roofline's classification and the kernel-type breakdown.
 bool isCommunicationKernel(std::string_view kernelName);
 
+// A pointwise kernel by its name: ATen's elementwise kernels (vectorized_elementwise_kernel,
+// unrolled_elementwise_kernel, elementwise_kernel) and Triton pointwise kernels (triton_poi_*). The one
+// rule for "elementwise", used by the repeated-sequence analysis to name fusion candidates.
+bool isElementwiseKernel(std::string_view kernelName);
+
 } // namespace tilescope::trace

@@ -284,7 +284,7 @@ private slots:
     void everyCommandHasHelp()
     {
         for (const char* command : {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "diagnose", "compare",
-                                    "report", "capture", "calibrate", "idle", "queue"}) {
+                                    "report", "capture", "calibrate", "idle", "queue", "launches", "sequences"}) {
             for (const char* flag : {"--help", "-h"}) {
                 const Run r = cli({command, flag});
                 QVERIFY2(r.exitCode == 0, qPrintable(QString("%1 %2: %3").arg(command, flag, r.err)));
@@ -300,7 +300,7 @@ private slots:
         const Run all = cli({"--help"});
         QCOMPARE(all.exitCode, 0);
         for (const char* command : {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "diagnose", "compare",
-                                    "report", "capture", "calibrate", "idle", "queue"})
+                                    "report", "capture", "calibrate", "idle", "queue", "launches", "sequences"})
             QVERIFY2(all.out.contains("\n  " + QByteArray(command) + " "), command);
     }
 

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+// The Launches dock: its models pass QAbstractItemModelTester, show computeLaunchStats' and
+// findKernelSequences' figures (each row against the core result), and a double-click on an outlier or a
+// sequence selects and centres its kernel in the timeline of the main window.
+#include "testutil.h"
+#include "uitestutil.h"
+
+#include "analysis/kernelsequences.h"
+#include "analysis/launchstats.h"
+#include "launchesmodel.h"
+#include "launchespanel.h"
+#include "mainwindow.h"
+#include "sequencesmodel.h"
+#include "stats/timetext.h"
+#include "timelineview.h"
+#include "trace/traceloader.h"
+
+#include <QAbstractItemModelTester>
+#include <QTableView>
+#include <QtTest>
+
+using namespace tilescope;
+
+class TestLaunchesModel : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void modelsFollowCoreResult()
+    {
+        trace::LoadOptions options;
+        options.keepRawArgs = false;
+        std::shared_ptr<const trace::Trace> t = trace::loadTrace(testutil::workloadTrace("train_scheduled"), options);
+        auto stats = std::make_shared<const analysis::LaunchStats>(analysis::computeLaunchStats(*t));
+        QVERIFY(!stats->shortKernels.empty());
+
+        LaunchesModel distributions(LaunchesModel::View::Distributions);
+        LaunchesModel outliers(LaunchesModel::View::Outliers);
+        QAbstractItemModelTester tester1(&distributions, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester2(&outliers, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(distributions.rowCount(), 0);
+        distributions.setStats(t, stats);
+        outliers.setStats(t, stats);
+
+        const int streams = int(stats->streams.size());
+        QCOMPARE(distributions.rowCount(), 3 * (streams + (streams > 1 ? 1 : 0)));
+        for (int s = 0; s < streams; ++s) {
+            const analysis::StreamLaunchStats& st = stats->streams[size_t(s)];
+            QCOMPARE(distributions.index(3 * s, 2).data().toString(), QString::number(st.cpu.count));
+            QCOMPARE(distributions.index(3 * s, 4).data().toString(), QString::fromStdString(stats::formatDuration(st.cpu.p50)));
+            QCOMPARE(distributions.index(3 * s + 1, 6).data(LaunchesModel::SortRole).toLongLong(), st.gpu.p99);
+            QCOMPARE(distributions.index(3 * s + 2, 7).data(LaunchesModel::SortRole).toLongLong(), st.delay.max);
+        }
+
+        QCOMPARE(size_t(outliers.rowCount()),
+                 std::min(stats->shortKernels.size(), LaunchesModel::kMaxOutliers)
+                     + std::min(stats->longDelays.size(), LaunchesModel::kMaxOutliers));
+        const analysis::LaunchRecord& first = stats->launches[stats->shortKernels.front()];
+        QCOMPARE(outliers.index(0, 0).data(LaunchesModel::EventRole).value<uint32_t>(), first.activity);
+        QCOMPARE(outliers.index(0, 3).data(LaunchesModel::SortRole).toLongLong(), first.cpuNs);
+        QCOMPARE(outliers.index(0, 7).data().toString(), QString::fromStdString(std::string(t->name(t->events[first.activity]))));
+
+        distributions.setStats(nullptr, nullptr);
+        QCOMPARE(distributions.rowCount(), 0);
+    }
+
+    void sequencesModelFollowsCoreResult()
+    {
+        trace::LoadOptions options;
+        options.keepRawArgs = false;
+        std::shared_ptr<const trace::Trace> t = trace::loadTrace(testutil::workloadTrace("train_scheduled"), options);
+        auto report = std::make_shared<const analysis::KernelSequenceReport>(analysis::findKernelSequences(*t));
+        QVERIFY(!report->sequences.empty());
+        SequencesModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setReport(t, report);
+        QCOMPARE(size_t(model.rowCount()), report->sequences.size());
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const analysis::KernelSequence& q = report->sequences[size_t(row)];
+            QCOMPARE(model.index(row, SequencesModel::LengthColumn).data().toInt(), int(q.steps.size()));
+            QCOMPARE(model.index(row, SequencesModel::OccurrencesColumn).data().toULongLong(), qulonglong(q.occurrences.size()));
+            QCOMPARE(model.index(row, SequencesModel::GpuTimeColumn).data(SequencesModel::SortRole).toLongLong(), q.gpuNs);
+            QCOMPARE(model.index(row, 0).data(SequencesModel::EventRole).value<uint32_t>(), q.occurrences.front());
+            QCOMPARE(model.index(row, SequencesModel::FusionColumn).data().toString().isEmpty(), !q.elementwise);
+        }
+        model.setReport(nullptr, nullptr);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void doubleClickSelectsKernel()
+    {
+        MainWindow w;
+        testutil::showExposed(w);
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
+        auto* panel = w.findChild<LaunchesPanel*>();
+        QVERIFY(panel);
+        QVERIFY(panel->outliers()->rowCount() > 0);
+        QVERIFY(panel->headerText().contains(QStringLiteral("launches")));
+        QTableView* table = panel->outlierTable();
+        const QModelIndex index = table->model()->index(0, 1);
+        const uint32_t event = index.data(LaunchesModel::EventRole).value<uint32_t>();
+        QVERIFY(event != trace::kNoIndex);
+        emit table->doubleClicked(index);
+        QCOMPARE(w.timeline()->selectedEvent(), event);
+
+        QTableView* sequences = panel->sequenceTable();
+        QVERIFY(sequences->model()->rowCount() > 0);
+        const QModelIndex first = sequences->model()->index(0, 1);
+        const uint32_t kernel = first.data(SequencesModel::EventRole).value<uint32_t>();
+        emit sequences->doubleClicked(first);
+        QCOMPARE(w.timeline()->selectedEvent(), kernel);
+    }
+};
+
+QTEST_MAIN(TestLaunchesModel)
+#include "tst_launchesmodel.moc"

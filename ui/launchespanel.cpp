@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+#include "launchespanel.h"
+
+#include "analysis/launchstats.h"
+#include "analysis/kernelsequences.h"
+#include "launchesmodel.h"
+#include "report/sequencereport.h"
+#include "sequencesmodel.h"
+#include "tracedocument.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+using namespace tilescope;
+
+namespace {
+
+QTableView* makeTable(QAbstractItemModel* model, QWidget* parent, bool sortable, int sortRole = LaunchesModel::SortRole)
+{
+    auto* table = new QTableView(parent);
+    if (sortable) {
+        auto* proxy = new QSortFilterProxyModel(table);
+        proxy->setSourceModel(model);
+        proxy->setSortRole(sortRole);
+        table->setModel(proxy);
+        table->setSortingEnabled(true);
+        table->sortByColumn(-1, Qt::AscendingOrder); // the model's order (most severe first) until a header is clicked
+    } else {
+        table->setModel(model);
+    }
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::SingleSelection);
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->verticalHeader()->hide();
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 4);
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setWordWrap(false);
+    return table;
+}
+
+} // namespace
+
+LaunchesPanel::LaunchesPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_distributions(new LaunchesModel(LaunchesModel::View::Distributions, this))
+    , m_outliers(new LaunchesModel(LaunchesModel::View::Outliers, this))
+    , m_header(new QLabel(this))
+    , m_sequences(new SequencesModel(this))
+    , m_sequenceHeader(new QLabel(this))
+    , m_tabs(new QTabWidget(this))
+{
+    m_header->setWordWrap(true);
+    m_header->setText(tr("No trace"));
+    m_distributionTable = makeTable(m_distributions, this, false);
+    m_distributionTable->horizontalHeader()->setStretchLastSection(false); // the mean beside the other figures
+    m_outlierTable = makeTable(m_outliers, this, true);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_distributionTable);
+    split->addWidget(m_outlierTable);
+    auto* launchesTab = new QWidget(m_tabs);
+    auto* launchesLayout = new QVBoxLayout(launchesTab);
+    launchesLayout->setContentsMargins(2, 2, 2, 2);
+    launchesLayout->addWidget(m_header);
+    launchesLayout->addWidget(split, 1);
+    m_tabs->addTab(launchesTab, tr("Launch statistics"));
+
+    m_sequenceHeader->setWordWrap(true);
+    m_sequenceTable = makeTable(m_sequences, this, true, SequencesModel::SortRole);
+    auto* sequencesTab = new QWidget(m_tabs);
+    auto* sequencesLayout = new QVBoxLayout(sequencesTab);
+    sequencesLayout->setContentsMargins(2, 2, 2, 2);
+    sequencesLayout->addWidget(m_sequenceHeader);
+    sequencesLayout->addWidget(m_sequenceTable, 1);
+    m_tabs->addTab(sequencesTab, tr("Repeated sequences"));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_tabs);
+    connect(m_outlierTable, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+        const uint32_t event = index.data(LaunchesModel::EventRole).value<uint32_t>();
+        if (event != trace::kNoIndex)
+            emit eventActivated(event);
+    });
+    connect(m_sequenceTable, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+        const uint32_t event = index.data(SequencesModel::EventRole).value<uint32_t>();
+        if (event != trace::kNoIndex)
+            emit eventActivated(event);
+    });
+}
+
+void LaunchesPanel::setDocument(std::shared_ptr<const TraceDocument> document)
+{
+    if (!document || !document->trace) {
+        m_distributions->setStats(nullptr, nullptr);
+        m_outliers->setStats(nullptr, nullptr);
+        m_header->setText(tr("No trace"));
+        m_sequences->setReport(nullptr, nullptr);
+        m_sequenceHeader->setText(tr("No trace"));
+        return;
+    }
+    const std::shared_ptr<const trace::Trace> trace(document, document->trace.get());
+    auto sequences = std::make_shared<const analysis::KernelSequenceReport>(analysis::findKernelSequences(*trace));
+    m_sequences->setReport(trace, sequences);
+    m_sequenceHeader->setText(sequences->sequences.empty() ? tr("No repeated kernel sequence.")
+                                                           : QString::fromStdString(report::sequenceRuleText(sequences->options))
+                                      + tr(". Double-click one to show its first occurrence; hover for its kernels."));
+    m_sequenceTable->resizeColumnsToContents();
+    auto stats = std::make_shared<const analysis::LaunchStats>(analysis::computeLaunchStats(*trace));
+    m_distributions->setStats(trace, stats);
+    m_outliers->setStats(trace, stats);
+    if (stats->launches.empty()) {
+        m_header->setText(tr("No launches: no CUDA runtime or driver call is linked to a kernel, memcpy or memset."));
+        return;
+    }
+    QString apis;
+    for (const auto& [name, count] : stats->apis)
+        apis += (apis.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(name) + QStringLiteral(" ")
+            + QString::number(count);
+    m_header->setText(
+        tr("%1 launches (%2). Delay = first activity start − call start. Outliers: %3 kernels shorter than half their "
+           "launch, %4 long delays (above 100 µs and, on streams of 100 launches or more, their p99); double-click one to show it.")
+            .arg(stats->launches.size())
+            .arg(apis)
+            .arg(stats->shortKernels.size())
+            .arg(stats->longDelays.size()));
+    m_distributionTable->resizeColumnsToContents();
+    m_outlierTable->resizeColumnsToContents();
+}
+
+QString LaunchesPanel::headerText() const { return m_header->text(); }
