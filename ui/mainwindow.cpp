@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
+#include "comparedtimeline.h"
 #include "comparepanel.h"
 #include "keyaveragesmodel.h"
 #include "memoryeventspanel.h"
 #include "memorypanel.h"
 #include "snapshotview.h"
+#include "stepspanel.h"
 #include "memory/allocatorsnapshot.h"
 #include "memory/memorytimeline.h"
 
@@ -93,6 +95,8 @@ MainWindow::MainWindow(QWidget* parent)
     auto* split = new QSplitter(Qt::Vertical, central);
     split->setObjectName(QStringLiteral("timelineSplit"));
     split->addWidget(m_timeline);
+    m_comparedTimeline = new ComparedTimeline(m_timeline, split); // File > Compare With…: after, under before
+    split->addWidget(m_comparedTimeline);
     split->addWidget(m_memory);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
@@ -132,6 +136,7 @@ MainWindow::MainWindow(QWidget* parent)
     tableDock->raise();
     m_snapshotDock = snapshotDock;
     QDockWidget* compareDock = addCompareDock(snapshotDock);
+    QDockWidget* stepsDock = addStepsDock(compareDock);
     tableDock->raise(); // the table stays the visible tab
     auto* rooflineDock = new QDockWidget(tr("Roofline"), this);
     rooflineDock->setObjectName(QStringLiteral("roofline"));
@@ -190,6 +195,14 @@ MainWindow::MainWindow(QWidget* parent)
         if (!dir.isEmpty())
             openFile(dir);
     });
+    file->addAction(tr("&Compare With…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Compare with a trace (after; the open trace is before)"), QString(),
+                                                          tr("Chrome traces (*.json *.json.gz *.gz);;All files (*)"));
+        if (!path.isEmpty())
+            compareWith(path);
+    });
+    m_closeComparison = file->addAction(tr("C&lose Comparison"), this, [this] { closeComparison(); });
+    m_closeComparison->setEnabled(false);
     file->addSeparator();
     file->addAction(tr("Export &Report…"), this, [this] {
         if (!m_doc) {
@@ -235,6 +248,7 @@ MainWindow::MainWindow(QWidget* parent)
     view->addAction(snapshotDock->toggleViewAction());
     view->addAction(findingsDock->toggleViewAction());
     view->addAction(compareDock->toggleViewAction());
+    view->addAction(stepsDock->toggleViewAction());
     view->addSeparator();
     QAction* idleGpus = view->addAction(tr("Show &Idle GPUs"));
     idleGpus->setCheckable(true);
@@ -376,6 +390,66 @@ QDockWidget* MainWindow::addCompareDock(QDockWidget* neighbour)
     return dock;
 }
 
+// The Steps dock (issue #13), tabbed with `neighbour`: it follows the document; double-clicking a step
+// zooms the timeline to it.
+QDockWidget* MainWindow::addStepsDock(QDockWidget* neighbour)
+{
+    m_steps = new StepsPanel(this);
+    auto* dock = new QDockWidget(tr("Steps"), this);
+    dock->setObjectName(QStringLiteral("steps"));
+    dock->setWidget(m_steps);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    tabifyDockWidget(neighbour, dock);
+    connect(this, &MainWindow::documentChanged, m_steps, [this] { m_steps->setDocument(m_doc); });
+    connect(m_steps, &StepsPanel::stepActivated, m_timeline, &TimelineView::zoomToRange);
+    // Compare With… (issue #13): the second trace loads on its own worker, as a trace opened normally.
+    m_compareJob = new TraceLoadJob(this);
+    connect(m_compareJob, &TraceLoadJob::finished, this, [this](std::shared_ptr<const TraceDocument> after) {
+        m_progress->hide();
+        if (!m_doc)
+            return;
+        m_compared = std::move(after);
+        m_keyAverages->setComparison(m_compared);
+        m_comparedTimeline->setDocuments(m_doc, m_compared);
+        m_closeComparison->setEnabled(true);
+        statusBar()->showMessage(tr("Comparing %1 (before) with %2 (after)").arg(m_doc->path, m_compared->path), 8000);
+        emit comparisonChanged();
+    });
+    connect(m_compareJob, &TraceLoadJob::failed, this, [this](const QString& path, const QString& message) {
+        m_progress->hide();
+        QMessageBox::warning(this, tr("Cannot compare"), tr("<b>%1</b><br><br>%2").arg(path.toHtmlEscaped(), message.toHtmlEscaped()));
+    });
+    connect(m_compareJob, &TraceLoadJob::cancelled, this, [this] { m_progress->hide(); });
+    connect(m_comparedTimeline, &ComparedTimeline::closeRequested, this, &MainWindow::closeComparison);
+    return dock;
+}
+
+void MainWindow::compareWith(const QString& path)
+{
+    if (!m_doc) {
+        QMessageBox::information(this, tr("Compare With"),
+                                 tr("Open the trace to compare first (before); then compare it with another (after)."));
+        return;
+    }
+    m_progress->setRange(0, 0);
+    m_progress->setFormat(tr("opening %1 to compare").arg(QFileInfo(path).fileName()));
+    m_progress->show();
+    m_compareJob->start(path);
+}
+
+void MainWindow::closeComparison()
+{
+    m_compareJob->cancel();
+    const bool was = m_compared != nullptr;
+    m_compared.reset();
+    m_keyAverages->setComparison(nullptr);
+    m_comparedTimeline->setDocuments(m_doc, nullptr);
+    if (m_closeComparison)
+        m_closeComparison->setEnabled(false);
+    if (was)
+        emit comparisonChanged();
+}
+
 QTableView* MainWindow::table() const { return m_keyAverages->table(); }
 QLineEdit* MainWindow::tableFilter() const { return m_keyAverages->filter(); }
 QCheckBox* MainWindow::groupByShape() const { return m_keyAverages->groupByShape(); }
@@ -497,6 +571,7 @@ void MainWindow::alignMemoryPanel()
 
 void MainWindow::setDocument(std::shared_ptr<const TraceDocument> document)
 {
+    closeComparison(); // the comparison was with the trace this one replaces
     m_doc = std::move(document);
     setWindowTitle(tr("TileScope - %1").arg(m_doc->path));
     // Nothing typed for the last trace carries over to this one.

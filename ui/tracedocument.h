@@ -2,6 +2,7 @@
 #pragma once
 
 #include "analysis/overlap.h"
+#include "analysis/steps.h"
 #include "findings/finding.h"
 #include "memory/allocatorsnapshot.h"
 #include "memory/memoryanalysis.h"
@@ -25,6 +26,7 @@ struct TraceDocument
     tilescope::analysis::OverlapReport overlap;                      // the whole trace
     tilescope::analysis::IntervalSet cpuAndGpu;                      // both busy
     std::unique_ptr<tilescope::analysis::OverlapIndex> overlapIndex; // figures for any view in O(log n)
+    tilescope::analysis::StepTable steps;                            // the Steps dock and the timeline's step ruler
     tilescope::stats::KeyAverages averages;
     tilescope::stats::KeyAverages averagesByShape;
     tilescope::roofline::ClassifyOptions classifyOptions; // what `classification` was made with
