@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -99,7 +100,18 @@ void ComparedTimeline::setDocuments(std::shared_ptr<const TraceDocument> before,
             if (!first)
                 first = s.number;
         }
-    show();
+    if (isHidden()) {
+        show();
+        // In the main window's splitter: before and after share the room the before timeline had.
+        if (auto* split = qobject_cast<QSplitter*>(parentWidget()); split && split->indexOf(m_before) >= 0) {
+            QList<int> sizes = split->sizes();
+            const int b = int(split->indexOf(m_before)), a = int(split->indexOf(this));
+            const int room = sizes[b] + sizes[a];
+            sizes[b] = room / 2;
+            sizes[a] = room - room / 2;
+            split->setSizes(sizes);
+        }
+    }
     alignAt(first);
 }
 

@@ -56,6 +56,7 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
     controls->addWidget(copy);
     controls->addWidget(exportButton);
     layout->addLayout(controls);
+    m_rowsOnlyControls = {m_rowLimit, copy, exportButton};
 
     m_table = new QTableView(this);
     m_proxy->setSourceModel(m_model);
@@ -201,6 +202,8 @@ void KeyAveragesPanel::setComparison(std::shared_ptr<const TraceDocument> after)
     m_after = m_doc ? std::move(after) : nullptr;
     m_table->setVisible(!m_after);
     m_diffTable->setVisible(m_after != nullptr);
+    for (QWidget* control : m_rowsOnlyControls)
+        control->setEnabled(!m_after);
     if (m_after) {
         showDiff();
         return;

@@ -85,4 +85,5 @@ private:
     KeyAveragesDiffModel* m_diffModel;
     QSortFilterProxyModel* m_diffProxy;
     QTableView* m_diffTable;
+    QList<QWidget*> m_rowsOnlyControls; // row limit, Copy, Export CSV: of the rows, disabled while comparing
 };

@@ -201,7 +201,7 @@ MainWindow::MainWindow(QWidget* parent)
         if (!path.isEmpty())
             compareWith(path);
     });
-    m_closeComparison = file->addAction(tr("C&lose Comparison"), this, [this] { closeComparison(); });
+    m_closeComparison = file->addAction(tr("Close Co&mparison"), this, [this] { closeComparison(); });
     m_closeComparison->setEnabled(false);
     file->addSeparator();
     file->addAction(tr("Export &Report…"), this, [this] {
@@ -412,6 +412,10 @@ QDockWidget* MainWindow::addStepsDock(QDockWidget* neighbour)
         m_keyAverages->setComparison(m_compared);
         m_comparedTimeline->setDocuments(m_doc, m_compared);
         m_closeComparison->setEnabled(true);
+        if (auto* table = findChild<QDockWidget*>(QStringLiteral("keyAverages"))) {
+            table->show();
+            table->raise(); // where the diff is
+        }
         statusBar()->showMessage(tr("Comparing %1 (before) with %2 (after)").arg(m_doc->path, m_compared->path), 8000);
         emit comparisonChanged();
     });

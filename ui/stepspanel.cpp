@@ -34,7 +34,7 @@ StepsPanel::StepsPanel(QWidget* parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(20);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->setToolTip(tr("Double-click a step to zoom the timeline to it"));
     layout->addWidget(m_table, 1);
     connect(m_table, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex& index) {

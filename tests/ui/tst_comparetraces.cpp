@@ -22,6 +22,7 @@
 #include <QJsonObject>
 #include <QMessageBox>
 #include <QSortFilterProxyModel>
+#include <QSpinBox>
 #include <QTableView>
 #include <QtTest>
 
@@ -82,6 +83,7 @@ private slots:
         QVERIFY(panel->isComparing());
         QVERIFY(panel->diffTable()->isVisible());
         QVERIFY(!panel->table()->isVisible());
+        QVERIFY(!panel->findChild<QSpinBox*>()->isEnabled()); // the row limit is of the rows, not the diff
         if (byShape)
             w.groupByShape()->setChecked(true);
         QStringList arguments{QStringLiteral("diff"), beforeTrace(), afterTrace(), QStringLiteral("--format"), QStringLiteral("json")};
@@ -214,6 +216,7 @@ private slots:
         QVERIFY(panel->table()->isVisible());
         QVERIFY(!panel->diffTable()->isVisible());
         QCOMPARE(panel->diffModel()->rowCount(), 0);
+        QVERIFY(panel->findChild<QSpinBox*>()->isEnabled());
         QVERIFY(!w.comparedTimeline()->isVisible());
         QCOMPARE(panel->model()->rowCount(), int(w.document()->averages.rows.size()));
         // Panning the timeline alone works again over its own trace.
