@@ -4,6 +4,7 @@
 #include "timelineview.h"
 #include "tracedocument.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -45,9 +46,13 @@ ComparedTimeline::ComparedTimeline(TimelineView* before, QWidget* parent)
     m_align->setObjectName(QStringLiteral("alignAtStep"));
     m_align->setToolTip(tr("The step of both traces that lines up: zoom and pan follow from either timeline"));
     auto* close = new QPushButton(tr("Close Comparison"), this);
+    m_diffStepOnly = new QCheckBox(tr("Diff this step only"), this);
+    m_diffStepOnly->setToolTip(tr("The key averages compare the aligned step of each trace (tilescope-cli diff --step N) "
+                                  "instead of the whole traces"));
     bar->addWidget(m_title, 1);
     bar->addWidget(new QLabel(tr("Align at"), this));
     bar->addWidget(m_align);
+    bar->addWidget(m_diffStepOnly);
     bar->addWidget(close);
     layout->addLayout(bar);
     layout->addWidget(m_after, 1);
@@ -56,6 +61,7 @@ ComparedTimeline::ComparedTimeline(TimelineView* before, QWidget* parent)
         const QVariant number = m_align->itemData(index);
         alignAt(number.isValid() ? std::optional<int64_t>(number.toLongLong()) : std::nullopt);
     });
+    connect(m_diffStepOnly, &QCheckBox::toggled, this, &ComparedTimeline::announceDiffStep);
     connect(m_before, &TimelineView::viewChanged, this, [this] { follow(m_before, m_after, m_offset); });
     connect(m_after, &TimelineView::viewChanged, this, [this] { follow(m_after, m_before, -m_offset); });
     hide();
@@ -80,6 +86,8 @@ void ComparedTimeline::setDocuments(std::shared_ptr<const TraceDocument> before,
     m_before->setVerticalScrollBarPolicy(scrollBars);
     m_after->setVerticalScrollBarPolicy(scrollBars);
     if (!m_afterDoc) {
+        const QSignalBlocker quiet(m_diffStepOnly); // the comparison is over: nothing to diff
+        m_diffStepOnly->setChecked(false);
         m_after->setDocument(nullptr);
         m_step.reset();
         m_offset = 0;
@@ -126,6 +134,9 @@ bool ComparedTimeline::alignAt(std::optional<int64_t> number)
     m_step = number;
     m_offset = number ? after->start - before->start : m_afterDoc->contentStart - m_beforeDoc->contentStart;
     m_align->setCurrentIndex(std::max(0, number ? m_align->findData(QVariant::fromValue(qlonglong(*number))) : 0));
+    m_diffStepOnly->setEnabled(number.has_value());
+    if (m_diffStepOnly->isChecked())
+        announceDiffStep();
     // Each timeline may show the other's whole extent, shifted: neither stops panning where the other goes on.
     const auto [beforeFirst, beforeLast] = m_before->traceExtent();
     const auto [afterFirst, afterLast] = m_after->traceExtent();
@@ -136,4 +147,9 @@ bool ComparedTimeline::alignAt(std::optional<int64_t> number)
     else
         follow(m_before, m_after, m_offset);
     return true;
+}
+
+void ComparedTimeline::announceDiffStep()
+{
+    emit diffStepChanged(m_diffStepOnly->isChecked() && m_diffStepOnly->isEnabled() ? m_step : std::nullopt);
 }

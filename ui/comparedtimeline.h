@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class TimelineView;
@@ -34,17 +35,24 @@ public:
 
     TimelineView* afterTimeline() const { return m_after; }
     QComboBox* alignCombo() const { return m_align; }
+    // "Diff this step only": the key averages diff the aligned step of each trace instead of the whole traces.
+    QCheckBox* diffStepOnly() const { return m_diffStepOnly; }
 
 signals:
     void closeRequested();
+    // The step the key averages should diff (the aligned one while "Diff this step only" is on), none for
+    // the whole traces.
+    void diffStepChanged(std::optional<int64_t> number);
 
 private:
     void follow(TimelineView* from, TimelineView* to, int64_t shift);
+    void announceDiffStep();
 
     TimelineView* m_before;
     TimelineView* m_after;
     QLabel* m_title;
     QComboBox* m_align;
+    QCheckBox* m_diffStepOnly;
     std::shared_ptr<const TraceDocument> m_beforeDoc, m_afterDoc;
     std::optional<int64_t> m_step;
     int64_t m_offset = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "keyaveragespanel.h"
 
+#include "analysis/steps.h"
 #include "io/textfile.h"
 #include "io/tracefileerror.h"
 #include "keyaveragesdiffmodel.h"
@@ -208,23 +209,70 @@ void KeyAveragesPanel::setComparison(std::shared_ptr<const TraceDocument> after)
         showDiff();
         return;
     }
+    m_diffJob.drop();
+    m_diffStep.reset();
     m_diffModel->setDiff(nullptr);
     m_title->setText(!m_doc ? QString() : m_range ? tr("selected range") : tr("whole trace"));
 }
 
-// The diff of the two whole traces, grouped as the checkbox says (`tilescope-cli diff [--by-shape]`).
+void KeyAveragesPanel::setComparisonStep(std::optional<int64_t> number)
+{
+    m_diffStep = number;
+    if (m_after)
+        showDiff();
+}
+
+// The diff of the two whole traces, or of one step of each, grouped as the checkbox says (`tilescope-cli
+// diff [--by-shape] [--step N]`).
 void KeyAveragesPanel::showDiff()
 {
     const bool byShape = m_byShape->isChecked();
-    m_diffModel->setDiff(std::make_shared<const stats::KeyAveragesDiff>(stats::diffKeyAverages(
-        byShape ? m_doc->averagesByShape : m_doc->averages, byShape ? m_after->averagesByShape : m_after->averages)));
-    m_diffTable->setColumnHidden(KeyAveragesDiffModel::ShapesColumn, !byShape);
-    m_diffTable->resizeColumnsToContents();
-    m_diffTable->setColumnWidth(
-        KeyAveragesDiffModel::NameColumn,
-        std::min(m_diffTable->columnWidth(KeyAveragesDiffModel::NameColumn), std::max(360, m_diffTable->viewport()->width() / 3)));
-    m_diffTable->scrollToTop();
-    m_title->setText(tr("before → after (whole traces); delta green: faster, red: slower"));
+    auto present = [this, byShape](std::shared_ptr<const stats::KeyAveragesDiff> diff, const QString& title) {
+        m_diffModel->setDiff(std::move(diff));
+        m_diffTable->setColumnHidden(KeyAveragesDiffModel::ShapesColumn, !byShape);
+        m_diffTable->resizeColumnsToContents();
+        m_diffTable->setColumnWidth(
+            KeyAveragesDiffModel::NameColumn,
+            std::min(m_diffTable->columnWidth(KeyAveragesDiffModel::NameColumn), std::max(360, m_diffTable->viewport()->width() / 3)));
+        m_diffTable->scrollToTop();
+        m_title->setText(title + tr("; delta green: faster, red: slower"));
+        emit diffShown();
+    };
+    if (!m_diffStep) {
+        m_diffJob.drop();
+        present(std::make_shared<const stats::KeyAveragesDiff>(stats::diffKeyAverages(
+                    byShape ? m_doc->averagesByShape : m_doc->averages, byShape ? m_after->averagesByShape : m_after->averages)),
+                tr("before → after (whole traces)"));
+        return;
+    }
+    // A step's rows are aggregated from the events (a large trace takes a while): off the GUI thread.
+    m_title->setText(tr("aggregating step %1 of both traces…").arg(*m_diffStep));
+    m_diffJob.start([this, before = m_doc, after = m_after, step = *m_diffStep, byShape, present](const WorkerJob::Run& run) {
+        std::shared_ptr<const stats::KeyAveragesDiff> diff;
+        QString problem;
+        try {
+            auto averagesOf = [&](const TraceDocument& doc) {
+                const std::optional<analysis::Interval> window = analysis::stepWindow(*doc.trace, step, step);
+                stats::KeyAveragesOptions options = stats::KeyAveragesOptions::byInputShape(byShape);
+                if (!window)
+                    throw analysis::StepSelectionError("the trace has no steps");
+                options.window = std::pair{window->start, window->end};
+                return stats::computeKeyAverages(*doc.trace, options);
+            };
+            diff = std::make_shared<const stats::KeyAveragesDiff>(stats::diffKeyAverages(averagesOf(*before), averagesOf(*after)));
+        } catch (const analysis::StepSelectionError& e) {
+            problem = QString::fromUtf8(e.what());
+        }
+        run.finish([this, before, after, step, diff, problem, present] {
+            if (m_doc != before || m_after != after)
+                return;
+            if (!diff) {
+                m_title->setText(tr("step %1: %2").arg(step).arg(problem));
+                return;
+            }
+            present(diff, tr("before → after (step %1 of each)").arg(step));
+        });
+    });
 }
 
 void KeyAveragesPanel::applyRowLimit()

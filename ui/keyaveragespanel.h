@@ -44,6 +44,11 @@ public:
     // their diff (before, after and delta columns) instead of the rows, until called with nullptr.
     void setComparison(std::shared_ptr<const TraceDocument> after);
     bool isComparing() const { return m_after != nullptr; }
+    // Compare mode: the diff of step `number` of both traces (`tilescope-cli diff --step N`), aggregated on a
+    // worker thread, or of the whole traces for nullopt.
+    void setComparisonStep(std::optional<int64_t> number);
+    std::optional<int64_t> comparisonStep() const { return m_diffStep; }
+    bool isDiffing() const { return m_diffJob.isRunning(); }
     QTableView* diffTable() const { return m_diffTable; }
     KeyAveragesDiffModel* diffModel() const { return m_diffModel; }
     QSortFilterProxyModel* diffProxy() const { return m_diffProxy; }
@@ -60,6 +65,7 @@ signals:
     void keySelected(const QString& key, tilescope::stats::DeviceType device);
     void selectionCleared();
     void rangeAggregated();
+    void diffShown(); // compare mode: the diff rows shown (after a step's aggregation, too)
 
 private:
     void show(std::shared_ptr<const tilescope::stats::KeyAverages> averages, bool range);
@@ -85,5 +91,7 @@ private:
     KeyAveragesDiffModel* m_diffModel;
     QSortFilterProxyModel* m_diffProxy;
     QTableView* m_diffTable;
+    std::optional<int64_t> m_diffStep;  // compare mode: the step diffed, none for the whole traces
+    WorkerJob m_diffJob;                // a step's diff; newest request wins
     QList<QWidget*> m_rowsOnlyControls; // row limit, Copy, Export CSV: of the rows, disabled while comparing
 };

@@ -287,11 +287,7 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QPushButton::clicked, m_job, &TraceLoadJob::cancel);
 
-    connect(m_job, &TraceLoadJob::progress, this, [this](qint64 read, qint64 total, qint64 events) {
-        m_progress->setRange(0, 1000);
-        m_progress->setValue(total > 0 ? int(1000 * read / total) : 0);
-        m_progress->setFormat(tr("%1 / %2 MB, %3 events").arg(read / 1e6, 0, 'f', 1).arg(total / 1e6, 0, 'f', 1).arg(events));
-    });
+    connect(m_job, &TraceLoadJob::progress, this, &MainWindow::showLoadProgress);
     connect(m_job, &TraceLoadJob::finished, this, [this](std::shared_ptr<const TraceDocument> doc) {
         m_progress->hide();
         m_cancel->hide();
@@ -404,8 +400,10 @@ QDockWidget* MainWindow::addStepsDock(QDockWidget* neighbour)
     connect(m_steps, &StepsPanel::stepActivated, m_timeline, &TimelineView::zoomToRange);
     // Compare With… (issue #13): the second trace loads on its own worker, as a trace opened normally.
     m_compareJob = new TraceLoadJob(this);
+    connect(m_compareJob, &TraceLoadJob::progress, this, &MainWindow::showLoadProgress);
     connect(m_compareJob, &TraceLoadJob::finished, this, [this](std::shared_ptr<const TraceDocument> after) {
         m_progress->hide();
+        m_cancel->hide();
         if (!m_doc)
             return;
         m_compared = std::move(after);
@@ -421,11 +419,23 @@ QDockWidget* MainWindow::addStepsDock(QDockWidget* neighbour)
     });
     connect(m_compareJob, &TraceLoadJob::failed, this, [this](const QString& path, const QString& message) {
         m_progress->hide();
+        m_cancel->hide();
         QMessageBox::warning(this, tr("Cannot compare"), tr("<b>%1</b><br><br>%2").arg(path.toHtmlEscaped(), message.toHtmlEscaped()));
     });
-    connect(m_compareJob, &TraceLoadJob::cancelled, this, [this] { m_progress->hide(); });
+    connect(m_compareJob, &TraceLoadJob::cancelled, this, [this] {
+        m_progress->hide();
+        m_cancel->hide();
+    });
     connect(m_comparedTimeline, &ComparedTimeline::closeRequested, this, &MainWindow::closeComparison);
+    connect(m_comparedTimeline, &ComparedTimeline::diffStepChanged, m_keyAverages, &KeyAveragesPanel::setComparisonStep);
     return dock;
+}
+
+void MainWindow::showLoadProgress(qint64 read, qint64 total, qint64 events)
+{
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(total > 0 ? int(1000 * read / total) : 0);
+    m_progress->setFormat(tr("%1 / %2 MB, %3 events").arg(read / 1e6, 0, 'f', 1).arg(total / 1e6, 0, 'f', 1).arg(events));
 }
 
 void MainWindow::compareWith(const QString& path)
@@ -438,6 +448,8 @@ void MainWindow::compareWith(const QString& path)
     m_progress->setRange(0, 0);
     m_progress->setFormat(tr("opening %1 to compare").arg(QFileInfo(path).fileName()));
     m_progress->show();
+    m_cancel->show();
+    connect(m_cancel, &QPushButton::clicked, m_compareJob, &TraceLoadJob::cancel, Qt::UniqueConnection);
     m_compareJob->start(path);
 }
 

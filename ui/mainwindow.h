@@ -93,6 +93,7 @@ private:
     void alignMemoryPanel();
     QDockWidget* addCompareDock(QDockWidget* neighbour);
     QDockWidget* addStepsDock(QDockWidget* neighbour);
+    void showLoadProgress(qint64 bytesRead, qint64 bytesTotal, qint64 events);
     void updateFigures();
     void onLoadFailed(const QString& path, const QString& message, qint64 completeEventsBefore);
     void onEventSelected(uint32_t event);

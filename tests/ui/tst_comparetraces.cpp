@@ -59,6 +59,61 @@ void openComparison(MainWindow& w)
 
 bool near(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(b)); }
 
+// The model's rows, in order, against `tilescope-cli diff BEFORE AFTER --format json [extra]`; counts the
+// rows only in after (added) and only in before (removed).
+void checkRowsEqualCli(const KeyAveragesDiffModel* model, const QStringList& extra, int& added, int& removed)
+{
+    const bool byShape = extra.contains(QStringLiteral("--by-shape"));
+    QStringList arguments{QStringLiteral("diff"), beforeTrace(), afterTrace(), QStringLiteral("--format"), QStringLiteral("json")};
+    arguments << extra;
+    const auto run = testutil::runProcess(QStringLiteral(TILESCOPE_CLI), arguments);
+    QCOMPARE(run.exitCode, 0);
+    const QJsonArray rows = QJsonDocument::fromJson(run.out).object().value(QStringLiteral("rows")).toArray();
+    QVERIFY(rows.size() > 3);
+    QCOMPARE(model->rowCount(), int(rows.size()));
+    for (int r = 0; r < model->rowCount(); ++r) {
+        const QJsonObject cli = rows[r].toObject();
+        auto cell = [&](int column) { return model->index(r, column).data(KeyAveragesDiffModel::SortRole); };
+        QCOMPARE(cell(KeyAveragesDiffModel::NameColumn).toString(), cli.value(QStringLiteral("key")).toString());
+        QVERIFY(model->index(r, KeyAveragesDiffModel::DeviceColumn)
+                    .data()
+                    .toString()
+                    .startsWith(cli.value(QStringLiteral("device_type")).toString()));
+        if (byShape)
+            QCOMPARE(cell(KeyAveragesDiffModel::ShapesColumn).toString(), cli.value(QStringLiteral("input_shapes")).toString());
+        QCOMPARE(cell(KeyAveragesDiffModel::CountDeltaColumn).toLongLong(), cli.value(QStringLiteral("delta_count")).toInteger());
+        QVERIFY(near(cell(KeyAveragesDiffModel::SelfDeviceDeltaColumn).toDouble(),
+                     cli.value(QStringLiteral("delta_self_device_time_total_us")).toDouble()));
+        QVERIFY(near(cell(KeyAveragesDiffModel::DeviceTotalDeltaColumn).toDouble(),
+                     cli.value(QStringLiteral("delta_device_time_total_us")).toDouble()));
+        QVERIFY(near(cell(KeyAveragesDiffModel::SelfCpuDeltaColumn).toDouble(),
+                     cli.value(QStringLiteral("delta_self_cpu_time_total_us")).toDouble()));
+        // Each side: absent (added or removed) or the `summary` row's figures.
+        const struct
+        {
+            const char* side;
+            int count, selfDevice, deviceTotal, selfCpu;
+        } sides[] = {{"before", KeyAveragesDiffModel::CountBeforeColumn, KeyAveragesDiffModel::SelfDeviceBeforeColumn,
+                      KeyAveragesDiffModel::DeviceTotalBeforeColumn, KeyAveragesDiffModel::SelfCpuBeforeColumn},
+                     {"after", KeyAveragesDiffModel::CountAfterColumn, KeyAveragesDiffModel::SelfDeviceAfterColumn,
+                      KeyAveragesDiffModel::DeviceTotalAfterColumn, KeyAveragesDiffModel::SelfCpuAfterColumn}};
+        for (const auto& s : sides) {
+            const QJsonValue side = cli.value(QString::fromLatin1(s.side));
+            if (side.isNull()) {
+                QVERIFY(!cell(s.count).isValid());
+                QCOMPARE(model->index(r, s.selfDevice).data().toString(), QStringLiteral("-"));
+                (std::string_view(s.side) == "before" ? added : removed) += 1;
+                continue;
+            }
+            const QJsonObject o = side.toObject();
+            QCOMPARE(cell(s.count).toLongLong(), o.value(QStringLiteral("count")).toInteger());
+            QVERIFY(near(cell(s.selfDevice).toDouble(), o.value(QStringLiteral("self_device_time_total_us")).toDouble()));
+            QVERIFY(near(cell(s.deviceTotal).toDouble(), o.value(QStringLiteral("device_time_total_us")).toDouble()));
+            QVERIFY(near(cell(s.selfCpu).toDouble(), o.value(QStringLiteral("self_cpu_time_total_us")).toDouble()));
+        }
+    }
+}
+
 } // namespace
 
 class TestCompareTraces : public QObject
@@ -86,58 +141,42 @@ private slots:
         QVERIFY(!panel->findChild<QSpinBox*>()->isEnabled()); // the row limit is of the rows, not the diff
         if (byShape)
             w.groupByShape()->setChecked(true);
-        QStringList arguments{QStringLiteral("diff"), beforeTrace(), afterTrace(), QStringLiteral("--format"), QStringLiteral("json")};
-        if (byShape)
-            arguments << QStringLiteral("--by-shape");
-        const auto run = testutil::runProcess(QStringLiteral(TILESCOPE_CLI), arguments);
-        QCOMPARE(run.exitCode, 0);
-        const QJsonArray rows = QJsonDocument::fromJson(run.out).object().value(QStringLiteral("rows")).toArray();
-        const KeyAveragesDiffModel* model = panel->diffModel();
-        QVERIFY(rows.size() > 10);
-        QCOMPARE(model->rowCount(), int(rows.size()));
         int added = 0, removed = 0;
-        for (int r = 0; r < model->rowCount(); ++r) {
-            const QJsonObject cli = rows[r].toObject();
-            auto cell = [&](int column) { return model->index(r, column).data(KeyAveragesDiffModel::SortRole); };
-            QCOMPARE(cell(KeyAveragesDiffModel::NameColumn).toString(), cli.value(QStringLiteral("key")).toString());
-            QVERIFY(model->index(r, KeyAveragesDiffModel::DeviceColumn)
-                        .data()
-                        .toString()
-                        .startsWith(cli.value(QStringLiteral("device_type")).toString()));
-            if (byShape)
-                QCOMPARE(cell(KeyAveragesDiffModel::ShapesColumn).toString(), cli.value(QStringLiteral("input_shapes")).toString());
-            QCOMPARE(cell(KeyAveragesDiffModel::CountDeltaColumn).toLongLong(), cli.value(QStringLiteral("delta_count")).toInteger());
-            QVERIFY(near(cell(KeyAveragesDiffModel::SelfDeviceDeltaColumn).toDouble(),
-                         cli.value(QStringLiteral("delta_self_device_time_total_us")).toDouble()));
-            QVERIFY(near(cell(KeyAveragesDiffModel::DeviceTotalDeltaColumn).toDouble(),
-                         cli.value(QStringLiteral("delta_device_time_total_us")).toDouble()));
-            QVERIFY(near(cell(KeyAveragesDiffModel::SelfCpuDeltaColumn).toDouble(),
-                         cli.value(QStringLiteral("delta_self_cpu_time_total_us")).toDouble()));
-            // Each side: absent (added or removed) or the `summary` row's figures.
-            const struct
-            {
-                const char* side;
-                int count, selfDevice, deviceTotal, selfCpu;
-            } sides[] = {{"before", KeyAveragesDiffModel::CountBeforeColumn, KeyAveragesDiffModel::SelfDeviceBeforeColumn,
-                          KeyAveragesDiffModel::DeviceTotalBeforeColumn, KeyAveragesDiffModel::SelfCpuBeforeColumn},
-                         {"after", KeyAveragesDiffModel::CountAfterColumn, KeyAveragesDiffModel::SelfDeviceAfterColumn,
-                          KeyAveragesDiffModel::DeviceTotalAfterColumn, KeyAveragesDiffModel::SelfCpuAfterColumn}};
-            for (const auto& s : sides) {
-                const QJsonValue side = cli.value(QString::fromLatin1(s.side));
-                if (side.isNull()) {
-                    QVERIFY(!cell(s.count).isValid());
-                    QCOMPARE(model->index(r, s.selfDevice).data().toString(), QStringLiteral("-"));
-                    (std::string_view(s.side) == "before" ? added : removed) += 1;
-                    continue;
-                }
-                const QJsonObject o = side.toObject();
-                QCOMPARE(cell(s.count).toLongLong(), o.value(QStringLiteral("count")).toInteger());
-                QVERIFY(near(cell(s.selfDevice).toDouble(), o.value(QStringLiteral("self_device_time_total_us")).toDouble()));
-                QVERIFY(near(cell(s.deviceTotal).toDouble(), o.value(QStringLiteral("device_time_total_us")).toDouble()));
-                QVERIFY(near(cell(s.selfCpu).toDouble(), o.value(QStringLiteral("self_cpu_time_total_us")).toDouble()));
-            }
-        }
+        checkRowsEqualCli(panel->diffModel(), byShape ? QStringList{QStringLiteral("--by-shape")} : QStringList{}, added, removed);
+        QVERIFY(!QTest::currentTestFailed());
         QVERIFY(added > 0 && removed > 0); // the pair has ops on one side only: both kinds of rows are checked
+    }
+
+    // "Diff this step only": the rows of `tilescope-cli diff --step N` for the aligned step, back to the whole
+    // traces when unchecked or aligned at the trace starts.
+    void stepDiffEqualsCliDiffStep()
+    {
+        MainWindow w;
+        testutil::showExposed(w, {1400, 1000});
+        openComparison(w);
+        ComparedTimeline* stack = w.comparedTimeline();
+        KeyAveragesPanel* panel = w.keyAverages();
+        const int wholeRows = panel->diffModel()->rowCount();
+        QSignalSpy shown(panel, &KeyAveragesPanel::diffShown);
+        for (int step : {3, 4}) {
+            QVERIFY(stack->alignAt(step));
+            if (!stack->diffStepOnly()->isChecked())
+                stack->diffStepOnly()->setChecked(true);
+            QVERIFY(shown.wait(30000));
+            QTRY_VERIFY(!panel->isDiffing());
+            QCOMPARE(panel->comparisonStep(), std::optional<int64_t>(step));
+            int added = 0, removed = 0;
+            checkRowsEqualCli(panel->diffModel(), {QStringLiteral("--step"), QString::number(step)}, added, removed);
+            QVERIFY(!QTest::currentTestFailed());
+        }
+        stack->diffStepOnly()->setChecked(false);
+        QCOMPARE(panel->comparisonStep(), std::nullopt);
+        QCOMPARE(panel->diffModel()->rowCount(), wholeRows);
+        // Aligned at the trace starts there is no step to diff.
+        stack->diffStepOnly()->setChecked(true);
+        QVERIFY(stack->alignAt(std::nullopt));
+        QVERIFY(!stack->diffStepOnly()->isEnabled());
+        QCOMPARE(panel->comparisonStep(), std::nullopt);
     }
 
     void deltasColouredBySign()
