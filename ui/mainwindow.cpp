@@ -428,6 +428,14 @@ QDockWidget* MainWindow::addStepsDock(QDockWidget* neighbour)
     });
     connect(m_comparedTimeline, &ComparedTimeline::closeRequested, this, &MainWindow::closeComparison);
     connect(m_comparedTimeline, &ComparedTimeline::diffStepChanged, m_keyAverages, &KeyAveragesPanel::setComparisonStep);
+    // A diff row highlights its occurrences in the after timeline too (the before one follows onKeySelected).
+    connect(m_keyAverages, &KeyAveragesPanel::keySelected, this, [this](const QString& key, stats::DeviceType device) {
+        const trace::StringId id = m_compared ? m_compared->trace->strings.find(key.toStdString()) : trace::kNoIndex;
+        m_comparedTimeline->afterTimeline()->highlightName(
+            id == trace::kNoIndex ? std::nullopt : std::optional(std::pair(id, device == stats::DeviceType::CPU)));
+    });
+    connect(m_keyAverages, &KeyAveragesPanel::selectionCleared, this,
+            [this] { m_comparedTimeline->afterTimeline()->highlightName(std::nullopt); });
     return dock;
 }
 

@@ -235,6 +235,26 @@ private slots:
             QCOMPARE(before->viewStart(), after->viewStart() - offset);
             QVERIFY(std::abs(before->viewEnd() - (after->viewEnd() - offset)) <= 2);
         }
+        // A diff row added in after highlights its occurrences in the after timeline only; one in both, in both.
+        QTableView* diff = w.keyAverages()->diffTable();
+        const KeyAveragesDiffModel* model = w.keyAverages()->diffModel();
+        auto selectRow = [&](auto pick) {
+            for (int r = 0; r < model->rowCount(); ++r)
+                if (pick(*model->row(r))) {
+                    diff->selectRow(diff->model()->index(r, 0).row()); // unsorted: proxy row r is source row r
+                    return true;
+                }
+            return false;
+        };
+        QVERIFY(selectRow([](const stats::KeyAverageDiffRow& r) { return !r.before && r.after; }));
+        QVERIFY(after->hasHighlight());
+        QVERIFY(!before->hasHighlight());
+        // (not "ProfilerStep*": torch's name for all the steps is no event's name)
+        QVERIFY(selectRow([](const stats::KeyAverageDiffRow& r) { return r.before && r.after && !r.key.ends_with('*'); }));
+        QVERIFY(after->hasHighlight());
+        QVERIFY(before->hasHighlight());
+        diff->clearSelection();
+        QVERIFY(!after->hasHighlight());
         QVERIFY(!stack->alignAt(7)); // only in after
         QCOMPARE(stack->alignedStep(), std::optional<int64_t>(3));
         QVERIFY(stack->alignAt(std::nullopt));
