@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "keyaveragespanel.h"
 
+#include "analysis/steps.h"
 #include "io/textfile.h"
 #include "io/tracefileerror.h"
+#include "keyaveragesdiffmodel.h"
 #include "keyaveragesmodel.h"
 #include "namedelegate.h"
 #include "tracedocument.h"
@@ -30,6 +32,8 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
     : QWidget(parent)
     , m_model(new KeyAveragesModel(this))
     , m_proxy(new QSortFilterProxyModel(this))
+    , m_diffModel(new KeyAveragesDiffModel(this))
+    , m_diffProxy(new QSortFilterProxyModel(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -53,6 +57,7 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
     controls->addWidget(copy);
     controls->addWidget(exportButton);
     layout->addLayout(controls);
+    m_rowsOnlyControls = {m_rowLimit, copy, exportButton};
 
     m_table = new QTableView(this);
     m_proxy->setSourceModel(m_model);
@@ -69,14 +74,42 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->sortByColumn(KeyAveragesModel::SelfDeviceColumn, Qt::DescendingOrder);
     layout->addWidget(m_table);
+    // Compare mode's table, in the diff's order (largest device-time change first) until a header is clicked.
+    m_diffTable = new QTableView(this);
+    m_diffProxy->setSourceModel(m_diffModel);
+    m_diffProxy->setSortRole(KeyAveragesDiffModel::SortRole);
+    m_diffProxy->setFilterKeyColumn(KeyAveragesDiffModel::NameColumn);
+    m_diffProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_diffTable->setModel(m_diffProxy);
+    m_diffTable->setItemDelegateForColumn(KeyAveragesDiffModel::NameColumn, new NameDelegate(m_diffTable));
+    m_diffTable->setSortingEnabled(true);
+    m_diffTable->sortByColumn(-1, Qt::AscendingOrder);
+    m_diffTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_diffTable->setWordWrap(false);
+    m_diffTable->verticalHeader()->hide();
+    m_diffTable->verticalHeader()->setDefaultSectionSize(20);
+    m_diffTable->horizontalHeader()->setStretchLastSection(true);
+    m_diffTable->hide();
+    layout->addWidget(m_diffTable);
+    connect(m_diffTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        const QModelIndexList rows = m_diffTable->selectionModel()->selectedRows();
+        const stats::KeyAverageDiffRow* row = rows.isEmpty() ? nullptr : m_diffModel->row(m_diffProxy->mapToSource(rows.first()).row());
+        if (row)
+            emit keySelected(QString::fromStdString(row->key), row->deviceType);
+        else
+            emit selectionCleared();
+    });
 
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString& text) {
         m_proxy->setFilterFixedString(text);
+        m_diffProxy->setFilterFixedString(text);
         applyRowLimit();
         m_table->scrollToTop();
     });
     connect(m_byShape, &QCheckBox::toggled, this, [this] {
         m_table->setColumnHidden(KeyAveragesModel::ShapesColumn, !m_byShape->isChecked());
+        if (m_after)
+            showDiff();
         if (m_range)
             aggregate();
         else if (m_doc)
@@ -101,6 +134,7 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
 void KeyAveragesPanel::setDocument(std::shared_ptr<const TraceDocument> document)
 {
     m_doc = std::move(document);
+    setComparison(nullptr); // the comparison was with the trace this one replaces
     m_range.reset();
     m_aggregation.drop();
     m_pendingKey.reset();
@@ -135,7 +169,8 @@ void KeyAveragesPanel::aggregate()
     // shown stay owned by the model until the result replaces them.
     stats::KeyAveragesOptions options = stats::KeyAveragesOptions::byInputShape(m_byShape->isChecked());
     options.window = m_range;
-    m_title->setText(tr("aggregating the range…"));
+    if (!m_after) // compare mode keeps its title: the diff is of the whole traces
+        m_title->setText(tr("aggregating the range…"));
     m_aggregation.start([this, doc = m_doc, options](const WorkerJob::Run& run) {
         auto result = std::make_shared<const stats::KeyAverages>(stats::computeKeyAverages(*doc->trace, options));
         run.finish([this, doc, result] {
@@ -159,7 +194,85 @@ void KeyAveragesPanel::show(std::shared_ptr<const stats::KeyAverages> averages, 
     m_table->setColumnWidth(KeyAveragesModel::NameColumn, std::min(m_table->columnWidth(KeyAveragesModel::NameColumn), nameWidth));
     m_table->resizeColumnToContents(KeyAveragesModel::DeviceColumn);
     m_table->scrollToTop();
-    m_title->setText(range ? tr("selected range") : tr("whole trace"));
+    if (!m_after)
+        m_title->setText(range ? tr("selected range") : tr("whole trace"));
+}
+
+void KeyAveragesPanel::setComparison(std::shared_ptr<const TraceDocument> after)
+{
+    m_after = m_doc ? std::move(after) : nullptr;
+    m_table->setVisible(!m_after);
+    m_diffTable->setVisible(m_after != nullptr);
+    for (QWidget* control : m_rowsOnlyControls)
+        control->setEnabled(!m_after);
+    if (m_after) {
+        showDiff();
+        return;
+    }
+    m_diffJob.drop();
+    m_diffStep.reset();
+    m_diffModel->setDiff(nullptr);
+    m_title->setText(!m_doc ? QString() : m_range ? tr("selected range") : tr("whole trace"));
+}
+
+void KeyAveragesPanel::setComparisonStep(std::optional<int64_t> number)
+{
+    m_diffStep = number;
+    if (m_after)
+        showDiff();
+}
+
+// The diff of the two whole traces, or of one step of each, grouped as the checkbox says (`tilescope-cli
+// diff [--by-shape] [--step N]`).
+void KeyAveragesPanel::showDiff()
+{
+    const bool byShape = m_byShape->isChecked();
+    auto present = [this, byShape](std::shared_ptr<const stats::KeyAveragesDiff> diff, const QString& title) {
+        m_diffModel->setDiff(std::move(diff));
+        m_diffTable->setColumnHidden(KeyAveragesDiffModel::ShapesColumn, !byShape);
+        m_diffTable->resizeColumnsToContents();
+        m_diffTable->setColumnWidth(
+            KeyAveragesDiffModel::NameColumn,
+            std::min(m_diffTable->columnWidth(KeyAveragesDiffModel::NameColumn), std::max(360, m_diffTable->viewport()->width() / 3)));
+        m_diffTable->scrollToTop();
+        m_title->setText(title + tr("; delta green: faster, red: slower"));
+        emit diffShown();
+    };
+    if (!m_diffStep) {
+        m_diffJob.drop();
+        present(std::make_shared<const stats::KeyAveragesDiff>(stats::diffKeyAverages(
+                    byShape ? m_doc->averagesByShape : m_doc->averages, byShape ? m_after->averagesByShape : m_after->averages)),
+                tr("before → after (whole traces)"));
+        return;
+    }
+    // A step's rows are aggregated from the events (a large trace takes a while): off the GUI thread.
+    m_title->setText(tr("aggregating step %1 of both traces…").arg(*m_diffStep));
+    m_diffJob.start([this, before = m_doc, after = m_after, step = *m_diffStep, byShape, present](const WorkerJob::Run& run) {
+        std::shared_ptr<const stats::KeyAveragesDiff> diff;
+        QString problem;
+        try {
+            auto averagesOf = [&](const TraceDocument& doc) {
+                const std::optional<analysis::Interval> window = analysis::stepWindow(*doc.trace, step, step);
+                stats::KeyAveragesOptions options = stats::KeyAveragesOptions::byInputShape(byShape);
+                if (!window)
+                    throw analysis::StepSelectionError("the trace has no steps");
+                options.window = std::pair{window->start, window->end};
+                return stats::computeKeyAverages(*doc.trace, options);
+            };
+            diff = std::make_shared<const stats::KeyAveragesDiff>(stats::diffKeyAverages(averagesOf(*before), averagesOf(*after)));
+        } catch (const analysis::StepSelectionError& e) {
+            problem = QString::fromUtf8(e.what());
+        }
+        run.finish([this, before, after, step, diff, problem, present] {
+            if (m_doc != before || m_after != after)
+                return;
+            if (!diff) {
+                m_title->setText(tr("step %1: %2").arg(step).arg(problem));
+                return;
+            }
+            present(diff, tr("before → after (step %1 of each)").arg(step));
+        });
+    });
 }
 
 void KeyAveragesPanel::applyRowLimit()

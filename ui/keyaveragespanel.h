@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+class KeyAveragesDiffModel;
 class KeyAveragesModel;
 class QCheckBox;
 class QLabel;
@@ -39,6 +40,18 @@ public:
     void selectKey(std::string_view key, tilescope::stats::DeviceType device);
     void clearSelection();
     bool isAggregating() const { return m_aggregation.isRunning(); }
+    // Compare mode (File > Compare With…): the open trace is before, `after` the other one; the dock shows
+    // their diff (before, after and delta columns) instead of the rows, until called with nullptr.
+    void setComparison(std::shared_ptr<const TraceDocument> after);
+    bool isComparing() const { return m_after != nullptr; }
+    // Compare mode: the diff of step `number` of both traces (`tilescope-cli diff --step N`), aggregated on a
+    // worker thread, or of the whole traces for nullopt.
+    void setComparisonStep(std::optional<int64_t> number);
+    std::optional<int64_t> comparisonStep() const { return m_diffStep; }
+    bool isDiffing() const { return m_diffJob.isRunning(); }
+    QTableView* diffTable() const { return m_diffTable; }
+    KeyAveragesDiffModel* diffModel() const { return m_diffModel; }
+    QSortFilterProxyModel* diffProxy() const { return m_diffProxy; }
 
     QTableView* table() const { return m_table; }
     QLineEdit* filter() const { return m_filter; }
@@ -52,6 +65,7 @@ signals:
     void keySelected(const QString& key, tilescope::stats::DeviceType device);
     void selectionCleared();
     void rangeAggregated();
+    void diffShown(); // compare mode: the diff rows shown (after a step's aggregation, too)
 
 private:
     void show(std::shared_ptr<const tilescope::stats::KeyAverages> averages, bool range);
@@ -59,6 +73,7 @@ private:
     void applyRowLimit();
     void onSelectionChanged();
     QList<int> visibleSourceRows() const;
+    void showDiff();
 
     std::shared_ptr<const TraceDocument> m_doc;
     std::optional<std::pair<int64_t, int64_t>> m_range;
@@ -72,4 +87,11 @@ private:
     QSpinBox* m_rowLimit;
     bool m_syncing = false;
     std::optional<std::pair<std::string, tilescope::stats::DeviceType>> m_pendingKey; // selectKey during an aggregation
+    std::shared_ptr<const TraceDocument> m_after;                                     // compare mode: the trace compared with m_doc
+    KeyAveragesDiffModel* m_diffModel;
+    QSortFilterProxyModel* m_diffProxy;
+    QTableView* m_diffTable;
+    std::optional<int64_t> m_diffStep;  // compare mode: the step diffed, none for the whole traces
+    WorkerJob m_diffJob;                // a step's diff; newest request wins
+    QList<QWidget*> m_rowsOnlyControls; // row limit, Copy, Export CSV: of the rows, disabled while comparing
 };

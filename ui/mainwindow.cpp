@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
+#include "comparedtimeline.h"
 #include "comparepanel.h"
 #include "keyaveragesmodel.h"
 #include "memoryeventspanel.h"
 #include "memorypanel.h"
 #include "snapshotview.h"
+#include "stepspanel.h"
 #include "memory/allocatorsnapshot.h"
 #include "memory/memorytimeline.h"
 
@@ -94,6 +96,8 @@ MainWindow::MainWindow(QWidget* parent)
     auto* split = new QSplitter(Qt::Vertical, central);
     split->setObjectName(QStringLiteral("timelineSplit"));
     split->addWidget(m_timeline);
+    m_comparedTimeline = new ComparedTimeline(m_timeline, split); // File > Compare With…: after, under before
+    split->addWidget(m_comparedTimeline);
     split->addWidget(m_memory);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
@@ -142,6 +146,7 @@ MainWindow::MainWindow(QWidget* parent)
     tabifyDockWidget(compareDock, launchesDock);
     connect(this, &MainWindow::documentChanged, launches, [this, launches] { launches->setDocument(m_doc); });
     connect(launches, &LaunchesPanel::eventActivated, this, [this](uint32_t event) { m_timeline->selectEvent(event, true); });
+    QDockWidget* stepsDock = addStepsDock(compareDock);
     tableDock->raise(); // the table stays the visible tab
     auto* rooflineDock = new QDockWidget(tr("Roofline"), this);
     rooflineDock->setObjectName(QStringLiteral("roofline"));
@@ -200,6 +205,14 @@ MainWindow::MainWindow(QWidget* parent)
         if (!dir.isEmpty())
             openFile(dir);
     });
+    file->addAction(tr("&Compare With…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Compare with a trace (after; the open trace is before)"), QString(),
+                                                          tr("Chrome traces (*.json *.json.gz *.gz);;All files (*)"));
+        if (!path.isEmpty())
+            compareWith(path);
+    });
+    m_closeComparison = file->addAction(tr("Close Co&mparison"), this, [this] { closeComparison(); });
+    m_closeComparison->setEnabled(false);
     file->addSeparator();
     file->addAction(tr("Export &Report…"), this, [this] {
         if (!m_doc) {
@@ -245,6 +258,7 @@ MainWindow::MainWindow(QWidget* parent)
     view->addAction(snapshotDock->toggleViewAction());
     view->addAction(findingsDock->toggleViewAction());
     view->addAction(compareDock->toggleViewAction());
+    view->addAction(stepsDock->toggleViewAction());
     view->addSeparator();
     QAction* idleGpus = view->addAction(tr("Show &Idle GPUs"));
     idleGpus->setCheckable(true);
@@ -287,11 +301,7 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QPushButton::clicked, m_job, &TraceLoadJob::cancel);
 
-    connect(m_job, &TraceLoadJob::progress, this, [this](qint64 read, qint64 total, qint64 events) {
-        m_progress->setRange(0, 1000);
-        m_progress->setValue(total > 0 ? int(1000 * read / total) : 0);
-        m_progress->setFormat(tr("%1 / %2 MB, %3 events").arg(read / 1e6, 0, 'f', 1).arg(total / 1e6, 0, 'f', 1).arg(events));
-    });
+    connect(m_job, &TraceLoadJob::progress, this, &MainWindow::showLoadProgress);
     connect(m_job, &TraceLoadJob::finished, this, [this](std::shared_ptr<const TraceDocument> doc) {
         m_progress->hide();
         m_cancel->hide();
@@ -388,6 +398,94 @@ QDockWidget* MainWindow::addCompareDock(QDockWidget* neighbour)
         panel->compareWith(key);
     });
     return dock;
+}
+
+// The Steps dock (issue #13), tabbed with `neighbour`: it follows the document; double-clicking a step
+// zooms the timeline to it.
+QDockWidget* MainWindow::addStepsDock(QDockWidget* neighbour)
+{
+    m_steps = new StepsPanel(this);
+    auto* dock = new QDockWidget(tr("Steps"), this);
+    dock->setObjectName(QStringLiteral("steps"));
+    dock->setWidget(m_steps);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    tabifyDockWidget(neighbour, dock);
+    connect(this, &MainWindow::documentChanged, m_steps, [this] { m_steps->setDocument(m_doc); });
+    connect(m_steps, &StepsPanel::stepActivated, m_timeline, &TimelineView::zoomToRange);
+    // Compare With… (issue #13): the second trace loads on its own worker, as a trace opened normally.
+    m_compareJob = new TraceLoadJob(this);
+    connect(m_compareJob, &TraceLoadJob::progress, this, &MainWindow::showLoadProgress);
+    connect(m_compareJob, &TraceLoadJob::finished, this, [this](std::shared_ptr<const TraceDocument> after) {
+        m_progress->hide();
+        m_cancel->hide();
+        if (!m_doc)
+            return;
+        m_compared = std::move(after);
+        m_keyAverages->setComparison(m_compared);
+        m_comparedTimeline->setDocuments(m_doc, m_compared);
+        m_closeComparison->setEnabled(true);
+        if (auto* table = findChild<QDockWidget*>(QStringLiteral("keyAverages"))) {
+            table->show();
+            table->raise(); // where the diff is
+        }
+        statusBar()->showMessage(tr("Comparing %1 (before) with %2 (after)").arg(m_doc->path, m_compared->path), 8000);
+        emit comparisonChanged();
+    });
+    connect(m_compareJob, &TraceLoadJob::failed, this, [this](const QString& path, const QString& message) {
+        m_progress->hide();
+        m_cancel->hide();
+        QMessageBox::warning(this, tr("Cannot compare"), tr("<b>%1</b><br><br>%2").arg(path.toHtmlEscaped(), message.toHtmlEscaped()));
+    });
+    connect(m_compareJob, &TraceLoadJob::cancelled, this, [this] {
+        m_progress->hide();
+        m_cancel->hide();
+    });
+    connect(m_comparedTimeline, &ComparedTimeline::closeRequested, this, &MainWindow::closeComparison);
+    connect(m_comparedTimeline, &ComparedTimeline::diffStepChanged, m_keyAverages, &KeyAveragesPanel::setComparisonStep);
+    // A diff row highlights its occurrences in the after timeline too (the before one follows onKeySelected).
+    connect(m_keyAverages, &KeyAveragesPanel::keySelected, this, [this](const QString& key, stats::DeviceType device) {
+        const trace::StringId id = m_compared ? m_compared->trace->strings.find(key.toStdString()) : trace::kNoIndex;
+        m_comparedTimeline->afterTimeline()->highlightName(
+            id == trace::kNoIndex ? std::nullopt : std::optional(std::pair(id, device == stats::DeviceType::CPU)));
+    });
+    connect(m_keyAverages, &KeyAveragesPanel::selectionCleared, this,
+            [this] { m_comparedTimeline->afterTimeline()->highlightName(std::nullopt); });
+    return dock;
+}
+
+void MainWindow::showLoadProgress(qint64 read, qint64 total, qint64 events)
+{
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(total > 0 ? int(1000 * read / total) : 0);
+    m_progress->setFormat(tr("%1 / %2 MB, %3 events").arg(read / 1e6, 0, 'f', 1).arg(total / 1e6, 0, 'f', 1).arg(events));
+}
+
+void MainWindow::compareWith(const QString& path)
+{
+    if (!m_doc) {
+        QMessageBox::information(this, tr("Compare With"),
+                                 tr("Open the trace to compare first (before); then compare it with another (after)."));
+        return;
+    }
+    m_progress->setRange(0, 0);
+    m_progress->setFormat(tr("opening %1 to compare").arg(QFileInfo(path).fileName()));
+    m_progress->show();
+    m_cancel->show();
+    connect(m_cancel, &QPushButton::clicked, m_compareJob, &TraceLoadJob::cancel, Qt::UniqueConnection);
+    m_compareJob->start(path);
+}
+
+void MainWindow::closeComparison()
+{
+    m_compareJob->cancel();
+    const bool was = m_compared != nullptr;
+    m_compared.reset();
+    m_keyAverages->setComparison(nullptr);
+    m_comparedTimeline->setDocuments(m_doc, nullptr);
+    if (m_closeComparison)
+        m_closeComparison->setEnabled(false);
+    if (was)
+        emit comparisonChanged();
 }
 
 QTableView* MainWindow::table() const { return m_keyAverages->table(); }
@@ -511,6 +609,7 @@ void MainWindow::alignMemoryPanel()
 
 void MainWindow::setDocument(std::shared_ptr<const TraceDocument> document)
 {
+    closeComparison(); // the comparison was with the trace this one replaces
     m_doc = std::move(document);
     setWindowTitle(tr("TileScope - %1").arg(m_doc->path));
     // Nothing typed for the last trace carries over to this one.

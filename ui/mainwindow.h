@@ -10,6 +10,7 @@
 
 #include <memory>
 
+class ComparedTimeline;
 class DetailsPanel;
 class FindingsPanel;
 class KeyAveragesModel;
@@ -29,6 +30,7 @@ class QSpinBox;
 class QTableView;
 class QTimer;
 class RooflinePanel;
+class StepsPanel;
 class TimelineView;
 class TraceLoadJob;
 struct TraceDocument;
@@ -67,12 +69,20 @@ public:
     const TraceDocument* document() const { return m_doc.get(); }
     TraceLoadJob* loadJob() const { return m_job; }
     QString figuresText() const;
+    // Steps and compare (issue #13). The open trace is before, the compared one after.
+    StepsPanel* steps() const { return m_steps; }
+    void compareWith(const QString& path); // loads `path` on a worker; comparisonChanged when shown
+    void closeComparison();
+    const TraceDocument* comparedDocument() const { return m_compared.get(); }
+    ComparedTimeline* comparedTimeline() const { return m_comparedTimeline; }
+    TraceLoadJob* compareJob() const { return m_compareJob; }
     static QString shortcutsHtml();
     static QString aboutHtml();
 
 signals:
     void documentChanged();
     void rangeAggregated();
+    void comparisonChanged(); // a compared trace shown, or the comparison closed
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -82,6 +92,8 @@ private:
     void setDocument(std::shared_ptr<const TraceDocument> document);
     void alignMemoryPanel();
     QDockWidget* addCompareDock(QDockWidget* neighbour);
+    QDockWidget* addStepsDock(QDockWidget* neighbour);
+    void showLoadProgress(qint64 bytesRead, qint64 bytesTotal, qint64 events);
     void updateFigures();
     void onLoadFailed(const QString& path, const QString& message, qint64 completeEventsBefore);
     void onEventSelected(uint32_t event);
@@ -114,4 +126,10 @@ private:
     QTimer* m_figuresTimer;
     ProfileDialog* m_profileDialog = nullptr;
     QString m_screenshotPath;
+    // Steps and compare (issue #13).
+    StepsPanel* m_steps = nullptr;
+    TraceLoadJob* m_compareJob = nullptr;
+    std::shared_ptr<const TraceDocument> m_compared;
+    ComparedTimeline* m_comparedTimeline = nullptr;
+    QAction* m_closeComparison = nullptr;
 };

@@ -268,6 +268,7 @@ void TimelineView::setDocument(std::shared_ptr<const TraceDocument> document)
     m_range.reset();
     m_foldedProcesses.clear();
     m_expandedTracks.clear();
+    m_axisHeight = kTickBandHeight + (m_doc && !m_doc->steps.steps.empty() ? kStepRulerHeight : 0);
     rebuildLanes();
     if (m_doc) {
         const auto [first, last] = extent();
@@ -572,6 +573,7 @@ void TimelineView::setCursorTime(std::optional<int64_t> time)
 void TimelineView::drawAxis(QPainter& p)
 {
     p.fillRect(0, 0, viewport()->width(), m_axisHeight, palette().window());
+    drawStepRuler(p);
     p.setPen(palette().text().color());
     const int64_t step = tickStep(m_axis.nsPerPixel(), 110);
     const int64_t origin = m_doc->trace->originTime();
@@ -580,10 +582,77 @@ void TimelineView::drawAxis(QPainter& p)
         const double x = xOf(t);
         if (x < m_labelWidth)
             continue;
-        p.drawLine(QPointF(x, m_axisHeight - 6), QPointF(x, m_axisHeight));
-        p.drawText(QPointF(x + 3, m_axisHeight - 8), timeText(t - origin));
+        p.drawLine(QPointF(x, kTickBandHeight - 6), QPointF(x, kTickBandHeight));
+        p.drawText(QPointF(x + 3, kTickBandHeight - 8), timeText(t - origin));
     }
-    p.drawText(QRect(4, 0, m_labelWidth, m_axisHeight), Qt::AlignVCenter, QStringLiteral("view %1").arg(timeText(viewEnd() - viewStart())));
+    p.drawText(QRect(4, 0, m_labelWidth, kTickBandHeight), Qt::AlignVCenter,
+               QStringLiteral("view %1").arg(timeText(viewEnd() - viewStart())));
+}
+
+QRect TimelineView::stepRulerRect() const
+{
+    if (m_axisHeight == kTickBandHeight)
+        return {};
+    return QRect(m_labelWidth, kTickBandHeight, canvasWidth(), kStepRulerHeight);
+}
+
+int TimelineView::stepAt(QPoint position) const
+{
+    if (!stepRulerRect().contains(position))
+        return -1;
+    const auto& steps = m_doc->steps.steps;
+    const int64_t t = timeAt(position.x());
+    // Steps are sorted by start; the last one starting at or before t, if t is inside it.
+    const auto after = std::upper_bound(steps.begin(), steps.end(), t, [](int64_t at, const auto& s) { return at < s.start; });
+    if (after == steps.begin() || t >= std::prev(after)->end)
+        return -1;
+    return int(std::prev(after) - steps.begin());
+}
+
+std::pair<int64_t, int64_t> TimelineView::traceExtent() const { return m_doc ? extent() : std::pair<int64_t, int64_t>{0, 1000}; }
+
+void TimelineView::setExtentIncluding(int64_t first, int64_t last)
+{
+    if (!m_doc)
+        return;
+    const auto [own, ownLast] = extent();
+    m_axis.setExtent(std::min(own, first), std::max(ownLast, last));
+    changed();
+}
+
+void TimelineView::zoomToStep(int step)
+{
+    if (m_doc && step >= 0 && size_t(step) < m_doc->steps.steps.size())
+        zoomToRange(m_doc->steps.steps[size_t(step)].start, m_doc->steps.steps[size_t(step)].end);
+}
+
+// Alternating shades so neighbouring steps read apart; the label is the step's name where it fits.
+void TimelineView::drawStepRuler(QPainter& p)
+{
+    const QRect band = stepRulerRect();
+    if (band.isEmpty())
+        return;
+    p.save();
+    p.setPen(palette().text().color());
+    p.drawText(QRect(8, band.top(), m_labelWidth - 12, band.height()), Qt::AlignVCenter, tr("steps"));
+    p.setClipRect(band);
+    const auto& steps = m_doc->steps.steps;
+    for (size_t i = 0; i < steps.size(); ++i) {
+        const auto& s = steps[i];
+        if (s.end < viewStart() || s.start > viewEnd())
+            continue;
+        const double x0 = std::max(double(band.left()), xOf(s.start)), x1 = std::min(double(band.right() + 1), xOf(s.end));
+        const QRectF box(x0, band.top() + 1, std::max(1.0, x1 - x0), band.height() - 2);
+        p.fillRect(box, i % 2 ? QColor(150, 120, 200) : QColor(185, 160, 225));
+        if (box.width() > 30) {
+            p.setPen(Qt::black);
+            const std::string_view name = m_doc->trace->strings.view(s.name);
+            p.drawText(
+                box.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                fontMetrics().elidedText(QString::fromUtf8(name.data(), qsizetype(name.size())), Qt::ElideRight, int(box.width()) - 6));
+        }
+    }
+    p.restore();
 }
 
 void TimelineView::drawTrack(QPainter& p, const Lane& lane, int top)
@@ -780,6 +849,10 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
         }
         return;
     }
+    if (const int step = stepAt(event->pos()); step >= 0) {
+        zoomToStep(step);
+        return;
+    }
     const Lane* lane = laneAt(event->pos().y());
     if (lane && lane->kind == Lane::Kind::Header) {
         toggleProcess(lane->id);
@@ -826,7 +899,17 @@ bool TimelineView::viewportEvent(QEvent* event)
         auto* help = static_cast<QHelpEvent*>(event);
         const trace::Trace& t = *m_doc->trace;
         const uint32_t hit = eventAt(help->pos());
-        if (hit != trace::kNoIndex) {
+        if (const int step = stepAt(help->pos()); step >= 0) {
+            const auto& s = m_doc->steps.steps[size_t(step)];
+            const std::string_view name = t.strings.view(s.name);
+            QToolTip::showText(help->globalPos(),
+                               tr("<b>%1</b><br>%2, GPU busy %3 (%4%), %5 kernels<br>click to zoom to the step")
+                                   .arg(QString::fromUtf8(name.data(), qsizetype(name.size())).toHtmlEscaped(), timeText(s.durationNs),
+                                        timeText(s.gpuBusyNs))
+                                   .arg(100 * s.gpuUtilization, 0, 'f', 1)
+                                   .arg(s.kernels),
+                               this);
+        } else if (hit != trace::kNoIndex) {
             const auto& e = t.events[hit];
             const std::string_view name = t.strings.view(e.name);
             QToolTip::showText(help->globalPos(),

@@ -78,7 +78,17 @@ public:
     QPoint positionOfEvent(uint32_t event) const; // centre of the event's box, for tests
     int laneCount() const { return int(m_lanes.size()); }
     const std::vector<Lane>& lanes() const { return m_lanes; }
-    int axisHeight() const { return m_axisHeight; }
+    int axisHeight() const { return m_axisHeight; } // the time axis and, when the trace has steps, the step ruler
+    // The step ruler: a band under the time axis with one labelled span per step (TraceDocument::steps);
+    // clicking a span zooms to its step. Empty when the trace has no steps.
+    QRect stepRulerRect() const;
+    int stepAt(QPoint position) const; // index into the document's steps, -1 when none is there
+    void zoomToStep(int step);
+    // What the view may show: the trace's first to last time ({0, 1000} without a trace); widened by
+    // setExtentIncluding (a stacked comparison shows the other trace's extent, shifted), and back to the
+    // trace's own by setExtentIncluding(traceExtent()) or a new document.
+    std::pair<int64_t, int64_t> traceExtent() const;
+    void setExtentIncluding(int64_t first, int64_t last);
     int labelWidth() const { return m_labelWidth; }
     QString laneToolTip(const Lane& lane) const;
 
@@ -112,6 +122,7 @@ private:
     void changed();
     const Lane* laneAt(int y) const;
     void drawAxis(QPainter& p);
+    void drawStepRuler(QPainter& p);
     void drawTrack(QPainter& p, const Lane& lane, int top);
     void drawBusy(QPainter& p, const Lane& lane, int top);
     void drawQueue(QPainter& p, const Lane& lane, int top);
@@ -125,7 +136,8 @@ private:
     tilescope::timeline::TimeAxis m_axis; // time <-> pixels of the canvas right of the labels
     int m_labelWidth = 180;
     int m_rowHeight = 16;
-    int m_axisHeight = 22;
+    static constexpr int kTickBandHeight = 22, kStepRulerHeight = 16;
+    int m_axisHeight = kTickBandHeight;
     uint32_t m_selected = tilescope::trace::kNoIndex;
     std::optional<std::pair<uint32_t, bool>> m_highlight;
     std::optional<std::pair<int64_t, int64_t>> m_range;

@@ -44,6 +44,7 @@ std::shared_ptr<const TraceDocument> TraceDocument::build(const QString& path, c
     doc->overlap = analysis::computeOverlap(t);
     doc->cpuAndGpu = doc->overlap.cpuBusy.intersection(doc->overlap.gpuBusy);
     doc->overlapIndex = std::make_unique<analysis::OverlapIndex>(t, doc->overlap);
+    doc->steps = analysis::computeStepTable(t);
     doc->averages = stats::computeKeyAverages(t);
     doc->averagesByShape = stats::computeKeyAverages(t, stats::KeyAveragesOptions::byInputShape(true));
     const std::string sidecar = path.toStdString() + ".annotations.json";

@@ -4,6 +4,7 @@
 #include "analysis/overlap.h"
 #include "analysis/queuelength.h"
 #include "analysis/streamidle.h"
+#include "analysis/steps.h"
 #include "findings/finding.h"
 #include "memory/allocatorsnapshot.h"
 #include "memory/memoryanalysis.h"
@@ -27,6 +28,7 @@ struct TraceDocument
     tilescope::analysis::OverlapReport overlap;                      // the whole trace
     tilescope::analysis::IntervalSet cpuAndGpu;                      // both busy
     std::unique_ptr<tilescope::analysis::OverlapIndex> overlapIndex; // figures for any view in O(log n)
+    tilescope::analysis::StepTable steps;                            // the Steps dock and the timeline's step ruler
     tilescope::stats::KeyAverages averages;
     tilescope::stats::KeyAverages averagesByShape;
     tilescope::roofline::ClassifyOptions classifyOptions; // what `classification` was made with

@@ -11,6 +11,8 @@
 
 namespace tilescope::report {
 
+std::string signedTime(double us) { return (us > 0 ? "+" : us < 0 ? "-" : "") + stats::formatTorchTime(std::abs(us)); }
+
 namespace {
 
 constexpr int kNameWidth = 80; // as summary's table (torch's max_name_column_width)
@@ -21,9 +23,6 @@ io::Json sideRow(const std::optional<stats::KeyAverage>& row, bool groupedByInpu
 {
     return row ? summaryRowJson(*row, groupedByInputShape) : io::Json(nullptr);
 }
-
-// torch's time cell with a sign: "+1.250ms", "-812.000us", "0.000us".
-std::string signedTime(double us) { return (us > 0 ? "+" : us < 0 ? "-" : "") + stats::formatTorchTime(std::abs(us)); }
 
 std::string optionalTime(const std::optional<stats::KeyAverage>& row)
 {

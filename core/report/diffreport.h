@@ -8,6 +8,10 @@
 
 namespace tilescope::report {
 
+// torch's time cell with a sign, for a delta in us: "+1.250ms", "-812.000us", "0.000us" (the diff table's and
+// the app's compare columns).
+std::string signedTime(double us);
+
 // One trace of a diff: its path as given, the loaded trace and its whole-trace overlap.
 struct DiffSide
 {
