@@ -22,6 +22,7 @@
 #include "capturecommand.h"
 #include "memory/memoryanalysis.h"
 #include "memorycommand.h"
+#include "rankscommand.h"
 #include "reportcommand.h"
 #include "report/memoryreport.h"
 #include "report/sourcereport.h"
@@ -168,10 +169,11 @@ struct CommandUsage
 // Every command's usage, in the order --help lists them.
 std::vector<CommandUsage> commandUsages()
 {
-    return {{"info", kInfoUsage},           {"summary", kSummaryUsage},      {"overlap", kOverlapUsage},         {"steps", kStepsUsage},
-            {"breakdown", kBreakdownUsage}, {"device", kDeviceUsage},        {"classify", kClassifyUsage},       {"inspect", kInspectUsage},
-            {"memory", kMemoryUsage},       {"diagnose", kDiagnoseUsage},    {"compare", kCompareUsage},         {"diff", kDiffUsage},
-            {"report", cli::kReportUsage},  {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}};
+    return {
+        {"info", kInfoUsage},           {"summary", kSummaryUsage},      {"overlap", kOverlapUsage},          {"steps", kStepsUsage},
+        {"breakdown", kBreakdownUsage}, {"device", kDeviceUsage},        {"classify", kClassifyUsage},        {"inspect", kInspectUsage},
+        {"memory", kMemoryUsage},       {"diagnose", kDiagnoseUsage},    {"compare", kCompareUsage},          {"diff", kDiffUsage},
+        {"report", cli::kReportUsage},  {"capture", cli::kCaptureUsage}, {"calibrate", cli::kCalibrateUsage}, {"ranks", cli::kRanksUsage}};
 }
 
 std::string fullUsage()
@@ -203,6 +205,15 @@ bool asksForHelp(int argc, char** argv)
     return false;
 }
 
+// --partial anywhere on the command line.
+bool asksForPartial(int argc, char** argv)
+{
+    for (int i = 2; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--partial")
+            return true;
+    return false;
+}
+
 struct UsageError
 {
     std::string message;
@@ -231,7 +242,8 @@ struct Arguments
     }
 };
 
-// `positionals`: how many TRACE-like arguments the command takes, exactly.
+// `positionals`: how many TRACE-like arguments the command takes, exactly; kOneOrMore for a list (ranks).
+constexpr size_t kOneOrMore = 0;
 Arguments parseArguments(int argc, char** argv, const std::vector<std::string>& flags, const std::vector<std::string>& valued,
                          size_t positionals = 1)
 {
@@ -262,7 +274,7 @@ Arguments parseArguments(int argc, char** argv, const std::vector<std::string>& 
             } else {
                 throw UsageError{"unknown option --" + name + " for '" + a.command + "'"};
             }
-        } else if (a.positionals.size() < positionals) {
+        } else if (positionals == kOneOrMore || a.positionals.size() < positionals) {
             a.positionals.push_back(arg);
         } else {
             throw UsageError{"unexpected argument '" + arg + "'" + (positionals == 1 ? " (one trace at a time)" : "")};
@@ -289,6 +301,8 @@ int parseInt(const std::string& text, const char* option)
 // Prints nothing, so two loads may run at once (the streams are not synchronised with stdio: not thread-safe).
 std::unique_ptr<trace::Trace> loadQuietly(const Arguments& a, const std::string& path)
 {
+    if (auto rank = cli::takePreloadedTrace(path)) // a folder run per rank: loaded with the others already
+        return rank;
     trace::LoadOptions options;
     options.partial = a.has("partial");
     options.keepRawArgs = false; // every analysis reads the structured args the loader keeps
@@ -710,7 +724,7 @@ int main(int argc, char** argv)
         return 0;
     }
     const std::string command = argv[1];
-    try {
+    const auto dispatch = [&]() -> int {
         if (command == "capture")
             return cli::runCaptureCommand(argc, argv);
         if (command == "calibrate")
@@ -743,6 +757,22 @@ int main(int argc, char** argv)
         if (command == "steps")
             return runSteps(parseArguments(argc, argv, {"partial"}, {"format"}));
         throw UsageError{"unknown command '" + command + "'"};
+    };
+    try {
+        if (command == "ranks") {
+            const Arguments a = parseArguments(argc, argv, {"partial"}, {"format"}, kOneOrMore);
+            try {
+                return cli::runRanksCommand(a.positionals, a.get("format").value_or("table"), a.has("partial"));
+            } catch (const std::invalid_argument& e) {
+                throw UsageError{e.what()};
+            }
+        }
+        // A folder in TRACE's place: the command once per rank (rankscommand.h); not for those that take no
+        // single trace.
+        if (cli::tracePathIsFolder(argc, argv) && command != "capture" && command != "calibrate" && command != "inspect"
+            && command != "diff" && command != "report")
+            return cli::runPerRank(argc, argv, asksForPartial(argc, argv), dispatch);
+        return dispatch();
     } catch (const UsageError& e) {
         std::cerr << "tilescope-cli: " << e.message << "\n(run 'tilescope-cli --help' for usage)\n";
         return kExitBadInput;
