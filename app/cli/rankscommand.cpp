@@ -3,11 +3,13 @@
 
 #include "analysis/ranks.h"
 #include "io/smalljson.h"
+#include "io/tracefileerror.h"
 #include "report/ranksreport.h"
 #include "trace/rankset.h"
 
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -23,6 +25,8 @@ const char* const kRanksUsage = R"(  ranks DIR|FILES... [--format table|json] [-
 )";
 
 namespace {
+
+constexpr int kExitBadInput = 2; // as main's
 
 trace::RankSetLoadOptions loadOptions(bool partial)
 {
@@ -95,15 +99,28 @@ int runPerRank(int argc, char** argv, bool partial, const std::function<int()>& 
         std::string file = r.file;
         preloaded()[file] = std::move(r.trace);
         argv[2] = file.data();
+        // A rank the command cannot take (a trace without memory records for `memory`) is reported and the
+        // others still run; bad options fail every rank alike and end the run.
+        const auto runRank = [&]() -> std::optional<std::string> {
+            try {
+                status = std::max(status, dispatch());
+            } catch (const io::TraceFileError& e) {
+                std::cerr << "tilescope-cli: error: " << e.what() << "\n";
+                status = std::max(status, kExitBadInput);
+                return std::string(e.what());
+            }
+            return std::nullopt;
+        };
         if (!json) {
-            std::cout << "== rank " << r.rank << ": " << file << " ==\n";
-            status = std::max(status, dispatch());
+            std::cout << "== rank " << r.rank << ": " << file << " ==\n" << std::flush;
+            runRank();
             std::cout << "\n";
         } else {
             std::ostringstream captured;
             std::streambuf* const saved = std::cout.rdbuf(captured.rdbuf());
+            std::optional<std::string> error;
             try {
-                status = std::max(status, dispatch());
+                error = runRank();
             } catch (...) {
                 std::cout.rdbuf(saved);
                 throw;
@@ -112,7 +129,9 @@ int runPerRank(int argc, char** argv, bool partial, const std::function<int()>& 
             io::Json row = io::Json::object();
             row["rank"] = r.rank;
             row["file"] = file;
-            row["result"] = io::parseSmallJson(captured.str(), file);
+            row["result"] = error ? io::Json(nullptr) : io::parseSmallJson(captured.str(), file);
+            if (error)
+                row["error"] = *error;
             ranks.push_back(std::move(row));
         }
         preloaded().erase(file);

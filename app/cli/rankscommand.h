@@ -18,7 +18,8 @@ int runRanksCommand(const std::vector<std::string>& paths, const std::string& fo
 // Any other command given a folder in TRACE's place (argv[2]): loads the folder as a rank set (in
 // parallel), then runs `dispatch` once per rank with argv[2] set to that rank's file, each under a
 // "== rank N: FILE ==" header; with --format json the outputs become one document:
-// {"world_size", "ranks": [{"rank", "file", "result": <the command's JSON>}]}. The exit status is the
+// {"world_size", "ranks": [{"rank", "file", "result": <the command's JSON>, or null and "error"}]}. A rank
+// the command fails on (io::TraceFileError) is reported and the others run; the exit status is the
 // worst of the ranks'.
 bool tracePathIsFolder(int argc, char** argv);
 int runPerRank(int argc, char** argv, bool partial, const std::function<int()>& dispatch);

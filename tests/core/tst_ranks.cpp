@@ -344,6 +344,16 @@ private slots:
         const Run info = cli({QStringLiteral("info"), dir});
         QCOMPARE(info.exitCode, 0);
         QVERIFY(info.out.contains("== rank 3: "));
+        // A command every rank fails (no [memory] records): each rank says so, the others still run, exit 2.
+        const Run memory = cli({QStringLiteral("memory"), dir, QStringLiteral("--format"), QStringLiteral("json")});
+        QCOMPARE(memory.exitCode, 2);
+        const io::Json failed = io::parseSmallJson(memory.out.toStdString(), "memory output");
+        QCOMPARE(failed["ranks"].size(), size_t(4));
+        for (const io::Json& rank : failed["ranks"]) {
+            QVERIFY(rank["result"].is_null());
+            QVERIFY(testutil::contains(rank["error"].get<std::string>(), rank["file"].get<std::string>()));
+        }
+        QCOMPARE(memory.err.count("profile_memory"), 4);
     }
 };
 
