@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QTableView;
+class RanksModel;
+
+namespace tilescope::analysis {
+struct RanksReport;
+}
+
+// The Ranks dock: the verdict and its rule over the per-rank table (RanksModel). Activating a row (double
+// click, Enter) asks for that rank's timeline.
+class RanksPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit RanksPanel(QWidget* parent = nullptr);
+    void setReport(std::shared_ptr<const tilescope::analysis::RanksReport> report);
+    RanksModel* model() const { return m_model; }
+    QTableView* table() const { return m_table; }
+    QLabel* verdict() const { return m_verdict; }
+
+signals:
+    void rankActivated(const QString& file, qint64 rank);
+
+private:
+    RanksModel* m_model;
+    QLabel* m_verdict;
+    QTableView* m_table;
+};
