@@ -15,6 +15,7 @@
 #include "profiledialog.h"
 #include "analysis/ranks.h"
 #include "ranksloadjob.h"
+#include "ranksmodel.h"
 #include "rankspanel.h"
 #include "reportexport.h"
 #include "io/tracefileerror.h"
@@ -397,6 +398,14 @@ QDockWidget* MainWindow::addRanksDock(QDockWidget* neighbour)
     addDockWidget(Qt::BottomDockWidgetArea, m_ranksDock);
     tabifyDockWidget(neighbour, m_ranksDock);
     connect(m_ranks, &RanksPanel::rankActivated, this, [this](const QString& file) { openFile(file); });
+    // Which rank the timeline shows: its row selected, the dock's and the window's titles name it.
+    connect(this, &MainWindow::documentChanged, m_ranks, [this] {
+        const qint64 rank = m_doc ? m_ranks->markShown(m_doc->path) : -1;
+        const auto* report = m_ranks->model()->report();
+        m_ranksDock->setWindowTitle(rank < 0 ? tr("Ranks") : tr("Ranks (timeline: rank %1)").arg(rank));
+        if (rank >= 0 && report)
+            setWindowTitle(windowTitle() + tr(" - rank %1 of %2").arg(rank).arg(report->worldSize));
+    });
     connect(m_ranksJob, &RanksLoadJob::progress, this, [this](qint64 read, qint64 total) {
         m_progress->setRange(0, 1000);
         m_progress->setValue(total > 0 ? int(1000 * read / total) : 0);

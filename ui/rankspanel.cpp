@@ -40,3 +40,15 @@ void RanksPanel::setReport(std::shared_ptr<const tilescope::analysis::RanksRepor
     m_verdict->setText(m_model->verdictText());
     m_table->resizeColumnsToContents();
 }
+
+qint64 RanksPanel::markShown(const QString& file)
+{
+    const auto* report = m_model->report();
+    for (int row = 0; report && row < m_model->rowCount(); ++row)
+        if (m_model->index(row, 0).data(RanksModel::FileRole).toString() == file) {
+            m_table->selectRow(row);
+            return report->ranks[size_t(row)].rank;
+        }
+    m_table->clearSelection();
+    return -1;
+}

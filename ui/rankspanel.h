@@ -24,6 +24,8 @@ public:
     RanksModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
     QLabel* verdict() const { return m_verdict; }
+    // The timeline now shows `file`: its rank's row is selected and returned; -1 when it is no rank of the set.
+    qint64 markShown(const QString& file);
 
 signals:
     void rankActivated(const QString& file, qint64 rank);

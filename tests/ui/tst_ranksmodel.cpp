@@ -14,6 +14,7 @@
 #include "tracedocument.h"
 
 #include <QAbstractItemModelTester>
+#include <QItemSelectionModel>
 #include <QFont>
 #include <QLabel>
 #include <QTableView>
@@ -73,12 +74,19 @@ private slots:
         QCOMPARE(w.ranks()->model()->rowCount(), 4);
         QVERIFY(w.ranks()->verdict()->text().contains(QStringLiteral("rank 2")));
         QVERIFY(w.document()->path.endsWith(QStringLiteral("rank-2.json.gz"))); // the straggler's timeline first
+        QVERIFY(w.windowTitle().endsWith(QStringLiteral(" - rank 2 of 4")));
+        QCOMPARE(w.ranks()->table()->selectionModel()->selectedRows().value(0).row(), 2);
         // Activating rank 0 opens its timeline.
         QTableView* table = w.ranks()->table();
         table->setCurrentIndex(w.ranks()->model()->index(0, 0));
         emit table->activated(table->currentIndex());
         QVERIFY(changed.wait(30000));
         QVERIFY(w.document()->path.endsWith(QStringLiteral("rank-0.json.gz")));
+        QVERIFY(w.windowTitle().endsWith(QStringLiteral(" - rank 0 of 4")));
+        // A trace of no rank set: no rank named.
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
+        QVERIFY(!w.windowTitle().contains(QStringLiteral(" - rank ")));
+        QVERIFY(w.ranks()->table()->selectionModel()->selectedRows().isEmpty());
     }
 };
 
