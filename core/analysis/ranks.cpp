@@ -64,10 +64,10 @@ RankFigures computeRankFigures(const trace::Trace& t)
     int64_t computeNs = 0, collectiveNs = 0, overlapNs = 0;
     for (const Interval& w : windows) {
         r.stepNs.push_back(w.end - w.start);
-        r.collectiveNs.push_back(collectives.time.clippedTo(w).length());
+        r.collectiveNs.push_back(collectives.time.lengthWithin(w));
         collectiveNs += r.collectiveNs.back();
-        computeNs += computation.clippedTo(w).length();
-        overlapNs += collectivesOnCompute.clippedTo(w).length();
+        computeNs += computation.lengthWithin(w);
+        overlapNs += collectivesOnCompute.lengthWithin(w);
     }
     const auto steps = static_cast<int64_t>(r.steps);
     r.stepMedianNs = medianOf(r.stepNs);
