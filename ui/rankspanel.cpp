@@ -3,9 +3,12 @@
 
 #include "analysis/ranks.h"
 #include "ranksmodel.h"
+#include "rankstimelines.h"
 
 #include <QHeaderView>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -14,13 +17,34 @@ RanksPanel::RanksPanel(QWidget* parent)
     , m_model(new RanksModel(this))
     , m_verdict(new QLabel(this))
     , m_table(new QTableView(this))
+    , m_allTimelines(new QPushButton(tr("All Ranks' Timelines…"), this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     m_verdict->setWordWrap(true);
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_verdict->setText(tr("File > Open Folder… opens the per-rank traces of one run."));
-    layout->addWidget(m_verdict);
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_verdict, 1);
+    m_allTimelines->setEnabled(false);
+    m_allTimelines->setToolTip(tr("Every rank's timeline one under the other, on one time axis"));
+    top->addWidget(m_allTimelines, 0, Qt::AlignTop);
+    layout->addLayout(top);
+    connect(m_allTimelines, &QPushButton::clicked, this, [this] {
+        const auto* report = m_model->report();
+        if (!report)
+            return;
+        std::vector<RanksTimelines::Rank> ranks;
+        for (size_t i = 0; i < report->ranks.size(); ++i)
+            ranks.push_back({report->ranks[i].rank, QString::fromStdString(report->ranks[i].file), report->verdict.evidence[i].straggler});
+        if (!m_timelinesWindow) {
+            m_timelinesWindow = new RanksTimelines(this);
+            m_timelinesWindow->setWindowFlag(Qt::Window);
+        }
+        m_timelinesWindow->setRanks(ranks);
+        m_timelinesWindow->show();
+        m_timelinesWindow->raise();
+    });
     m_table->setModel(m_model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -38,6 +62,7 @@ void RanksPanel::setReport(std::shared_ptr<const tilescope::analysis::RanksRepor
 {
     m_model->setReport(std::move(report));
     m_verdict->setText(m_model->verdictText());
+    m_allTimelines->setEnabled(m_model->rowCount() > 0);
     m_table->resizeColumnsToContents();
 }
 

@@ -7,7 +7,9 @@
 
 class QLabel;
 class QTableView;
+class QPushButton;
 class RanksModel;
+class RanksTimelines;
 
 namespace tilescope::analysis {
 struct RanksReport;
@@ -24,6 +26,9 @@ public:
     RanksModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
     QLabel* verdict() const { return m_verdict; }
+    // "All Ranks' Timelines": every rank's timeline one under the other in a window of their own.
+    QPushButton* allTimelinesButton() const { return m_allTimelines; }
+    RanksTimelines* timelinesWindow() const { return m_timelinesWindow; }
     // The timeline now shows `file`: its rank's row is selected and returned; -1 when it is no rank of the set.
     qint64 markShown(const QString& file);
 
@@ -34,4 +39,6 @@ private:
     RanksModel* m_model;
     QLabel* m_verdict;
     QTableView* m_table;
+    QPushButton* m_allTimelines;
+    RanksTimelines* m_timelinesWindow = nullptr;
 };

@@ -9,6 +9,8 @@
 #include "mainwindow.h"
 #include "ranksmodel.h"
 #include "rankspanel.h"
+#include "rankstimelines.h"
+#include "timelineview.h"
 #include "stats/timetext.h"
 #include "trace/rankset.h"
 #include "tracedocument.h"
@@ -17,6 +19,7 @@
 #include <QItemSelectionModel>
 #include <QFont>
 #include <QLabel>
+#include <QPushButton>
 #include <QTableView>
 #include <QtTest>
 
@@ -83,6 +86,22 @@ private slots:
         QVERIFY(changed.wait(30000));
         QVERIFY(w.document()->path.endsWith(QStringLiteral("rank-0.json.gz")));
         QVERIFY(w.windowTitle().endsWith(QStringLiteral(" - rank 0 of 4")));
+        // All ranks' timelines, one under the other, each under its rank's header, moving together.
+        QVERIFY(w.ranks()->allTimelinesButton()->isEnabled());
+        w.ranks()->allTimelinesButton()->click();
+        RanksTimelines* all = w.ranks()->timelinesWindow();
+        QVERIFY(all);
+        QSignalSpy loaded(all, &RanksTimelines::loaded);
+        QVERIFY(loaded.wait(30000));
+        QCOMPARE(all->views().size(), size_t(4));
+        TimelineView* first = all->views().front();
+        const int64_t start = first->viewStart(), end = first->viewEnd();
+        first->zoomToRange(start + (end - start) / 4, start + (end - start) / 2);
+        for (TimelineView* view : all->views()) {
+            QCOMPARE(view->viewStart(), first->viewStart());
+            QCOMPARE(view->viewEnd(), first->viewEnd());
+        }
+        all->close();
         // A trace of no rank set: no rank named.
         testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
         QVERIFY(!w.windowTitle().contains(QStringLiteral(" - rank ")));
