@@ -16,6 +16,10 @@
 #include "launchespanel.h"
 #include "keyaveragespanel.h"
 #include "profiledialog.h"
+#include "analysis/ranks.h"
+#include "ranksloadjob.h"
+#include "ranksmodel.h"
+#include "rankspanel.h"
 #include "reportexport.h"
 #include "io/tracefileerror.h"
 #include "session/sessionmanifest.h"
@@ -147,6 +151,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(this, &MainWindow::documentChanged, launches, [this, launches] { launches->setDocument(m_doc); });
     connect(launches, &LaunchesPanel::eventActivated, this, [this](uint32_t event) { m_timeline->selectEvent(event, true); });
     QDockWidget* stepsDock = addStepsDock(compareDock);
+    addRanksDock(compareDock);
     tableDock->raise(); // the table stays the visible tab
     auto* rooflineDock = new QDockWidget(tr("Roofline"), this);
     rooflineDock->setObjectName(QStringLiteral("roofline"));
@@ -199,6 +204,11 @@ MainWindow::MainWindow(QWidget* parent)
                                                           tr("Memory timelines (*.json *.json.gz);;All files (*)"));
         if (!path.isEmpty())
             openMemoryTimeline(path);
+    });
+    file->addAction(tr("Open F&older…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a folder of per-rank traces of one run, or a session folder"));
+        if (!dir.isEmpty())
+            openFile(dir);
     });
     file->addAction(tr("Open Session &Folder…"), this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a session folder (holds tilescope-session.json)"));
@@ -488,6 +498,75 @@ void MainWindow::closeComparison()
         emit comparisonChanged();
 }
 
+// The Ranks dock (issue #13), tabbed with `neighbour`: a folder's per-rank figures and stragglers; activating
+// a rank opens its timeline.
+QDockWidget* MainWindow::addRanksDock(QDockWidget* neighbour)
+{
+    m_ranks = new RanksPanel(this);
+    m_ranksJob = new RanksLoadJob(this);
+    m_ranksDock = new QDockWidget(tr("Ranks"), this);
+    m_ranksDock->setObjectName(QStringLiteral("ranks"));
+    m_ranksDock->setWidget(m_ranks);
+    addDockWidget(Qt::BottomDockWidgetArea, m_ranksDock);
+    tabifyDockWidget(neighbour, m_ranksDock);
+    connect(m_ranks, &RanksPanel::rankActivated, this, [this](const QString& file) { openFile(file); });
+    // Which rank the timeline shows: its row selected, the dock's and the window's titles name it.
+    connect(this, &MainWindow::documentChanged, m_ranks, [this] {
+        const qint64 rank = m_doc ? m_ranks->markShown(m_doc->path) : -1;
+        const auto* report = m_ranks->model()->report();
+        m_ranksDock->setWindowTitle(rank < 0 ? tr("Ranks") : tr("Ranks (timeline: rank %1)").arg(rank));
+        if (rank >= 0 && report)
+            setWindowTitle(windowTitle() + tr(" - rank %1 of %2").arg(rank).arg(report->worldSize));
+    });
+    connect(m_ranksJob, &RanksLoadJob::progress, this, [this](qint64 read, qint64 total) {
+        m_progress->setRange(0, 1000);
+        m_progress->setValue(total > 0 ? int(1000 * read / total) : 0);
+        m_progress->setFormat(tr("ranks: %1 / %2 MB").arg(read / 1e6, 0, 'f', 1).arg(total / 1e6, 0, 'f', 1));
+    });
+    connect(m_ranksJob, &RanksLoadJob::finished, this,
+            [this](const QString& folder, std::shared_ptr<const tilescope::analysis::RanksReport> report) {
+                m_progress->hide();
+                m_cancel->hide();
+                m_ranks->setReport(report);
+                m_ranksDock->show();
+                m_ranksDock->raise();
+                if (report->ranks.empty())
+                    return;
+                // The timeline of the rank asked for, else the first straggler, else the lowest rank.
+                const auto& verdict = report->verdict;
+                qint64 rank = m_rankToShow >= 0  ? m_rankToShow
+                    : verdict.stragglers.empty() ? report->ranks.front().rank
+                                                 : verdict.stragglers.front();
+                QString file = QString::fromStdString(report->ranks.front().file);
+                for (const auto& r : report->ranks)
+                    if (r.rank == rank)
+                        file = QString::fromStdString(r.file);
+                statusBar()->showMessage(tr("Ranks of %1: %2").arg(folder, m_ranks->verdict()->text()), 8000);
+                openFile(file);
+            });
+    connect(m_ranksJob, &RanksLoadJob::failed, this, [this](const QString&, const QString& message) {
+        m_progress->hide();
+        m_cancel->hide();
+        QMessageBox::warning(this, tr("Open folder"), message);
+    });
+    connect(m_ranksJob, &RanksLoadJob::cancelled, this, [this] {
+        m_progress->hide();
+        m_cancel->hide();
+    });
+    return m_ranksDock;
+}
+
+void MainWindow::openRankFolder(const QString& folder, qint64 showRank)
+{
+    m_rankToShow = showRank;
+    m_progress->setRange(0, 0);
+    m_progress->setFormat(tr("opening the ranks of %1").arg(QFileInfo(folder).fileName()));
+    m_progress->show();
+    m_cancel->show();
+    connect(m_cancel, &QPushButton::clicked, m_ranksJob, &RanksLoadJob::cancel, Qt::UniqueConnection); // made after the docks
+    m_ranksJob->start(folder);
+}
+
 QTableView* MainWindow::table() const { return m_keyAverages->table(); }
 QLineEdit* MainWindow::tableFilter() const { return m_keyAverages->filter(); }
 QCheckBox* MainWindow::groupByShape() const { return m_keyAverages->groupByShape(); }
@@ -521,6 +600,10 @@ void MainWindow::openFile(const QString& givenPath, bool partial)
                 trace = QString::fromStdString(tilescope::session::readSessionManifest(*manifest).trace);
         } catch (const tilescope::io::TraceFileError& e) {
             QMessageBox::warning(this, tr("Open session"), QString::fromStdString(e.what()));
+            return;
+        }
+        if (!manifest) { // no session: the per-rank traces of one run
+            openRankFolder(path);
             return;
         }
         if (trace.isEmpty()) {

@@ -20,6 +20,8 @@ class MemoryPanel;
 class QDockWidget;
 class SnapshotView;
 class ProfileDialog;
+class RanksLoadJob;
+class RanksPanel;
 class QCheckBox;
 class QLabel;
 class QLineEdit;
@@ -45,6 +47,10 @@ public:
     // `partial`: keep what loads before a truncation or syntax error (see LoadOptions::partial).
     void openFile(const QString& path, bool partial = false);
     void openBundledSample();
+    // A folder of per-rank traces of one run (issue #13): the Ranks dock, and rank `showRank`'s timeline
+    // (-1: the first straggler, else the lowest rank).
+    void openRankFolder(const QString& folder, qint64 showRank = -1);
+    RanksPanel* ranks() const { return m_ranks; }
     void reopenLast();
     void showProfileDialog();
     ProfileDialog* profileDialog() const { return m_profileDialog; }
@@ -132,4 +138,9 @@ private:
     std::shared_ptr<const TraceDocument> m_compared;
     ComparedTimeline* m_comparedTimeline = nullptr;
     QAction* m_closeComparison = nullptr;
+    RanksPanel* m_ranks = nullptr;
+    QDockWidget* m_ranksDock = nullptr;
+    RanksLoadJob* m_ranksJob = nullptr;
+    qint64 m_rankToShow = -1;
+    QDockWidget* addRanksDock(QDockWidget* neighbour);
 };

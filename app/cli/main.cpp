@@ -30,6 +30,7 @@
 #include "capturecommand.h"
 #include "memory/memoryanalysis.h"
 #include "memorycommand.h"
+#include "rankscommand.h"
 #include "reportcommand.h"
 #include "report/memoryreport.h"
 #include "report/sourcereport.h"
@@ -224,9 +225,6 @@ std::vector<CommandUsage> commandUsages()
             {"breakdown", kBreakdownUsage},
             {"idle", kIdleUsage},
             {"queue", kQueueUsage},
-    return 0;
-}
-
             {"launches", kLaunchesUsage},
             {"sequences", kSequencesUsage},
             {"device", kDeviceUsage},
@@ -238,7 +236,8 @@ std::vector<CommandUsage> commandUsages()
             {"diff", kDiffUsage},
             {"report", cli::kReportUsage},
             {"capture", cli::kCaptureUsage},
-            {"calibrate", cli::kCalibrateUsage}};
+            {"calibrate", cli::kCalibrateUsage},
+            {"ranks", cli::kRanksUsage}};
 }
 
 std::string fullUsage()
@@ -270,6 +269,15 @@ bool asksForHelp(int argc, char** argv)
     return false;
 }
 
+// --partial anywhere on the command line.
+bool asksForPartial(int argc, char** argv)
+{
+    for (int i = 2; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--partial")
+            return true;
+    return false;
+}
+
 struct UsageError
 {
     std::string message;
@@ -298,7 +306,8 @@ struct Arguments
     }
 };
 
-// `positionals`: how many TRACE-like arguments the command takes, exactly.
+// `positionals`: how many TRACE-like arguments the command takes, exactly; kOneOrMore for a list (ranks).
+constexpr size_t kOneOrMore = 0;
 Arguments parseArguments(int argc, char** argv, const std::vector<std::string>& flags, const std::vector<std::string>& valued,
                          size_t positionals = 1)
 {
@@ -329,7 +338,7 @@ Arguments parseArguments(int argc, char** argv, const std::vector<std::string>& 
             } else {
                 throw UsageError{"unknown option --" + name + " for '" + a.command + "'"};
             }
-        } else if (a.positionals.size() < positionals) {
+        } else if (positionals == kOneOrMore || a.positionals.size() < positionals) {
             a.positionals.push_back(arg);
         } else {
             throw UsageError{"unexpected argument '" + arg + "'" + (positionals == 1 ? " (one trace at a time)" : "")};
@@ -356,6 +365,8 @@ int parseInt(const std::string& text, const char* option)
 // Prints nothing, so two loads may run at once (the streams are not synchronised with stdio: not thread-safe).
 std::unique_ptr<trace::Trace> loadQuietly(const Arguments& a, const std::string& path)
 {
+    if (auto rank = cli::takePreloadedTrace(path)) // a folder run per rank: loaded with the others already
+        return rank;
     trace::LoadOptions options;
     options.partial = a.has("partial");
     options.keepRawArgs = false; // every analysis reads the structured args the loader keeps
@@ -858,7 +869,7 @@ int main(int argc, char** argv)
         return 0;
     }
     const std::string command = argv[1];
-    try {
+    const auto dispatch = [&]() -> int {
         if (command == "capture")
             return cli::runCaptureCommand(argc, argv);
         if (command == "calibrate")
@@ -892,28 +903,44 @@ int main(int argc, char** argv)
             return runIdle(parseArguments(argc, argv, {"partial"}, {"format", "window", "step", "steps", "kernel-wait-threshold"}));
         if (command == "queue")
             return runQueue(parseArguments(argc, argv, {"partial", "series"}, {"format", "window", "step", "steps", "limit"}));
-    return 0;
-}
-
-        if (command == "launches")
-            return runLaunches(parseArguments(argc, argv, {"partial"}, {"format", "outliers", "window", "step", "steps"}));
-        if (command == "sequences")
-            return runSequences(
-                parseArguments(argc, argv, {"partial"}, {"format", "top", "min-length", "max-length", "window", "step", "steps"}));
-        if (command == "steps")
-            return runSteps(parseArguments(argc, argv, {"partial"}, {"format"}));
-        throw UsageError{"unknown command '" + command + "'"};
-    } catch (const UsageError& e) {
-        std::cerr << "tilescope-cli: " << e.message << "\n(run 'tilescope-cli --help' for usage)\n";
-        return kExitBadInput;
-    } catch (const io::TraceFileError& e) {
-        std::cerr << "tilescope-cli: error: " << e.what() << "\n";
-        return kExitBadInput;
-    } catch (const std::bad_alloc&) {
-        std::cerr << "tilescope-cli: error: out of memory\n";
-        return 1;
-    } catch (const std::exception& e) {
-        std::cerr << "tilescope-cli: internal error: " << e.what() << "\n";
-        return 1;
+        return 0;
     }
+
+    if (command
+        == "launches") return runLaunches(parseArguments(argc, argv, {"partial"}, {"format", "outliers", "window", "step", "steps"}));
+    if (command == "sequences")
+        return runSequences(
+            parseArguments(argc, argv, {"partial"}, {"format", "top", "min-length", "max-length", "window", "step", "steps"}));
+    if (command == "steps")
+        return runSteps(parseArguments(argc, argv, {"partial"}, {"format"}));
+    throw UsageError{"unknown command '" + command + "'"};
+};
+try {
+    if (command == "ranks") {
+        const Arguments a = parseArguments(argc, argv, {"partial"}, {"format"}, kOneOrMore);
+        try {
+            return cli::runRanksCommand(a.positionals, a.get("format").value_or("table"), a.has("partial"));
+        } catch (const std::invalid_argument& e) {
+            throw UsageError{e.what()};
+        }
+    }
+    // A folder in TRACE's place: the command once per rank (rankscommand.h); not for those that take no
+    // single trace.
+    if (cli::tracePathIsFolder(argc, argv) && command != "capture" && command != "calibrate" && command != "inspect" && command != "diff"
+        && command != "report")
+        return cli::runPerRank(argc, argv, asksForPartial(argc, argv), dispatch);
+    return dispatch();
+} catch (const UsageError& e) {
+    std::cerr << "tilescope-cli: " << e.message << "\n(run 'tilescope-cli --help' for usage)\n";
+    return kExitBadInput;
+} catch (const io::TraceFileError& e) {
+    std::cerr << "tilescope-cli: error: " << e.what() << "\n";
+    return kExitBadInput;
+} catch (const std::bad_alloc&) {
+    std::cerr << "tilescope-cli: error: out of memory\n";
+    return 1;
+} catch (const std::exception& e) {
+    std::cerr << "tilescope-cli: internal error: " << e.what() << "\n";
+    return 1;
+}
 }

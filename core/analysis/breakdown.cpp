@@ -16,6 +16,14 @@ struct DeviceActivities
     std::vector<Interval> computation, communication, memory;
 };
 
+// The one classification of GPU activities into the three kernel types.
+std::vector<Interval>& typeOf(DeviceActivities& d, const trace::Trace& t, const trace::Event& e)
+{
+    if (e.kind != trace::EventKind::Kernel)
+        return d.memory;
+    return trace::isCommunicationKernel(t.strings.view(e.name)) ? d.communication : d.computation;
+}
+
 double shareOf(int64_t part, int64_t whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0; }
 
 } // namespace
@@ -35,14 +43,7 @@ BreakdownReport computeBreakdown(const trace::Trace& t, std::optional<Interval> 
         if (!trace::isGpuActivity(e.kind))
             continue;
         const int device = t.tracks[e.track].device < 0 ? 0 : t.tracks[e.track].device; // as computeOverlap counts it
-        DeviceActivities& d = perDevice[device];
-        const Interval span{e.start, e.end()};
-        if (e.kind != trace::EventKind::Kernel)
-            d.memory.push_back(span);
-        else if (trace::isCommunicationKernel(t.strings.view(e.name)))
-            d.communication.push_back(span);
-        else
-            d.computation.push_back(span);
+        typeOf(perDevice[device], t, e).push_back({e.start, e.end()});
     }
     for (auto& [device, activities] : perDevice) {
         const IntervalSet computation = IntervalSet::fromUnsorted(std::move(activities.computation)).clippedTo(*window);
@@ -70,6 +71,16 @@ BreakdownReport computeBreakdown(const trace::Trace& t, std::optional<Interval> 
         r.devices.push_back(b);
     }
     return r;
+}
+
+KernelTypeSets kernelTypeSets(const trace::Trace& t)
+{
+    DeviceActivities all;
+    for (const trace::Event& e : t.events)
+        if (trace::isGpuActivity(e.kind))
+            typeOf(all, t, e).push_back({e.start, e.end()});
+    return {IntervalSet::fromUnsorted(std::move(all.computation)), IntervalSet::fromUnsorted(std::move(all.communication)),
+            IntervalSet::fromUnsorted(std::move(all.memory))};
 }
 
 } // namespace tilescope::analysis

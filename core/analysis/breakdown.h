@@ -48,4 +48,12 @@ struct BreakdownReport
 // Over `window`, by default analysis::defaultOverlapWindow (the window `overlap` uses).
 BreakdownReport computeBreakdown(const trace::Trace& trace, std::optional<Interval> window = std::nullopt);
 
+// The kernel types of all devices together, unclipped (the per-rank figures cut them by step), by the
+// same classification as computeBreakdown.
+struct KernelTypeSets
+{
+    IntervalSet computation, communication, memory;
+};
+KernelTypeSets kernelTypeSets(const trace::Trace& trace);
+
 } // namespace tilescope::analysis

@@ -39,6 +39,16 @@ IntervalSet IntervalSet::clippedTo(Interval window) const
     return out;
 }
 
+int64_t IntervalSet::lengthWithin(Interval w) const
+{
+    // From the first interval that ends after the window's start.
+    auto it = std::upper_bound(m_intervals.begin(), m_intervals.end(), w.start, [](int64_t t, const Interval& i) { return t < i.end; });
+    int64_t total = 0;
+    for (; it != m_intervals.end() && it->start < w.end; ++it)
+        total += std::min(it->end, w.end) - std::max(it->start, w.start);
+    return total;
+}
+
 IntervalSet IntervalSet::intersection(const IntervalSet& other) const
 {
     IntervalSet out;

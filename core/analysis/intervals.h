@@ -24,6 +24,8 @@ public:
     const std::vector<Interval>& intervals() const { return m_intervals; }
     int64_t length() const;
     IntervalSet clippedTo(Interval window) const;
+    // |this ∩ window| in O(log n + intervals in the window), without building the clipped set.
+    int64_t lengthWithin(Interval window) const;
     IntervalSet intersection(const IntervalSet& other) const;
     IntervalSet unionWith(const IntervalSet& other) const;
 

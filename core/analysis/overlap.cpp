@@ -148,21 +148,6 @@ OverlapReport computeOverlap(const trace::Trace& t, std::optional<Interval> wind
 
 namespace tilescope::analysis {
 
-namespace {
-
-// |set ∩ window| using binary search to the first interval that ends after the window's start.
-int64_t lengthWithin(const IntervalSet& set, Interval w)
-{
-    const auto& all = set.intervals();
-    auto it = std::upper_bound(all.begin(), all.end(), w.start, [](int64_t t, const Interval& i) { return t < i.end; });
-    int64_t total = 0;
-    for (; it != all.end() && it->start < w.end; ++it)
-        total += std::min(it->end, w.end) - std::max(it->start, w.start);
-    return total;
-}
-
-} // namespace
-
 OverlapIndex::OverlapIndex(const trace::Trace& t)
     : OverlapIndex(t, computeOverlap(t))
 { }
@@ -210,7 +195,7 @@ OverlapReport OverlapIndex::figures(Interval w) const
     for (size_t d = 0; d < m_devices.size(); ++d) {
         DeviceBusy busy;
         busy.device = m_devices[d];
-        busy.busyNs = lengthWithin(m_deviceBusy[d], w);
+        busy.busyNs = m_deviceBusy[d].lengthWithin(w);
         busy.idleNs = windowNs - busy.busyNs;
         busy.utilization = windowNs > 0 ? double(busy.busyNs) / double(windowNs) : 0.0;
         busy.hasActivity = m_hasActivity[d];
@@ -223,10 +208,10 @@ OverlapReport OverlapIndex::figures(Interval w) const
         busy.memsets = startingIn(m_starts[d].memsets);
         r.devices.push_back(busy);
     }
-    r.cpuBusyNs = lengthWithin(m_cpuBusy, w);
-    r.overlapNs = lengthWithin(m_both, w);
+    r.cpuBusyNs = m_cpuBusy.lengthWithin(w);
+    r.overlapNs = m_both.lengthWithin(w);
     r.gpuIdleWhileCpuBusyNs = r.cpuBusyNs - r.overlapNs;
-    r.bothIdleNs = windowNs - lengthWithin(m_either, w);
+    r.bothIdleNs = windowNs - m_either.lengthWithin(w);
     auto it = std::lower_bound(m_launches.begin(), m_launches.end(), w.start, [](const Launch& l, int64_t t) { return l.start < t; });
     for (; it != m_launches.end() && it->start < w.end; ++it) {
         ++r.launches.count;

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// The Ranks dock (issue #13): the model over core's per-rank figures (QAbstractItemModelTester), the
+// straggler marked, and File > Open Folder's path: a folder of rank traces fills the dock and opens the
+// straggler's timeline; activating a rank opens its own.
+#include "testutil.h"
+#include "uitestutil.h"
+
+#include "analysis/ranks.h"
+#include "mainwindow.h"
+#include "ranksmodel.h"
+#include "rankspanel.h"
+#include "rankstimelines.h"
+#include "timelineview.h"
+#include "stats/timetext.h"
+#include "trace/rankset.h"
+#include "tracedocument.h"
+
+#include <QAbstractItemModelTester>
+#include <QItemSelectionModel>
+#include <QFont>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableView>
+#include <QtTest>
+
+using namespace tilescope;
+
+namespace {
+std::shared_ptr<const analysis::RanksReport> reportOf(const char* run)
+{
+    const std::string folder = testutil::dataPath(std::string("ranks/gloo/") + run);
+    return std::make_shared<const analysis::RanksReport>(analysis::computeRanks(trace::loadRankSet(trace::traceFilesInFolder(folder))));
+}
+} // namespace
+
+class TestRanksModel : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void theStragglerIsMarked()
+    {
+        RanksModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 0);
+        const auto report = reportOf("slow");
+        model.setReport(report);
+        QCOMPARE(model.rowCount(), 4);
+        QCOMPARE(model.columnCount(), int(RanksModel::NUM_COLUMNS));
+        for (int row = 0; row < 4; ++row) {
+            const bool straggler = row == 2;
+            QCOMPARE(model.index(row, RanksModel::RankColumn).data().toString(), QString::number(row));
+            QCOMPARE(model.index(row, RanksModel::StragglerColumn).data().toString().isEmpty(), !straggler);
+            QCOMPARE(model.index(row, RanksModel::CollectivesColumn).data(Qt::FontRole).value<QFont>().bold(), straggler);
+            QCOMPARE(model.index(row, RanksModel::RankColumn).data(Qt::BackgroundRole).isValid(), straggler);
+            QVERIFY(model.index(row, 0).data(RanksModel::FileRole).toString().endsWith(QStringLiteral("rank-%1.json.gz").arg(row)));
+            // The figures are core's, in its duration text.
+            QCOMPARE(model.index(row, RanksModel::CollectivesColumn).data().toString(),
+                     QString::fromStdString(stats::formatDuration(report->ranks[size_t(row)].collectiveNsPerStep)));
+        }
+        QVERIFY(model.verdictText().contains(QStringLiteral("Straggler: rank 2")));
+        model.setReport(reportOf("even"));
+        for (int row = 0; row < 4; ++row)
+            QVERIFY(model.index(row, RanksModel::StragglerColumn).data().toString().isEmpty());
+        QVERIFY(model.verdictText().contains(QStringLiteral("No straggler")));
+        model.setReport(nullptr);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void openingAFolderShowsTheRanks()
+    {
+        MainWindow w;
+        testutil::showExposed(w);
+        QSignalSpy changed(&w, &MainWindow::documentChanged);
+        w.openFile(QString::fromStdString(testutil::dataPath("ranks/gloo/slow")));
+        QVERIFY(changed.wait(30000));
+        QCOMPARE(w.ranks()->model()->rowCount(), 4);
+        QVERIFY(w.ranks()->verdict()->text().contains(QStringLiteral("rank 2")));
+        QVERIFY(w.document()->path.endsWith(QStringLiteral("rank-2.json.gz"))); // the straggler's timeline first
+        QVERIFY(w.windowTitle().endsWith(QStringLiteral(" - rank 2 of 4")));
+        QCOMPARE(w.ranks()->table()->selectionModel()->selectedRows().value(0).row(), 2);
+        // Activating rank 0 opens its timeline.
+        QTableView* table = w.ranks()->table();
+        table->setCurrentIndex(w.ranks()->model()->index(0, 0));
+        emit table->activated(table->currentIndex());
+        QVERIFY(changed.wait(30000));
+        QVERIFY(w.document()->path.endsWith(QStringLiteral("rank-0.json.gz")));
+        QVERIFY(w.windowTitle().endsWith(QStringLiteral(" - rank 0 of 4")));
+        // All ranks' timelines, one under the other, each under its rank's header, moving together.
+        QVERIFY(w.ranks()->allTimelinesButton()->isEnabled());
+        w.ranks()->allTimelinesButton()->click();
+        RanksTimelines* all = w.ranks()->timelinesWindow();
+        QVERIFY(all);
+        QSignalSpy loaded(all, &RanksTimelines::loaded);
+        QVERIFY(loaded.wait(30000));
+        QCOMPARE(all->views().size(), size_t(4));
+        TimelineView* first = all->views().front();
+        const int64_t start = first->viewStart(), end = first->viewEnd();
+        first->zoomToRange(start + (end - start) / 4, start + (end - start) / 2);
+        for (TimelineView* view : all->views()) {
+            QCOMPARE(view->viewStart(), first->viewStart());
+            QCOMPARE(view->viewEnd(), first->viewEnd());
+        }
+        all->close();
+        // A trace of no rank set: no rank named.
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
+        QVERIFY(!w.windowTitle().contains(QStringLiteral(" - rank ")));
+        QVERIFY(w.ranks()->table()->selectionModel()->selectedRows().isEmpty());
+    }
+};
+
+QTEST_MAIN(TestRanksModel)
+#include "tst_ranksmodel.moc"
