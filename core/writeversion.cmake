@@ -18,6 +18,10 @@ if(GIT_EXECUTABLE)
         endif()
     endif()
 endif()
+# A build folder configured before version.h became a plain source file still holds a generated one beside
+# version.cpp, which `#include "version.h"` would find first.
+get_filename_component(output_dir ${OUTPUT} DIRECTORY)
+file(REMOVE ${output_dir}/version.h)
 configure_file(${TEMPLATE} ${OUTPUT}.new @ONLY)
 file(COPY_FILE ${OUTPUT}.new ${OUTPUT} ONLY_IF_DIFFERENT)
 file(REMOVE ${OUTPUT}.new)

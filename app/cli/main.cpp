@@ -903,44 +903,41 @@ int main(int argc, char** argv)
             return runIdle(parseArguments(argc, argv, {"partial"}, {"format", "window", "step", "steps", "kernel-wait-threshold"}));
         if (command == "queue")
             return runQueue(parseArguments(argc, argv, {"partial", "series"}, {"format", "window", "step", "steps", "limit"}));
-        return 0;
-    }
-
-    if (command
-        == "launches") return runLaunches(parseArguments(argc, argv, {"partial"}, {"format", "outliers", "window", "step", "steps"}));
-    if (command == "sequences")
-        return runSequences(
-            parseArguments(argc, argv, {"partial"}, {"format", "top", "min-length", "max-length", "window", "step", "steps"}));
-    if (command == "steps")
-        return runSteps(parseArguments(argc, argv, {"partial"}, {"format"}));
-    throw UsageError{"unknown command '" + command + "'"};
-};
-try {
-    if (command == "ranks") {
-        const Arguments a = parseArguments(argc, argv, {"partial"}, {"format"}, kOneOrMore);
-        try {
-            return cli::runRanksCommand(a.positionals, a.get("format").value_or("table"), a.has("partial"));
-        } catch (const std::invalid_argument& e) {
-            throw UsageError{e.what()};
+        if (command == "launches")
+            return runLaunches(parseArguments(argc, argv, {"partial"}, {"format", "outliers", "window", "step", "steps"}));
+        if (command == "sequences")
+            return runSequences(
+                parseArguments(argc, argv, {"partial"}, {"format", "top", "min-length", "max-length", "window", "step", "steps"}));
+        if (command == "steps")
+            return runSteps(parseArguments(argc, argv, {"partial"}, {"format"}));
+        throw UsageError{"unknown command '" + command + "'"};
+    };
+    try {
+        if (command == "ranks") {
+            const Arguments a = parseArguments(argc, argv, {"partial"}, {"format"}, kOneOrMore);
+            try {
+                return cli::runRanksCommand(a.positionals, a.get("format").value_or("table"), a.has("partial"));
+            } catch (const std::invalid_argument& e) {
+                throw UsageError{e.what()};
+            }
         }
+        // A folder in TRACE's place: the command once per rank (rankscommand.h); not for those that take no
+        // single trace.
+        if (cli::tracePathIsFolder(argc, argv) && command != "capture" && command != "calibrate" && command != "inspect"
+            && command != "diff" && command != "report")
+            return cli::runPerRank(argc, argv, asksForPartial(argc, argv), dispatch);
+        return dispatch();
+    } catch (const UsageError& e) {
+        std::cerr << "tilescope-cli: " << e.message << "\n(run 'tilescope-cli --help' for usage)\n";
+        return kExitBadInput;
+    } catch (const io::TraceFileError& e) {
+        std::cerr << "tilescope-cli: error: " << e.what() << "\n";
+        return kExitBadInput;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "tilescope-cli: error: out of memory\n";
+        return 1;
+    } catch (const std::exception& e) {
+        std::cerr << "tilescope-cli: internal error: " << e.what() << "\n";
+        return 1;
     }
-    // A folder in TRACE's place: the command once per rank (rankscommand.h); not for those that take no
-    // single trace.
-    if (cli::tracePathIsFolder(argc, argv) && command != "capture" && command != "calibrate" && command != "inspect" && command != "diff"
-        && command != "report")
-        return cli::runPerRank(argc, argv, asksForPartial(argc, argv), dispatch);
-    return dispatch();
-} catch (const UsageError& e) {
-    std::cerr << "tilescope-cli: " << e.message << "\n(run 'tilescope-cli --help' for usage)\n";
-    return kExitBadInput;
-} catch (const io::TraceFileError& e) {
-    std::cerr << "tilescope-cli: error: " << e.what() << "\n";
-    return kExitBadInput;
-} catch (const std::bad_alloc&) {
-    std::cerr << "tilescope-cli: error: out of memory\n";
-    return 1;
-} catch (const std::exception& e) {
-    std::cerr << "tilescope-cli: internal error: " << e.what() << "\n";
-    return 1;
-}
 }
