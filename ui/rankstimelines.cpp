@@ -40,6 +40,11 @@ RanksTimelines::RanksTimelines(QWidget* parent)
             m_details->setDocument(m_documents[size_t(group)]);
         }
         m_details->showTraceEvent(event);
+        if (size_t(group) < m_ranks.size())
+            m_status->setText(event == tilescope::trace::kNoIndex ? m_hint
+                                                                  : tr("Selected in rank %1 (%2); the details below are its trace's.")
+                                                                        .arg(m_ranks[size_t(group)].rank)
+                                                                        .arg(QFileInfo(m_ranks[size_t(group)].file).fileName()));
     });
     connect(m_details, &DetailsPanel::jumpTo, this, [this](uint32_t e) { m_timeline->selectEvent(e, true, m_timeline->selectedGroup()); });
     resize(1500, 950);
@@ -105,6 +110,8 @@ void RanksTimelines::showDocuments(const std::vector<Rank>& ranks, const std::ve
     m_detailsGroup = -1;
     m_details->showTraceEvent(tilescope::trace::kNoIndex);
     m_timeline->setDocuments(std::move(groups));
-    m_status->setText(tr("%1 ranks on one time axis; click a rank's header to fold its lanes.").arg(ranks.size()));
+    m_hint
+        = tr("%1 ranks on one time axis; click a rank's header to fold its lanes, right-click a stream for its queue.").arg(ranks.size());
+    m_status->setText(m_hint);
     emit loaded();
 }

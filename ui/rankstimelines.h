@@ -48,5 +48,6 @@ private:
     DetailsPanel* m_details;
     std::vector<Rank> m_ranks;
     std::vector<std::shared_ptr<const TraceDocument>> m_documents; // the groups' documents
+    QString m_hint;                                                // the status line while nothing is selected
     int m_detailsGroup = -1;                                       // whose document the details read
 };

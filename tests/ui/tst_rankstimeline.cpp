@@ -11,6 +11,7 @@
 #include "timelineview.h"
 #include "tracedocument.h"
 
+#include <QLabel>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QtTest>
@@ -212,6 +213,7 @@ private slots:
             QCOMPARE(e.duration, k.duration);
             // The details read the same rank's trace.
             QVERIFY(m_window->details()->toPlainText().contains(QString::fromStdString(k.name).left(40)));
+            QVERIFY(m_window->findChild<QLabel*>()->text().contains(QStringLiteral("rank %1 (rank-%1.json.gz)").arg(r)));
         }
     }
 };
