@@ -100,11 +100,11 @@ void RanksTimelines::showDocuments(const std::vector<Rank>& ranks, const std::ve
     m_documents = documents;
     std::vector<TimelineView::Group> groups;
     for (size_t i = 0; i < ranks.size(); ++i) {
-        const QString file = QFileInfo(ranks[i].file).fileName();
-        groups.push_back({documents[i],
-                          ranks[i].straggler ? tr("rank %1 — straggler — %2").arg(ranks[i].rank).arg(file)
-                                             : tr("rank %1 — %2").arg(ranks[i].rank).arg(file),
-                          ranks[i].straggler});
+        QString title = ranks[i].straggler ? tr("rank %1 — straggler — %2") : tr("rank %1 — %2");
+        title = title.arg(ranks[i].rank).arg(QFileInfo(ranks[i].file).fileName());
+        if (!ranks[i].evidence.isEmpty())
+            title += QStringLiteral(" — ") + ranks[i].evidence;
+        groups.push_back({documents[i], title, ranks[i].straggler});
     }
     m_details->setDocument(nullptr);
     m_detailsGroup = -1;

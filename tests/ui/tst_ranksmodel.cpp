@@ -100,6 +100,11 @@ private slots:
             if (lane.kind == TimelineView::Lane::Kind::Group) {
                 QVERIFY(all->timeline()->documentOf(lane.group)->path.endsWith(QStringLiteral("rank-%1.json.gz").arg(headers)));
                 QCOMPARE(lane.label.contains(QStringLiteral("straggler")), headers == 2);
+                // Its header carries the figure the verdict rests on, the table's.
+                const QString collectives = w.ranks()->model()->index(headers, RanksModel::CollectivesColumn).data().toString();
+                const QString ratio = w.ranks()->model()->index(headers, RanksModel::VersusOthersColumn).data().toString();
+                QVERIFY2(lane.label.endsWith(QStringLiteral("in collectives %1/step, %2 the others'").arg(collectives, ratio)),
+                         qPrintable(lane.label));
                 ++headers;
             }
         QCOMPARE(headers, 4);
