@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <sys/resource.h>
 
 using namespace tilescope;
 
@@ -37,6 +38,16 @@ bool resetPeak()
     return static_cast<bool>(clear);
 }
 
+// CPU seconds of the whole process (all threads, user + system): what the work costs whatever else runs on
+// the machine (the wall times stretch when other jobs share the cores).
+double cpuSeconds()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 double secondsSince(std::chrono::steady_clock::time_point start)
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -55,19 +66,23 @@ int main(int argc, char** argv)
     try {
         std::filesystem::remove(db);
         auto start = std::chrono::steady_clock::now();
+        double cpuStart = cpuSeconds();
         trace::LoadOptions options;
         options.keepRawArgs = false;
         const auto t = trace::loadTrace(path, options);
         const double load = secondsSince(start);
+        const double loadCpu = cpuSeconds() - cpuStart;
         const double loadPeak = statusMb("VmHWM:");
         const double modelRss = statusMb("VmRSS:");
         const bool reset = resetPeak();
 
         start = std::chrono::steady_clock::now();
+        cpuStart = cpuSeconds();
         sqlexport::SqliteExport out(db, false);
         const sqlexport::TraceCounts counts = out.addTrace(*t, {path, std::nullopt, std::nullopt, "", {}});
         out.finish();
         const double exportSeconds = secondsSince(start);
+        const double exportCpu = cpuSeconds() - cpuStart;
         const double exportPeak = statusMb("VmHWM:");
         const double dbMb = static_cast<double>(std::filesystem::file_size(db)) / (1024.0 * 1024.0);
         std::filesystem::remove(db);
@@ -75,10 +90,11 @@ int main(int argc, char** argv)
         std::printf("trace: %s (%.1f MB, %zu events, %llu launches, %llu ops)\n", path.c_str(),
                     static_cast<double>(std::filesystem::file_size(path)) / 1e6, t->events.size(),
                     static_cast<unsigned long long>(counts.launches), static_cast<unsigned long long>(counts.ops));
-        std::printf("load:   %.2f s, peak RSS %.0f MB (model %.0f MB)\n", load, loadPeak, modelRss);
-        std::printf("export: %.2f s, peak RSS during it %.0f MB%s (+%.0f MB over the model), database %.0f MB\n", exportSeconds, exportPeak,
-                    reset ? "" : " (peak not reset: includes the load)", exportPeak - modelRss, dbMb);
-        std::printf("ratio export/load: %.2fx   (load + export)/load: %.2fx\n", exportSeconds / load, (load + exportSeconds) / load);
+        std::printf("load:   %.2f s (CPU %.2f s), peak RSS %.0f MB (model %.0f MB)\n", load, loadCpu, loadPeak, modelRss);
+        std::printf("export: %.2f s (CPU %.2f s), peak RSS during it %.0f MB%s (+%.0f MB over the model), database %.0f MB\n",
+                    exportSeconds, exportCpu, exportPeak, reset ? "" : " (peak not reset: includes the load)", exportPeak - modelRss, dbMb);
+        std::printf("ratio export/load: %.2fx   (load + export)/load: %.2fx   CPU export/load: %.2fx\n", exportSeconds / load,
+                    (load + exportSeconds) / load, exportCpu / loadCpu);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_export: %s\n", e.what());
         std::filesystem::remove(db);
