@@ -277,11 +277,18 @@ void TimelineView::setDocument(std::shared_ptr<const TraceDocument> document)
     fitAll();
 }
 
+void TimelineView::setDrawCacheEnabled(bool enabled)
+{
+    m_drawCache.setEnabled(enabled);
+    viewport()->update();
+}
+
 int TimelineView::canvasWidth() const { return std::max(1, viewport()->width() - m_labelWidth); }
 
 void TimelineView::rebuildLanes()
 {
     m_lanes.clear();
+    m_drawCache.clear();
     if (!m_doc)
         return;
     const trace::Trace& t = *m_doc->trace;
@@ -445,7 +452,8 @@ uint32_t TimelineView::eventAt(QPoint pos) const
     const int depth = rowAt(*lane, pos.y());
     const int64_t t = timeAt(pos.x());
     const auto list = m_doc->index->query(lane->id, t - int64_t(m_axis.nsPerPixel() * 2), t + int64_t(m_axis.nsPerPixel() * 2) + 1,
-                                          m_axis.nsPerPixel(), 3.0, layoutOf(lane->id), size_t(rowsShown(lane->id)));
+                                          m_drawCache.resolution(m_axis.nsPerPixel()), 3.0, layoutOf(lane->id),
+                                          size_t(rowsShown(lane->id)));
     uint32_t best = trace::kNoIndex;
     for (const auto& item : list.items)
         if (item.depth == depth && item.count == 1)
@@ -658,8 +666,8 @@ void TimelineView::drawStepRuler(QPainter& p)
 void TimelineView::drawTrack(QPainter& p, const Lane& lane, int top)
 {
     const trace::Trace& t = *m_doc->trace;
-    const auto list = m_doc->index->query(lane.id, viewStart(), viewEnd() + 1, m_axis.nsPerPixel(), 3.0, layoutOf(lane.id),
-                                          size_t(rowsShown(lane.id)));
+    const auto list = m_drawCache.items({m_doc->index.get(), lane.id, layoutOf(lane.id), size_t(rowsShown(lane.id))}, viewStart(),
+                                        viewEnd() + 1, m_axis.nsPerPixel());
     const QColor folded(150, 150, 160);
     for (const auto& item : list.items) {
         const double x0 = std::max(double(m_labelWidth), xOf(item.start));
@@ -921,8 +929,10 @@ bool TimelineView::viewportEvent(QEvent* event)
             const int depth = rowAt(*lane, help->pos().y());
             const int64_t at = timeAt(help->pos().x());
             bool shown = false;
-            for (const auto& item :
-                 m_doc->index->query(lane->id, at, at + 1, m_axis.nsPerPixel(), 3.0, layoutOf(lane->id), size_t(rowsShown(lane->id))).items)
+            for (const auto& item : m_doc->index
+                                        ->query(lane->id, at, at + 1, m_drawCache.resolution(m_axis.nsPerPixel()), 3.0, layoutOf(lane->id),
+                                                size_t(rowsShown(lane->id)))
+                                        .items)
                 if (item.depth == depth && item.count > 1) {
                     QToolTip::showText(
                         help->globalPos(),
