@@ -345,11 +345,18 @@ void TimelineView::setDocuments(std::vector<Group> groups)
     fitAll();
 }
 
+void TimelineView::setDrawCacheEnabled(bool enabled)
+{
+    m_drawCache.setEnabled(enabled);
+    viewport()->update();
+}
+
 int TimelineView::canvasWidth() const { return std::max(1, viewport()->width() - m_labelWidth); }
 
 void TimelineView::rebuildLanes()
 {
     m_lanes.clear();
+    m_drawCache.clear();
     int y = m_axisHeight;
     for (int group = 0; group < groupCount(); ++group)
         rebuildGroupLanes(group, y);
@@ -543,7 +550,8 @@ uint32_t TimelineView::eventAt(QPoint pos, int* group) const
     const int64_t t = timeAt(pos.x());
     const TraceDocument& d = doc(lane->group);
     const auto list = d.index->query(lane->id, t - int64_t(m_axis.nsPerPixel() * 2), t + int64_t(m_axis.nsPerPixel() * 2) + 1,
-                                     m_axis.nsPerPixel(), 3.0, layoutOf(lane->group, lane->id), size_t(rowsShown(lane->group, lane->id)));
+                                     m_drawCache.resolution(m_axis.nsPerPixel()), 3.0, layoutOf(lane->group, lane->id),
+                                     size_t(rowsShown(lane->group, lane->id)));
     uint32_t best = trace::kNoIndex;
     for (const auto& item : list.items)
         if (item.depth == depth && item.count == 1)
@@ -761,8 +769,8 @@ void TimelineView::drawTrack(QPainter& p, const Lane& lane, int top)
 {
     const TraceDocument& d = doc(lane.group);
     const trace::Trace& t = *d.trace;
-    const auto list = d.index->query(lane.id, viewStart(), viewEnd() + 1, m_axis.nsPerPixel(), 3.0, layoutOf(lane.group, lane.id),
-                                     size_t(rowsShown(lane.group, lane.id)));
+    const auto list = m_drawCache.items({d.index.get(), lane.id, layoutOf(lane.group, lane.id), size_t(rowsShown(lane.group, lane.id))},
+                                        viewStart(), viewEnd() + 1, m_axis.nsPerPixel());
     const QColor folded(150, 150, 160);
     for (const auto& item : list.items) {
         const double x0 = std::max(double(m_labelWidth), xOf(item.start));
@@ -1071,8 +1079,8 @@ bool TimelineView::viewportEvent(QEvent* event)
             const int64_t at = timeAt(help->pos().x());
             bool shown = false;
             const auto folded = doc(lane->group)
-                                    .index->query(lane->id, at, at + 1, m_axis.nsPerPixel(), 3.0, layoutOf(lane->group, lane->id),
-                                                  size_t(rowsShown(lane->group, lane->id)));
+                                    .index->query(lane->id, at, at + 1, m_drawCache.resolution(m_axis.nsPerPixel()), 3.0,
+                                                  layoutOf(lane->group, lane->id), size_t(rowsShown(lane->group, lane->id)));
             for (const auto& item : folded.items)
                 if (item.depth == depth && item.count > 1) {
                     QToolTip::showText(

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "timeline/drawwindowcache.h"
 #include "timeline/timeaxis.h"
 #include "timeline/timelineindex.h"
 
@@ -21,7 +22,8 @@ class QFontMetrics;
 // foldable header of its own; with one document (setDocument) there is no such header. A CPU lane
 // starts collapsed: Python stacks folded to a few frames (TimelineIndex's compact layout) and at most
 // kCollapsedRows rows; clicking its label shows every row. Draw lists come from core's TimelineIndex
-// (folded below 3 px), so a frame costs what the pixels cost, not what the events cost.
+// (folded below 3 px), so a frame costs what the pixels cost, not what the events cost, through a
+// DrawWindowCache: a pan or a small zoom redraws the lane's cached, padded window instead of querying again.
 //
 // W/S zoom, A/D pan and F fit all are window-wide shortcuts (they work while the table has focus) that
 // do nothing while a text field has focus.
@@ -114,6 +116,9 @@ public:
     int labelWidth() const { return m_labelWidth; }
     int rowHeight() const { return m_rowHeight; } // of one nesting depth in a lane
     QString laneToolTip(const Lane& lane) const;
+    // The draw-window cache (on by default): off, every frame queries the index as before (benchmarks).
+    void setDrawCacheEnabled(bool enabled);
+    const tilescope::timeline::DrawWindowCache::Stats& drawCacheStats() const { return m_drawCache.stats(); }
 
 signals:
     void eventSelected(uint32_t event); // in the document of selectedGroup()
@@ -166,8 +171,9 @@ private:
     QSet<quint64> m_expandedTracks;  // key(group, track)
     QSet<quint64> m_queueTracks;     // key(group, track): streams showing their queue lane
     bool m_showIdleDevices = false;
-    bool m_showQueueLanes = false;        // every stream's queue lane is shown
-    tilescope::timeline::TimeAxis m_axis; // time <-> pixels of the canvas right of the labels
+    bool m_showQueueLanes = false;                    // every stream's queue lane is shown
+    tilescope::timeline::TimeAxis m_axis;             // time <-> pixels of the canvas right of the labels
+    tilescope::timeline::DrawWindowCache m_drawCache; // track lanes' draw lists; cleared with the lanes
     int m_labelWidth = 180;
     int m_rowHeight = 16;
     static constexpr int kTickBandHeight = 22, kStepRulerHeight = 16;
