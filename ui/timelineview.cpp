@@ -336,6 +336,20 @@ void TimelineView::setDocuments(std::vector<Group> groups)
     m_foldedProcesses.clear();
     m_expandedTracks.clear();
     showAllQueueLanes(m_showQueueLanes); // the View menu's state carries over to a new trace
+    // Under a document's header (several ranks), the profiler's own marker processes start folded so more
+    // ranks fit: a process with no GPU stream and no host thread.
+    for (int g = 0; g < groupCount(); ++g) {
+        if (m_groups[size_t(g)].title.isEmpty())
+            continue;
+        const trace::Trace& t = *doc(g).trace;
+        QSet<uint32_t> working;
+        for (const uint32_t track : doc(g).laneOrder)
+            if (t.tracks[track].type == trace::Track::Type::GpuStream || t.tracks[track].type == trace::Track::Type::HostThread)
+                working.insert(t.tracks[track].process);
+        for (const uint32_t track : doc(g).laneOrder)
+            if (!working.contains(t.tracks[track].process))
+                m_foldedProcesses.insert(key(g, t.tracks[track].process));
+    }
     m_axisHeight = kTickBandHeight + (m_doc && !m_doc->steps.steps.empty() ? kStepRulerHeight : 0);
     rebuildLanes();
     if (m_doc) {

@@ -2,7 +2,8 @@
 // One timeline holding every rank's lanes (issue #13, "the timeline groups lanes per rank"), on the gloo
 // fixtures (4 ranks, rank 2 slow): the lanes of each rank follow its header in rank order and its GPU
 // streams are the ones its raw JSON's kernels ran on; folding a header hides exactly its lanes; a click on a
-// rank's kernel (found here in the raw JSON) selects that rank's event and the details show it.
+// rank's kernel (found here in the raw JSON) selects that rank's event, the details show it and its tooltip
+// names the rank.
 #include "testutil.h"
 
 #include "detailspanel.h"
@@ -11,9 +12,11 @@
 #include "timelineview.h"
 #include "tracedocument.h"
 
+#include <QHelpEvent>
 #include <QLabel>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QToolTip>
 #include <QtTest>
 
 #include <cmath>
@@ -142,10 +145,20 @@ private slots:
             QVERIFY(!raw.streams.empty());
             QVERIFY(streams[size_t(r)] == raw.streams);
         }
-        // One document alone has no header, and the same lanes as its group here.
+        // One document alone has no header, and the same lanes as its group here once the profiler's marker
+        // processes, folded under a rank's header to leave room for the ranks, are unfolded.
         TimelineView single;
         single.resize(1400, 800);
         single.setDocument(TraceDocument::build(QString::fromStdString(rankFile("slow", 0)), {}, {}));
+        std::vector<uint32_t> markers;
+        for (const Lane& lane : view->lanes())
+            if (lane.group == 0 && lane.kind == Lane::Kind::Header && lane.label.startsWith(QStringLiteral("▸ "))) {
+                QVERIFY2(lane.label.contains(QStringLiteral("profiler markers")), qPrintable(lane.label));
+                markers.push_back(lane.id);
+            }
+        QVERIFY(!markers.empty());
+        for (const uint32_t process : markers)
+            view->toggleProcess(process, 0);
         std::vector<std::pair<Lane::Kind, uint32_t>> alone, grouped;
         for (const Lane& lane : single.lanes())
             alone.emplace_back(lane.kind, lane.id);
@@ -154,6 +167,8 @@ private slots:
                 grouped.emplace_back(lane.kind, lane.id);
         QVERIFY(!alone.empty());
         QVERIFY(alone == grouped);
+        for (const uint32_t process : markers)
+            view->toggleProcess(process, 0);
     }
 
     void foldingAHeaderHidesExactlyItsLanes()
@@ -200,8 +215,16 @@ private slots:
             QVERIFY(stream);
             const int top = scrollTo(view, *stream);
             const int x = view->canvasLeft() + int((double(k.start + k.duration / 2) - double(view->viewStart())) / view->nsPerPixel());
-            QSignalSpy selected(view, &TimelineView::eventSelected);
             const int y = top + 2 + k.row * view->rowHeight() + view->rowHeight() / 2;
+            // Its tooltip names it and its rank.
+            QToolTip::hideText();
+            QHelpEvent help(QEvent::ToolTip, QPoint(x, y), view->viewport()->mapToGlobal(QPoint(x, y)));
+            QCoreApplication::sendEvent(view->viewport(), &help);
+            const QString tip = QToolTip::isVisible() ? QToolTip::text() : QString();
+            QVERIFY2(tip.contains(QString::fromStdString(k.name).left(40).toHtmlEscaped())
+                         && tip.contains(QStringLiteral("rank %1 — ").arg(r)),
+                     qPrintable(tip));
+            QSignalSpy selected(view, &TimelineView::eventSelected);
             QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, QPoint(x, y));
             QCOMPARE(selected.count(), 1);
             QCOMPARE(view->selectedGroup(), r);
