@@ -235,6 +235,26 @@ private slots:
         }
     }
 
+    // Several files are one run too, as `ranks` takes them; files that are no run are refused with the file named.
+    void filesAsRun()
+    {
+        const std::string db = m_dir.filePath(QStringLiteral("files.db")).toStdString();
+        QStringList arguments{"export"};
+        for (int rank = 3; rank >= 0; --rank)
+            arguments << q(m_rankFolder + "/rank-" + std::to_string(rank) + ".json.gz");
+        const auto run = cli(arguments << "--sqlite" << q(db));
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        Database files(db), folder(m_run);
+        QCOMPARE(files.count("SELECT COUNT(*) FROM traces"), 4);
+        QCOMPARE(files.count("SELECT rank FROM traces WHERE trace_id = 0"), 0); // by rank, not argument order
+        QCOMPARE(files.count("SELECT COUNT(*) FROM event_rows"), folder.count("SELECT COUNT(*) FROM event_rows"));
+        const std::string notRun = m_dir.filePath(QStringLiteral("notrun.db")).toStdString();
+        const auto refused = cli({"export", q(m_trace), q(testutil::workloadTrace("jit_cold")), "--sqlite", q(notRun)});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY(refused.err.contains("distributedInfo"));
+        QVERIFY(!std::filesystem::exists(notRun));
+    }
+
     // Each query of the doc runs on both databases; each returns rows on at least one.
     void docQueriesRun()
     {
