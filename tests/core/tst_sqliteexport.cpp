@@ -104,7 +104,7 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 // What the raw JSON holds, counted here.
 struct RawCounts
 {
-    int64_t kernels = 0, memory = 0, flows = 0, withInputDims = 0, completeSlices = 0;
+    int64_t kernels = 0, memory = 0, flows = 0, withInputDims = 0, completeSlices = 0, devices = 0;
 };
 
 RawCounts rawCounts(const std::string& path)
@@ -119,6 +119,7 @@ RawCounts rawCounts(const std::string& path)
         doc = io::parseSmallJson(text, path);
     }
     RawCounts c;
+    c.devices = doc.contains("deviceProperties") ? static_cast<int64_t>(doc["deviceProperties"].size()) : 0;
     for (const io::Json& e : doc["traceEvents"]) {
         const std::string ph = e.value("ph", "");
         const std::string name = e.value("name", "");
@@ -174,6 +175,7 @@ private slots:
         QCOMPARE(db.count("SELECT COUNT(*) FROM flows"), static_cast<int64_t>(t->flows.size()));
         QCOMPARE(db.count("SELECT COUNT(*) FROM memory"), static_cast<int64_t>(t->memory.size()));
         QCOMPARE(db.count("SELECT COUNT(*) FROM counters"), static_cast<int64_t>(t->counters.size()));
+        QCOMPARE(db.count("SELECT COUNT(*) FROM devices"), static_cast<int64_t>(t->meta.devices.size()));
         int64_t kernels = 0, ops = 0, depthSum = 0, durSum = 0;
         for (const trace::Event& e : t->events) {
             kernels += e.kind == trace::EventKind::Kernel;
@@ -195,6 +197,7 @@ private slots:
         QCOMPARE(db.count("SELECT COUNT(*) FROM kernels"), raw.kernels);
         QCOMPARE(db.count("SELECT COUNT(*) FROM memory"), raw.memory);
         QCOMPARE(db.count("SELECT COUNT(*) FROM flows"), raw.flows);
+        QCOMPARE(db.count("SELECT COUNT(*) FROM devices"), raw.devices);
         QCOMPARE(db.count("SELECT COUNT(*) FROM ops"), raw.withInputDims);
         QVERIFY(db.count("SELECT COUNT(*) FROM events") >= raw.completeSlices);
         QCOMPARE(db.count("SELECT COUNT(*) FROM event_rows WHERE rank IS NOT NULL"), 0); // no distributedInfo
