@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <span>
 #include <string_view>
 #include <system_error>
 #include <vector>
