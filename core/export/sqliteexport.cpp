@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <span>
 #include <string_view>
 #include <system_error>
 #include <vector>
@@ -38,7 +39,9 @@ constexpr std::string_view kSchema = R"SQL(
 CREATE TABLE traces (trace_id INTEGER PRIMARY KEY, rank INTEGER, world_size INTEGER, backend TEXT, file TEXT NOT NULL,
     format TEXT, base_time_ns INTEGER, first_ns INTEGER, last_ns INTEGER, first_event_id INTEGER, events INTEGER);
 CREATE TABLE kinds (kind INTEGER PRIMARY KEY, name TEXT NOT NULL);
-CREATE TABLE strings (id INTEGER PRIMARY KEY, trace_id INTEGER NOT NULL, value TEXT NOT NULL);
+CREATE TABLE devices (trace_id INTEGER NOT NULL, rank INTEGER, device INTEGER, name TEXT, total_global_mem INTEGER,
+    compute_major INTEGER, compute_minor INTEGER, num_sms INTEGER);
+CREATE TABLE strings (id INTEGER PRIMARY KEY, trace_id INTEGER NOT NULL, rank INTEGER, value TEXT NOT NULL);
 CREATE TABLE tracks (id INTEGER PRIMARY KEY, trace_id INTEGER NOT NULL, rank INTEGER, type TEXT, pid TEXT,
     process_name TEXT, tid TEXT, name TEXT, device INTEGER, stream INTEGER, events INTEGER, max_depth INTEGER);
 CREATE TABLE event_rows (id INTEGER PRIMARY KEY, trace_id INTEGER NOT NULL, rank INTEGER, name_id INTEGER,
@@ -302,9 +305,15 @@ TraceCounts SqliteExport::addTrace(const trace::Trace& t, const TraceInfo& info)
                 static_cast<uint64_t>(t.events.size()));
 
     {
-        Statement insert(db, m_path, "INSERT INTO strings VALUES (?, ?, ?)");
+        Statement insert(db, m_path, "INSERT INTO devices VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+        for (const trace::DeviceProperties& p : t.meta.devices)
+            insert.insert(traceId, rank, p.id, p.name, p.totalGlobalMem, p.computeMajor, p.computeMinor, p.numSms);
+        counts.devices = t.meta.devices.size();
+    }
+    {
+        Statement insert(db, m_path, "INSERT INTO strings VALUES (?, ?, ?, ?)");
         for (size_t i = 0; i < t.strings.size(); ++i)
-            insert.insert(stringBase + static_cast<int64_t>(i), traceId, t.strings.view(static_cast<trace::StringId>(i)));
+            insert.insert(stringBase + static_cast<int64_t>(i), traceId, rank, t.strings.view(static_cast<trace::StringId>(i)));
         counts.strings = t.strings.size();
     }
     {

@@ -39,8 +39,8 @@ struct TraceInfo
 struct TraceCounts
 {
     int64_t traceId = 0;
-    uint64_t events = 0, tracks = 0, strings = 0, ops = 0, opInputs = 0, launches = 0, flows = 0, memory = 0, counters = 0, keyAverages = 0,
-             steps = 0, findings = 0;
+    uint64_t events = 0, devices = 0, tracks = 0, strings = 0, ops = 0, opInputs = 0, launches = 0, flows = 0, memory = 0, counters = 0,
+             keyAverages = 0, steps = 0, findings = 0;
 };
 
 class SqliteExport

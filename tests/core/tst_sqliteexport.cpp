@@ -104,7 +104,7 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 // What the raw JSON holds, counted here.
 struct RawCounts
 {
-    int64_t kernels = 0, memory = 0, flows = 0, withInputDims = 0, completeSlices = 0;
+    int64_t kernels = 0, memory = 0, flows = 0, withInputDims = 0, completeSlices = 0, devices = 0;
 };
 
 RawCounts rawCounts(const std::string& path)
@@ -119,6 +119,7 @@ RawCounts rawCounts(const std::string& path)
         doc = io::parseSmallJson(text, path);
     }
     RawCounts c;
+    c.devices = doc.contains("deviceProperties") ? static_cast<int64_t>(doc["deviceProperties"].size()) : 0;
     for (const io::Json& e : doc["traceEvents"]) {
         const std::string ph = e.value("ph", "");
         const std::string name = e.value("name", "");
@@ -174,6 +175,7 @@ private slots:
         QCOMPARE(db.count("SELECT COUNT(*) FROM flows"), static_cast<int64_t>(t->flows.size()));
         QCOMPARE(db.count("SELECT COUNT(*) FROM memory"), static_cast<int64_t>(t->memory.size()));
         QCOMPARE(db.count("SELECT COUNT(*) FROM counters"), static_cast<int64_t>(t->counters.size()));
+        QCOMPARE(db.count("SELECT COUNT(*) FROM devices"), static_cast<int64_t>(t->meta.devices.size()));
         int64_t kernels = 0, ops = 0, depthSum = 0, durSum = 0;
         for (const trace::Event& e : t->events) {
             kernels += e.kind == trace::EventKind::Kernel;
@@ -195,6 +197,7 @@ private slots:
         QCOMPARE(db.count("SELECT COUNT(*) FROM kernels"), raw.kernels);
         QCOMPARE(db.count("SELECT COUNT(*) FROM memory"), raw.memory);
         QCOMPARE(db.count("SELECT COUNT(*) FROM flows"), raw.flows);
+        QCOMPARE(db.count("SELECT COUNT(*) FROM devices"), raw.devices);
         QCOMPARE(db.count("SELECT COUNT(*) FROM ops"), raw.withInputDims);
         QVERIFY(db.count("SELECT COUNT(*) FROM events") >= raw.completeSlices);
         QCOMPARE(db.count("SELECT COUNT(*) FROM event_rows WHERE rank IS NOT NULL"), 0); // no distributedInfo
@@ -235,6 +238,26 @@ private slots:
         }
     }
 
+    // Several files are one run too, as `ranks` takes them; files that are no run are refused with the file named.
+    void filesAsRun()
+    {
+        const std::string db = m_dir.filePath(QStringLiteral("files.db")).toStdString();
+        QStringList arguments{"export"};
+        for (int rank = 3; rank >= 0; --rank)
+            arguments << q(m_rankFolder + "/rank-" + std::to_string(rank) + ".json.gz");
+        const auto run = cli(arguments << "--sqlite" << q(db));
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        Database files(db), folder(m_run);
+        QCOMPARE(files.count("SELECT COUNT(*) FROM traces"), 4);
+        QCOMPARE(files.count("SELECT rank FROM traces WHERE trace_id = 0"), 0); // by rank, not argument order
+        QCOMPARE(files.count("SELECT COUNT(*) FROM event_rows"), folder.count("SELECT COUNT(*) FROM event_rows"));
+        const std::string notRun = m_dir.filePath(QStringLiteral("notrun.db")).toStdString();
+        const auto refused = cli({"export", q(m_trace), q(testutil::workloadTrace("jit_cold")), "--sqlite", q(notRun)});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY(refused.err.contains("distributedInfo"));
+        QVERIFY(!std::filesystem::exists(notRun));
+    }
+
     // Each query of the doc runs on both databases; each returns rows on at least one.
     void docQueriesRun()
     {
@@ -250,15 +273,20 @@ private slots:
         }
     }
 
-    // Every table and view of the database is documented.
+    // Every table and view of the database is documented, and each but the kinds lookup has trace_id and rank.
     void schemaIsDocumented()
     {
         const std::string doc = testutil::readFile(std::string(TILESCOPE_DOCS) + "/sqlite-export.md");
         Database db(m_single);
         const auto names = db.query("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'");
         QVERIFY(names && names->size() >= 18);
-        for (const Row& row : *names)
+        for (const Row& row : *names) {
             QVERIFY2(testutil::contains(doc, "| `" + *row[0] + "` "), row[0]->c_str());
+            if (*row[0] == "kinds")
+                continue;
+            QVERIFY2(db.count("SELECT COUNT(*) FROM pragma_table_info('" + *row[0] + "') WHERE name IN ('trace_id', 'rank')") == 2,
+                     row[0]->c_str());
+        }
     }
 
     // The doc's top key-averages row is summary's top row; its top kernel is the top CUDA row.
