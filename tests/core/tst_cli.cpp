@@ -594,6 +594,15 @@ private slots:
         QCOMPARE(testutil::exactNs(breakdown["window_start_us"]), raw.at(103).first);
         QCOMPARE(testutil::exactNs(breakdown["window_end_us"]), raw.at(103).second);
         QCOMPARE(breakdown["window_start_us"].get<std::string>(), std::string("1712195495609361.776"));
+        // A folder of ranks embeds each rank's output: still exact.
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(QString::fromStdString(path), dir.filePath("rank-0.json.gz")));
+        run = cli({"breakdown", dir.path(), "--format", "json", "--step", "103"});
+        QCOMPARE(run.exitCode, 0);
+        const nlohmann::json folder = testutil::parseExactJson(run.out.toStdString());
+        QCOMPARE(folder["ranks"].size(), size_t(1));
+        QCOMPARE(folder["ranks"][0]["result"]["window_start_us"], breakdown["window_start_us"]);
+        QCOMPARE(folder["ranks"][0]["result"]["window_end_us"], breakdown["window_end_us"]);
     }
 
     void badInputExitsWithTwo()
