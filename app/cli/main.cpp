@@ -28,6 +28,9 @@
 #include "report/comparereport.h"
 #include "report/diffreport.h"
 #include "capturecommand.h"
+#if defined(TILESCOPE_HAVE_SQLITE)
+#include "exportcommand.h"
+#endif
 #include "memory/memoryanalysis.h"
 #include "memorycommand.h"
 #include "rankscommand.h"
@@ -209,6 +212,14 @@ const char* kQueueUsage = R"(  queue TRACE [--format table|json] [--series] [--w
       the stream was running (the CPU blocked). --series adds every change
 )";
 
+#if defined(TILESCOPE_HAVE_SQLITE)
+const char* const kExportUsage = cli::kExportUsage;
+#else
+const char* const kExportUsage = R"(  export TRACE|DIR|FILES... --sqlite FILE.db [--force] [--partial]
+      not in this build: tilescope-cli was built without SQLite (install libsqlite3-dev and rebuild)
+)";
+#endif
+
 struct CommandUsage
 {
     const char* name;
@@ -237,7 +248,8 @@ std::vector<CommandUsage> commandUsages()
             {"report", cli::kReportUsage},
             {"capture", cli::kCaptureUsage},
             {"calibrate", cli::kCalibrateUsage},
-            {"ranks", cli::kRanksUsage}};
+            {"ranks", cli::kRanksUsage},
+            {"export", kExportUsage}};
 }
 
 std::string fullUsage()
@@ -920,6 +932,24 @@ int main(int argc, char** argv)
             } catch (const std::invalid_argument& e) {
                 throw UsageError{e.what()};
             }
+        }
+        if (command == "export") {
+            const Arguments a = parseArguments(argc, argv, {"partial", "force"}, {"sqlite"}, kOneOrMore);
+#if defined(TILESCOPE_HAVE_SQLITE)
+            try {
+                return cli::runExportCommand(a.positionals, a.get("sqlite").value_or(""), a.has("force"), a.has("partial"),
+                                             [](const std::string& trace) {
+                                                 roofline::ClassifyOptions options; // as diagnose: the annotations beside the trace
+                                                 if (const std::string annotations = annotationsBeside(trace); !annotations.empty())
+                                                     options.annotations = roofline::loadAnnotations(annotations);
+                                                 return options;
+                                             });
+            } catch (const std::invalid_argument& e) {
+                throw UsageError{e.what()};
+            }
+#else
+            throw UsageError{"export is not in this build: tilescope-cli was built without SQLite (install libsqlite3-dev and rebuild)"};
+#endif
         }
         // A folder in TRACE's place: the command once per rank (rankscommand.h); not for those that take no
         // single trace.

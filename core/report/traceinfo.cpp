@@ -6,6 +6,7 @@
 #include "stats/timetext.h"
 #include "stats/torchtable.h"
 #include "trace/trace.h"
+#include "trace/tracktypename.h"
 
 #include <algorithm>
 #include <map>
@@ -102,18 +103,6 @@ Facts gather(const trace::Trace& t)
             f.options.emplace_back(name);
     f.distributed = summariseDistributed(m.distributedInfo);
     return f;
-}
-
-const char* trackTypeName(Track::Type type)
-{
-    switch (type) {
-    case Track::Type::HostThread: return "cpu-thread";
-    case Track::Type::GpuStream: return "gpu-stream";
-    case Track::Type::Overhead: return "overhead";
-    case Track::Type::Spans: return "spans";
-    case Track::Type::Other: return "other";
-    }
-    return "other";
 }
 
 std::string unquote(const std::string& raw)

@@ -1,10 +1,23 @@
 // SPDX-License-Identifier: MIT
 #include "trace/trace.h"
+#include "trace/tracktypename.h"
 
 #include <algorithm>
 #include <map>
 
 namespace tilescope::trace {
+
+std::string_view trackTypeName(Track::Type type)
+{
+    switch (type) {
+    case Track::Type::HostThread: return "cpu-thread";
+    case Track::Type::GpuStream: return "gpu-stream";
+    case Track::Type::Overhead: return "overhead";
+    case Track::Type::Spans: return "spans";
+    case Track::Type::Other: return "other";
+    }
+    return "other";
+}
 
 std::string_view traceFormatName(TraceFormat format)
 {
