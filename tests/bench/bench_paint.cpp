@@ -94,7 +94,6 @@ int main(int argc, char** argv)
     {
         // What the busy lanes compute each frame (drawBusy's per-pixel coverage, not cached), at the whole trace.
         view.fitAll();
-        const auto a = std::chrono::steady_clock::now();
         const auto& ov = doc->overlap;
         std::vector<const tilescope::analysis::IntervalSet*> sets{&ov.cpuBusy, &ov.gpuBusy, &ov.cpuBusy, &doc->cpuAndGpu};
         for (const auto& d : ov.devices)
@@ -102,13 +101,17 @@ int main(int argc, char** argv)
         for (const auto& t : ov.threads)
             sets.push_back(&t.busy);
         size_t intervals = 0;
-        for (const auto* set : sets) {
+        for (const auto* set : sets)
             intervals += set->intervals().size();
-            (void)tilescope::timeline::TimelineIndex::coverage(*set, view.viewStart(), view.nsPerPixel(), canvas);
+        double coverageMs = 1e9;
+        for (int r = 0; r < 5; ++r) { // best of 5
+            const auto a = std::chrono::steady_clock::now();
+            for (const auto* set : sets)
+                (void)tilescope::timeline::TimelineIndex::coverage(*set, view.viewStart(), view.nsPerPixel(), canvas);
+            coverageMs = std::min(coverageMs, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
         }
-        const double coverageMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
-        std::printf("busy-lane coverage at the whole trace: %.2f ms a frame (%zu sets, %zu intervals)\n", coverageMs, sets.size(),
-                    intervals);
+        std::printf("busy-lane coverage at the whole trace: %.2f ms a frame, best of 5 (%zu sets, %zu intervals)\n", coverageMs,
+                    sets.size(), intervals);
     }
     const int middle = view.canvasLeft() + canvas / 2;
     std::vector<Sequence> sequences;
