@@ -78,16 +78,41 @@ int main(int argc, char** argv)
     view.setDocument(doc);
     QApplication::processEvents();
     QImage image(view.size(), QImage::Format_ARGB32_Premultiplied);
-    int trackLanes = 0, shown = 0;
+    int trackLanes = 0, shown = 0, busyLanes = 0;
+    using Kind = TimelineView::Lane::Kind;
     for (const auto& lane : view.lanes()) {
-        trackLanes += lane.kind == TimelineView::Lane::Kind::Track;
-        shown += lane.kind == TimelineView::Lane::Kind::Track && lane.y < view.height();
+        trackLanes += lane.kind == Kind::Track;
+        shown += lane.kind == Kind::Track && lane.y < view.height();
+        busyLanes += lane.kind == Kind::DeviceBusy || lane.kind == Kind::CpuBusy || lane.kind == Kind::ThreadBusy
+            || lane.kind == Kind::Overlap;
     }
-    std::printf("%zu events, %d track lanes (%d in the %dx%d frame); document built in %.1f s\n", doc->trace->events.size(), trackLanes,
-                shown, view.width(), view.height(), loadS);
+    std::printf("%zu events, %d event lanes (%d in the %dx%d frame), %d busy lanes; document built in %.1f s\n", doc->trace->events.size(),
+                trackLanes, shown, view.width(), view.height(), busyLanes, loadS);
 
     const int64_t first = doc->contentStart, span = doc->contentEnd - doc->contentStart;
     const int canvas = view.canvasWidth();
+    {
+        // What the busy lanes compute each frame (drawBusy's per-pixel coverage, not cached), at the whole trace.
+        view.fitAll();
+        const auto& ov = doc->overlap;
+        std::vector<const tilescope::analysis::IntervalSet*> sets{&ov.cpuBusy, &ov.gpuBusy, &ov.cpuBusy, &doc->cpuAndGpu};
+        for (const auto& d : ov.devices)
+            sets.push_back(&d.busy);
+        for (const auto& t : ov.threads)
+            sets.push_back(&t.busy);
+        size_t intervals = 0;
+        for (const auto* set : sets)
+            intervals += set->intervals().size();
+        double coverageMs = 1e9;
+        for (int r = 0; r < 5; ++r) { // best of 5
+            const auto a = std::chrono::steady_clock::now();
+            for (const auto* set : sets)
+                (void)tilescope::timeline::TimelineIndex::coverage(*set, view.viewStart(), view.nsPerPixel(), canvas);
+            coverageMs = std::min(coverageMs, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
+        }
+        std::printf("busy-lane coverage at the whole trace: %.2f ms a frame, best of 5 (%zu sets, %zu intervals)\n", coverageMs,
+                    sets.size(), intervals);
+    }
     const int middle = view.canvasLeft() + canvas / 2;
     std::vector<Sequence> sequences;
     for (const double zoom : {1.0, 0.1, 0.01, 1e-3, 1e-4, 1e-5}) {

@@ -251,6 +251,29 @@ private slots:
         QCOMPARE(cache.stats().builds, 9u);
     }
 
+    // One cache serves several traces (the ranks of a run in one view): lanes with the same track number
+    // in different traces keep their own windows.
+    void severalTraces()
+    {
+        const auto a = trace::loadTrace(testutil::dataPath("ranks/gloo/slow/rank-0.json.gz"));
+        const auto b = trace::loadTrace(testutil::dataPath("ranks/gloo/slow/rank-2.json.gz"));
+        const timeline::TimelineIndex indexA(*a), indexB(*b);
+        DrawWindowCache cache;
+        const int64_t t0 = std::min(a->firstTime(), b->firstTime()), t1 = std::max(a->lastTime(), b->lastTime());
+        const double npp = double(t1 - t0) / 1000;
+        int differing = 0;
+        for (trace::TrackId track = 0; track < std::min(a->tracks.size(), b->tracks.size()); ++track)
+            for (int pass = 0; pass < 2; ++pass) // the second pass is served from the windows
+                for (const timeline::TimelineIndex* index : {&indexA, &indexB}) {
+                    const auto drawn = boxesOf(cache.items({index, track, Layout::Full, 100}, t0, t1, npp));
+                    QVERIFY(drawn == boxesOf(index->query(track, t0, t1, cache.resolution(npp), 3.0, Layout::Full, 100)));
+                    differing += index == &indexB && pass == 1
+                        && drawn != boxesOf(indexA.query(track, t0, t1, cache.resolution(npp), 3.0, Layout::Full, 100));
+                }
+        QVERIFY(differing > 0); // the two ranks do draw differently
+        QCOMPARE(cache.stats().builds * 2, cache.stats().requests);
+    }
+
     void emptyAndDegenerateRequests()
     {
         const auto t = trace::loadTrace(testutil::workloadTrace("launch_bound"));
