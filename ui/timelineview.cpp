@@ -277,6 +277,18 @@ void TimelineView::setDocument(std::shared_ptr<const TraceDocument> document)
     fitAll();
 }
 
+void TimelineView::updateAnalyses(std::shared_ptr<const TraceDocument> document)
+{
+    if (!m_doc || !document || m_doc->trace != document->trace) {
+        setDocument(std::move(document));
+        return;
+    }
+    m_doc = std::move(document);
+    m_axisHeight = kTickBandHeight + (!m_doc->steps.steps.empty() ? kStepRulerHeight : 0);
+    rebuildLanes();
+    viewport()->update();
+}
+
 int TimelineView::canvasWidth() const { return std::max(1, viewport()->width() - m_labelWidth); }
 
 void TimelineView::rebuildLanes()

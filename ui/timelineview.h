@@ -44,6 +44,8 @@ public:
     static QString elideLabel(const QString& label, const QFontMetrics& metrics, int width);
 
     void setDocument(std::shared_ptr<const TraceDocument> document);
+    // The same trace with more analyses in (busy lanes, steps): keeps the view, selection and folds.
+    void updateAnalyses(std::shared_ptr<const TraceDocument> document);
     // GPUs with no activity in the trace get no busy lane unless this is on (off by default).
     void setShowIdleDevices(bool show);
     bool showIdleDevices() const { return m_showIdleDevices; }

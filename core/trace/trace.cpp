@@ -26,12 +26,11 @@ std::optional<std::string> TraceMetadata::key(std::string_view name) const
     return std::nullopt;
 }
 
-std::string_view Trace::rawArgs(const Event& e) const
+std::string Trace::rawArgs(const Event& e) const
 {
     if (e.args == kNoIndex)
         return {};
-    const auto& [offset, length] = argsSpans[e.args];
-    return std::string_view(argsText).substr(offset, length);
+    return args.read(e.args);
 }
 
 OpInputList Trace::inputsOf(const Event& e) const
@@ -67,6 +66,7 @@ int64_t Trace::originTime() const
 
 void Trace::finalize()
 {
+    args.finish();
     classifyTracks();
     undoAnnotationWidening();
     sortAndNestTracks();
