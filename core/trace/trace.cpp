@@ -56,14 +56,6 @@ const CollectiveArgs* Trace::collectiveArgsOf(uint32_t event) const
     return it != collectiveArgs.end() && it->event == event ? &*it : nullptr;
 }
 
-int64_t Trace::originTime() const
-{
-    for (const Event& e : events)
-        if (e.kind == EventKind::TraceSpan)
-            return e.start;
-    return m_firstTime;
-}
-
 void Trace::finalize()
 {
     args.finish();
@@ -90,6 +82,14 @@ void Trace::finalize()
         extend(m.time, m.time);
     m_firstTime = first;
     m_lastTime = last;
+    // Found once: views and tables ask for it per cell and per frame, and a trace without a Trace span
+    // would be scanned whole each time.
+    m_originTime = m_firstTime;
+    for (const Event& e : events)
+        if (e.kind == EventKind::TraceSpan) {
+            m_originTime = e.start;
+            break;
+        }
 }
 
 void Trace::classifyTracks()

@@ -220,7 +220,7 @@ public:
     int64_t firstTime() const { return m_firstTime; }
     int64_t lastTime() const { return m_lastTime; }
     // The profiler's Trace span start, else the first event: torch's origin for relative times.
-    int64_t originTime() const;
+    int64_t originTime() const { return m_originTime; }
 
     // Links (trace-format.md §8.1). All return kNoIndex / empty when there is no link.
     uint32_t launchOf(uint32_t gpuActivity) const;
@@ -241,6 +241,7 @@ private:
 
     int64_t m_firstTime = 0;
     int64_t m_lastTime = 0;
+    int64_t m_originTime = 0;
     std::unordered_map<int64_t, uint32_t> m_launchByCorrelation;
     std::unordered_multimap<int64_t, uint32_t> m_activitiesByCorrelation;
     std::unordered_map<int64_t, uint32_t> m_opByExternalId;

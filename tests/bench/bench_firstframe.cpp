@@ -51,6 +51,19 @@ int main(int argc, char** argv)
         std::fflush(stdout);
     };
     QObject::connect(&window, &MainWindow::firstFrameShown, &app, paintFirstFrame);
+    // Each analysis step's share, from the job's progress (steps are reported when they start).
+    QString step;
+    qint64 stepStart = 0;
+    QObject::connect(window.loadJob(), &TraceLoadJob::analysisProgress, &app, [&](int, int, const QString& what) {
+        const qint64 now = clock.nsecsElapsed();
+        if (!step.isEmpty())
+            std::printf("  %-28s %.3f s\n", qPrintable(step), double(now - stepStart) / 1e9);
+        step = what;
+        stepStart = now;
+    });
+    // When each group of analyses has been handed to the docks (this runs after the window's own slot).
+    QObject::connect(window.loadJob(), &TraceLoadJob::analysed, &app,
+                     [&] { std::printf("  docks updated at %.3f s\n", double(clock.nsecsElapsed()) / 1e9); });
     QObject::connect(&window, &MainWindow::documentChanged, &app, [&] {
         paintFirstFrame(); // a document that arrives complete
         const double seconds = double(clock.nsecsElapsed()) / 1e9;
