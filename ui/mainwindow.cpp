@@ -739,14 +739,17 @@ void MainWindow::updateAnalyses(std::shared_ptr<const TraceDocument> document)
 
 void MainWindow::showAnalyses()
 {
-    m_roofline->setDocument(m_doc);
-    m_memory->setDocument(m_doc);
-    m_memoryEvents->setDocument(m_doc);
+    // Docks whose analyses come last stay empty until then, rather than say "none found" (no GPU work,
+    // no findings, no allocated bytes) about a trace that is still being analysed.
+    const std::shared_ptr<const TraceDocument> complete = m_doc->analysed ? m_doc : nullptr;
+    m_roofline->setDocument(complete);
+    m_memory->setDocument(complete);
+    m_memoryEvents->setDocument(complete);
     m_snapshotView->setSnapshot(m_doc->memorySnapshot);
     alignMemoryPanel();
     m_memory->setView(m_timeline->viewStart(), m_timeline->viewEnd());
     m_keyAverages->setDocument(m_doc);
-    m_findings->setDocument(m_doc);
+    m_findings->setDocument(complete);
     updateFigures();
 }
 

@@ -57,7 +57,7 @@ int main(int argc, char** argv)
     QObject::connect(window.loadJob(), &TraceLoadJob::analysisProgress, &app, [&](int, int, const QString& what) {
         const qint64 now = clock.nsecsElapsed();
         if (!step.isEmpty())
-            std::printf("  %-28s %.3f s\n", qPrintable(step), double(now - stepStart) / 1e9);
+            std::printf("  %-28s %.3f s  peak RSS %.0f MB\n", qPrintable(step), double(now - stepStart) / 1e9, peakRssMb());
         step = what;
         stepStart = now;
     });

@@ -4,7 +4,9 @@
 #include "testutil.h"
 #include "uitestutil.h"
 
+#include "findingspanel.h"
 #include "mainwindow.h"
+#include "rooflinepanel.h"
 #include "timelineview.h"
 #include "traceloadjob.h"
 #include "tracedocument.h"
@@ -73,6 +75,9 @@ private slots:
         QVERIFY(w.timeline()->isVisible());
         QVERIFY(!w.timeline()->grab().isNull());
         QCOMPARE(w.table()->model()->rowCount(), 0);
+        // Not "no GPU activity" or "no findings" about a trace still being analysed.
+        QVERIFY(!w.roofline()->emptyMessage().contains(QStringLiteral("GPU")));
+        QVERIFY(!w.findings()->headerText().contains(QStringLiteral("none")));
         QVERIFY(w.figuresText().contains(QStringLiteral("Analysing")));
         QCOMPARE(changed.size(), 0);
         QCOMPARE(partial.size(), 0);
