@@ -129,7 +129,7 @@ void DetailsPanel::showTraceEvent(uint32_t index)
     }
     html += QStringLiteral("</table>");
     html += memoryHtml(index);
-    const std::string_view args = t.rawArgs(e);
+    const std::string args = t.rawArgs(e);
     if (!args.empty())
         html += QStringLiteral("<h4>args</h4><pre>%1</pre>").arg(text(args));
     setHtml(html);

@@ -103,14 +103,23 @@ void LaunchesPanel::setDocument(std::shared_ptr<const TraceDocument> document)
         m_sequenceHeader->setText(tr("No trace"));
         return;
     }
+    if (!document->launchStats || !document->kernelSequences) {
+        // The analyses are still running (TraceDocument::analyse): the dock fills when they are in.
+        m_distributions->setStats(nullptr, nullptr);
+        m_outliers->setStats(nullptr, nullptr);
+        m_header->setText(tr("Analysing…"));
+        m_sequences->setReport(nullptr, nullptr);
+        m_sequenceHeader->setText(tr("Analysing…"));
+        return;
+    }
     const std::shared_ptr<const trace::Trace> trace(document, document->trace.get());
-    auto sequences = std::make_shared<const analysis::KernelSequenceReport>(analysis::findKernelSequences(*trace));
+    const auto sequences = document->kernelSequences;
     m_sequences->setReport(trace, sequences);
     m_sequenceHeader->setText(sequences->sequences.empty() ? tr("No repeated kernel sequence.")
                                                            : QString::fromStdString(report::sequenceRuleText(sequences->options))
                                       + tr(". Double-click one to show its first occurrence; hover for its kernels."));
     m_sequenceTable->resizeColumnsToContents();
-    auto stats = std::make_shared<const analysis::LaunchStats>(analysis::computeLaunchStats(*trace));
+    const auto stats = document->launchStats;
     m_distributions->setStats(trace, stats);
     m_outliers->setStats(trace, stats);
     if (stats->launches.empty()) {

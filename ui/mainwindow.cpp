@@ -318,6 +318,20 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_cancel, &QPushButton::clicked, m_job, &TraceLoadJob::cancel);
 
     connect(m_job, &TraceLoadJob::progress, this, &MainWindow::showLoadProgress);
+    // The timeline draws as soon as the events are in; the docks fill as the analyses come in.
+    connect(m_job, &TraceLoadJob::firstFrame, this, [this](std::shared_ptr<const TraceDocument> doc) {
+        statusBar()->showMessage(tr("Loaded %1: %2 events; analysing…").arg(doc->path).arg(doc->trace->events.size()));
+        m_progress->setRange(0, 0);
+        m_progress->setFormat(tr("analysing"));
+        setDocument(std::move(doc));
+        emit firstFrameShown();
+    });
+    connect(m_job, &TraceLoadJob::analysisProgress, this, [this](int done, int total, const QString& what) {
+        m_progress->setRange(0, total);
+        m_progress->setValue(done);
+        m_progress->setFormat(what.isEmpty() ? tr("analysed") : tr("analysing: %1 (%2/%3)").arg(what).arg(done + 1).arg(total));
+    });
+    connect(m_job, &TraceLoadJob::analysed, this, &MainWindow::updateAnalyses);
     connect(m_job, &TraceLoadJob::finished, this, [this](std::shared_ptr<const TraceDocument> doc) {
         m_progress->hide();
         m_cancel->hide();
@@ -331,13 +345,15 @@ MainWindow::MainWindow(QWidget* parent)
         for (const std::string& problem : doc->memoryFileProblems)
             message += tr("; not opened: %1").arg(QString::fromStdString(problem));
         statusBar()->showMessage(message, doc->trace->stats.partial ? 0 : 8000);
-        setDocument(std::move(doc));
+        updateAnalyses(std::move(doc));
     });
     connect(m_job, &TraceLoadJob::failed, this, &MainWindow::onLoadFailed);
     connect(m_job, &TraceLoadJob::cancelled, this, [this] {
         m_progress->hide();
         m_cancel->hide();
-        statusBar()->showMessage(tr("Loading cancelled"), 5000);
+        // Cancelled after the first frame: the timeline stays, the docks it had no analyses for stay empty.
+        statusBar()->showMessage(m_doc && !m_doc->analysed ? tr("Analyses cancelled: the docks stay empty") : tr("Loading cancelled"),
+                                 5000);
     });
 
     connect(m_timeline, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
@@ -704,17 +720,47 @@ void MainWindow::setDocument(std::shared_ptr<const TraceDocument> document)
     // Nothing typed for the last trace carries over to this one.
     m_search->clear();
     m_details->setDocument(m_doc);
-    m_roofline->setDocument(m_doc);
-    m_memory->setDocument(m_doc);
-    m_memoryEvents->setDocument(m_doc);
-    m_snapshotView->setSnapshot(m_doc->memorySnapshot);
     m_timeline->setDocument(m_doc);
+    showAnalyses();
+    m_details->showTraceEvent(trace::kNoIndex);
+    if (m_doc->analysed)
+        documentComplete();
+}
+
+void MainWindow::updateAnalyses(std::shared_ptr<const TraceDocument> document)
+{
+    if (!m_doc || m_doc->trace != document->trace) {
+        setDocument(std::move(document));
+        return;
+    }
+    // The same trace with more analyses: the view, the selection and what was typed stay.
+    m_doc = std::move(document);
+    m_details->setDocument(m_doc);
+    m_timeline->updateAnalyses(m_doc);
+    showAnalyses();
+    m_details->showTraceEvent(m_timeline->selectedEvent());
+    if (m_doc->analysed)
+        documentComplete();
+}
+
+void MainWindow::showAnalyses()
+{
+    // Docks whose analyses come last stay empty until then, rather than say "none found" (no GPU work,
+    // no findings, no allocated bytes) about a trace that is still being analysed.
+    const std::shared_ptr<const TraceDocument> complete = m_doc->analysed ? m_doc : nullptr;
+    m_roofline->setDocument(complete);
+    m_memory->setDocument(complete);
+    m_memoryEvents->setDocument(complete);
+    m_snapshotView->setSnapshot(m_doc->memorySnapshot);
     alignMemoryPanel();
     m_memory->setView(m_timeline->viewStart(), m_timeline->viewEnd());
     m_keyAverages->setDocument(m_doc);
-    m_findings->setDocument(m_doc);
+    m_findings->setDocument(complete);
     updateFigures();
-    m_details->showTraceEvent(trace::kNoIndex);
+}
+
+void MainWindow::documentComplete()
+{
     emit documentChanged();
     if (!m_screenshotPath.isEmpty()) {
         QTimer::singleShot(300, this, [this] {
@@ -757,6 +803,10 @@ void MainWindow::updateFigures()
 {
     if (!m_doc)
         return;
+    if (!m_doc->overlapIndex) {
+        m_figures->setText(tr("Analysing the trace: the view's figures follow."));
+        return;
+    }
     const auto range = m_timeline->selectedRange();
     const analysis::Interval window = range ? analysis::Interval{range->first, range->second}
                                             : analysis::Interval{m_timeline->viewStart(), m_timeline->viewEnd()};

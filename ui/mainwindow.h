@@ -86,6 +86,9 @@ public:
     static QString aboutHtml();
 
 signals:
+    // The open trace's timeline is drawn; its analyses are still running (documentChanged follows).
+    void firstFrameShown();
+    // A trace is open with every analysis in.
     void documentChanged();
     void rangeAggregated();
     void comparisonChanged(); // a compared trace shown, or the comparison closed
@@ -95,7 +98,10 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    void setDocument(std::shared_ptr<const TraceDocument> document);
+    void setDocument(std::shared_ptr<const TraceDocument> document);    // a new trace
+    void updateAnalyses(std::shared_ptr<const TraceDocument> document); // the same trace, more analyses
+    void showAnalyses();                                                // the docks, from m_doc
+    void documentComplete();
     void alignMemoryPanel();
     QDockWidget* addCompareDock(QDockWidget* neighbour);
     QDockWidget* addStepsDock(QDockWidget* neighbour);

@@ -359,6 +359,19 @@ void TimelineView::setDocuments(std::vector<Group> groups)
     fitAll();
 }
 
+void TimelineView::updateAnalyses(std::shared_ptr<const TraceDocument> document)
+{
+    if (!m_doc || !document || m_groups.size() != 1 || m_doc->trace != document->trace) {
+        setDocument(std::move(document));
+        return;
+    }
+    m_groups.front().document = document;
+    m_doc = std::move(document);
+    m_axisHeight = kTickBandHeight + (!m_doc->steps.steps.empty() ? kStepRulerHeight : 0);
+    rebuildLanes();
+    viewport()->update();
+}
+
 void TimelineView::setDrawCacheEnabled(bool enabled)
 {
     m_drawCache.setEnabled(enabled);

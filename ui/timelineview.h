@@ -63,6 +63,8 @@ public:
     const TraceDocument* documentOf(int group) const;
     void toggleGroup(int group); // folds or unfolds a document's lanes under its header
     bool groupFolded(int group) const { return m_foldedGroups.contains(group); }
+    // The same trace with more analyses in (busy lanes, steps): keeps the view, selection and folds.
+    void updateAnalyses(std::shared_ptr<const TraceDocument> document);
     // GPUs with no activity in the trace get no busy lane unless this is on (off by default).
     void setShowIdleDevices(bool show);
     bool showIdleDevices() const { return m_showIdleDevices; }

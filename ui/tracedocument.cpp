@@ -31,8 +31,15 @@ const analysis::StreamQueue* TraceDocument::queueOf(uint32_t track) const
 
 std::shared_ptr<const TraceDocument> TraceDocument::build(const QString& path, const QByteArray& bytes, const trace::LoadOptions& options)
 {
+    return analyse(*buildFirstFrame(path, bytes, options), AnalysisCallbacks{});
+}
+
+std::shared_ptr<TraceDocument> TraceDocument::buildFirstFrame(const QString& path, const QByteArray& bytes,
+                                                              const trace::LoadOptions& options)
+{
     auto doc = std::make_shared<TraceDocument>();
     doc->path = path;
+    doc->fromBytes = !bytes.isEmpty();
     if (bytes.isEmpty()) {
         doc->trace = trace::loadTrace(path.toStdString(), options);
     } else {
@@ -40,41 +47,7 @@ std::shared_ptr<const TraceDocument> TraceDocument::build(const QString& path, c
         doc->trace = trace::loadTrace(*source, options);
     }
     const trace::Trace& t = *doc->trace;
-    doc->index = std::make_unique<timeline::TimelineIndex>(t);
-    doc->overlap = analysis::computeOverlap(t);
-    doc->cpuAndGpu = doc->overlap.cpuBusy.intersection(doc->overlap.gpuBusy);
-    doc->overlapIndex = std::make_unique<analysis::OverlapIndex>(t, doc->overlap);
-    doc->steps = analysis::computeStepTable(t);
-    doc->averages = stats::computeKeyAverages(t);
-    doc->averagesByShape = stats::computeKeyAverages(t, stats::KeyAveragesOptions::byInputShape(true));
-    const std::string sidecar = path.toStdString() + ".annotations.json";
-    if (bytes.isEmpty() && std::filesystem::exists(sidecar))
-        doc->classifyOptions.annotations = roofline::loadAnnotations(sidecar);
-    doc->classification = roofline::classify(t, doc->classifyOptions);
-    doc->memory = memory::analyzeMemory(t);
-    doc->streamIdle = analysis::computeStreamIdle(t);
-    doc->queue = analysis::computeQueueLength(t);
-    if (bytes.isEmpty()) {
-        const memory::MemoryFilesBeside beside = memory::findMemoryFilesBeside(path.toStdString());
-        try {
-            if (beside.timeline)
-                doc->memoryTimeline = std::make_shared<const memory::MemoryTimeline>(memory::loadMemoryTimeline(*beside.timeline));
-        } catch (const io::TraceFileError& e) {
-            doc->memoryFileProblems.push_back(e.what());
-        }
-        try {
-            if (beside.snapshot)
-                doc->memorySnapshot = std::make_shared<const memory::AllocatorSnapshot>(memory::loadAllocatorSnapshot(*beside.snapshot));
-        } catch (const io::TraceFileError& e) {
-            doc->memoryFileProblems.push_back(e.what());
-        }
-    }
-    findings::DiagnoseInputs inputs;
-    inputs.averages = &doc->averages;
-    inputs.overlap = &doc->overlap;
-    inputs.memory = &doc->memory;
-    inputs.classification = &doc->classification;
-    doc->findings = findings::diagnose(t, inputs);
+    doc->index = std::make_shared<const timeline::TimelineIndex>(t);
     for (uint32_t i = 0; i < t.tracks.size(); ++i)
         if (!t.tracks[i].events.empty())
             doc->laneOrder.push_back(i);
@@ -100,5 +73,77 @@ std::shared_ptr<const TraceDocument> TraceDocument::build(const QString& path, c
         doc->contentStart = t.firstTime();
         doc->contentEnd = t.lastTime();
     }
+    return doc;
+}
+
+std::shared_ptr<const TraceDocument> TraceDocument::analyse(const TraceDocument& first, const AnalysisCallbacks& callbacks)
+{
+    auto doc = std::make_shared<TraceDocument>(first);
+    const trace::Trace& t = *doc->trace;
+    constexpr int kSteps = 10;
+    int done = 0;
+    auto step = [&](const char* what) {
+        if (callbacks.cancel && callbacks.cancel->load())
+            throw io::LoadCancelled();
+        if (callbacks.progress)
+            callbacks.progress(done, kSteps, what);
+        ++done;
+    };
+    auto publish = [&] {
+        if (callbacks.publish)
+            callbacks.publish(std::make_shared<const TraceDocument>(*doc));
+    };
+    // In the order a user looks: busy lanes and view figures, then the tables, then the rest.
+    step("overlap");
+    doc->overlap = analysis::computeOverlap(t);
+    doc->cpuAndGpu = doc->overlap.cpuBusy.intersection(doc->overlap.gpuBusy);
+    doc->overlapIndex = std::make_shared<const analysis::OverlapIndex>(t, doc->overlap);
+    step("steps");
+    doc->steps = analysis::computeStepTable(t);
+    publish();
+    step("key averages");
+    doc->averages = stats::computeKeyAverages(t);
+    step("key averages by input shape");
+    doc->averagesByShape = stats::computeKeyAverages(t, stats::KeyAveragesOptions::byInputShape(true));
+    publish();
+    step("roofline classification");
+    const std::string sidecar = doc->path.toStdString() + ".annotations.json";
+    if (!doc->fromBytes && std::filesystem::exists(sidecar))
+        doc->classifyOptions.annotations = roofline::loadAnnotations(sidecar);
+    doc->classification = roofline::classify(t, doc->classifyOptions);
+    step("memory");
+    doc->memory = memory::analyzeMemory(t);
+    if (!doc->fromBytes) {
+        const memory::MemoryFilesBeside beside = memory::findMemoryFilesBeside(doc->path.toStdString());
+        try {
+            if (beside.timeline)
+                doc->memoryTimeline = std::make_shared<const memory::MemoryTimeline>(memory::loadMemoryTimeline(*beside.timeline));
+        } catch (const io::TraceFileError& e) {
+            doc->memoryFileProblems.push_back(e.what());
+        }
+        try {
+            if (beside.snapshot)
+                doc->memorySnapshot = std::make_shared<const memory::AllocatorSnapshot>(memory::loadAllocatorSnapshot(*beside.snapshot));
+        } catch (const io::TraceFileError& e) {
+            doc->memoryFileProblems.push_back(e.what());
+        }
+    }
+    step("stream idle");
+    doc->streamIdle = analysis::computeStreamIdle(t);
+    step("queue length");
+    doc->queue = analysis::computeQueueLength(t);
+    step("findings");
+    findings::DiagnoseInputs inputs;
+    inputs.averages = &doc->averages;
+    inputs.overlap = &doc->overlap;
+    inputs.memory = &doc->memory;
+    inputs.classification = &doc->classification;
+    doc->findings = findings::diagnose(t, inputs);
+    step("launches");
+    doc->launchStats = std::make_shared<const analysis::LaunchStats>(analysis::computeLaunchStats(t));
+    doc->kernelSequences = std::make_shared<const analysis::KernelSequenceReport>(analysis::findKernelSequences(t));
+    doc->analysed = true;
+    if (callbacks.progress)
+        callbacks.progress(kSteps, kSteps, "");
     return doc;
 }

@@ -16,7 +16,9 @@ TraceLoadJob::~TraceLoadJob() = default; // m_worker cancels the load and drops 
 void TraceLoadJob::start(const QString& path, const QByteArray& bytes, bool partial)
 {
     cancel();
-    m_worker.start([this, path, bytes, partial](const WorkerJob::Run& run) {
+    // Everything the worker uses is captured by value; `this` is only touched in what it posts, which
+    // WorkerJob drops once this job is gone or restarted.
+    m_worker.start([this, path, bytes, partial, beforeAnalyses = m_beforeAnalyses](const WorkerJob::Run& run) {
         tilescope::trace::LoadOptions options;
         options.partial = partial;
         options.cancel = run.cancelFlag();
@@ -24,7 +26,17 @@ void TraceLoadJob::start(const QString& path, const QByteArray& bytes, bool part
             run.post([this, p] { emit progress(qint64(p.inputBytesRead), qint64(p.inputBytesTotal), qint64(p.events)); });
         };
         try {
-            auto document = TraceDocument::build(path, bytes, options);
+            std::shared_ptr<const TraceDocument> first = TraceDocument::buildFirstFrame(path, bytes, options);
+            run.post([this, first] { emit firstFrame(first); });
+            if (beforeAnalyses)
+                beforeAnalyses();
+            TraceDocument::AnalysisCallbacks callbacks;
+            callbacks.cancel = run.cancelFlag();
+            callbacks.progress = [this, run](int done, int total, const char* what) {
+                run.post([this, done, total, text = QString::fromUtf8(what)] { emit analysisProgress(done, total, text); });
+            };
+            callbacks.publish = [this, run](std::shared_ptr<const TraceDocument> more) { run.post([this, more] { emit analysed(more); }); };
+            auto document = TraceDocument::analyse(*first, callbacks);
             run.finish([this, document] { emit finished(document); });
         } catch (const tilescope::io::LoadCancelled&) {
             run.finish([this] { emit cancelled(); });

@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
 
 struct TraceDocument;
@@ -24,9 +25,18 @@ public:
     void start(const QString& path, const QByteArray& bytes = {}, bool partial = false);
     void cancel();
     bool isRunning() const { return m_worker.isRunning(); }
+    // Tests: runs on the worker thread between firstFrame and the analyses (a slow analysis stand-in).
+    void setBeforeAnalysesForTests(std::function<void()> hook) { m_beforeAnalyses = std::move(hook); }
 
 signals:
     void progress(qint64 bytesRead, qint64 bytesTotal, qint64 events);
+    // The events and lane index are in: enough to draw the timeline (the analyses are still empty).
+    void firstFrame(std::shared_ptr<const TraceDocument> document);
+    // The analyses after the first frame: `what` runs next, `done` of `total` steps are done.
+    void analysisProgress(int done, int total, const QString& what);
+    // More analyses are in (the document shares the first frame's trace); finished brings the last.
+    void analysed(std::shared_ptr<const TraceDocument> document);
+    // The complete document, every analysis in.
     void finished(std::shared_ptr<const TraceDocument> document);
     // completeEventsBefore > 0: the file is damaged after that many whole events, which a partial load keeps.
     void failed(const QString& path, const QString& message, qint64 completeEventsBefore);
@@ -34,4 +44,5 @@ signals:
 
 private:
     WorkerJob m_worker;
+    std::function<void()> m_beforeAnalyses;
 };

@@ -39,12 +39,11 @@ std::optional<std::string> TraceMetadata::key(std::string_view name) const
     return std::nullopt;
 }
 
-std::string_view Trace::rawArgs(const Event& e) const
+std::string Trace::rawArgs(const Event& e) const
 {
     if (e.args == kNoIndex)
         return {};
-    const auto& [offset, length] = argsSpans[e.args];
-    return std::string_view(argsText).substr(offset, length);
+    return args.read(e.args);
 }
 
 OpInputList Trace::inputsOf(const Event& e) const
@@ -70,16 +69,9 @@ const CollectiveArgs* Trace::collectiveArgsOf(uint32_t event) const
     return it != collectiveArgs.end() && it->event == event ? &*it : nullptr;
 }
 
-int64_t Trace::originTime() const
-{
-    for (const Event& e : events)
-        if (e.kind == EventKind::TraceSpan)
-            return e.start;
-    return m_firstTime;
-}
-
 void Trace::finalize()
 {
+    args.finish();
     classifyTracks();
     undoAnnotationWidening();
     sortAndNestTracks();
@@ -103,6 +95,14 @@ void Trace::finalize()
         extend(m.time, m.time);
     m_firstTime = first;
     m_lastTime = last;
+    // Found once: views and tables ask for it per cell and per frame, and a trace without a Trace span
+    // would be scanned whole each time.
+    m_originTime = m_firstTime;
+    for (const Event& e : events)
+        if (e.kind == EventKind::TraceSpan) {
+            m_originTime = e.start;
+            break;
+        }
 }
 
 void Trace::classifyTracks()

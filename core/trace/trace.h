@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "trace/argsstore.h"
 #include "trace/eventkind.h"
 #include "trace/ids.h"
 #include "trace/opinputs.h"
@@ -29,7 +30,7 @@ struct Event
     StringId category; // the category text as written
     TrackId track;
     uint32_t parent; // enclosing event on the same track, kNoIndex at the top level
-    uint32_t args;   // raw args JSON in Trace::args, kNoIndex when not kept
+    uint32_t args;   // raw args JSON in Trace::args (an ArgsStore entry), kNoIndex when not kept
     uint32_t op;     // Trace::ops entry (input shapes, FLOPs), kNoIndex when none
     EventKind kind;
     uint8_t flags;
@@ -203,13 +204,13 @@ public:
     OpInputTable opInputs;                                  // the distinct input lists of `ops`
     std::vector<std::pair<uint32_t, double>> transferBytes; // memcpy/memset event -> its "bytes" arg, by event
     std::vector<CollectiveArgs> collectiveArgs;             // by event; only events with a message size
-    std::string argsText;                                   // raw args JSON of all events, back to back
-    std::vector<std::pair<uint64_t, uint32_t>> argsSpans;
+    ArgsStore args;                                         // raw args JSON of the events, on disk
     TraceMetadata meta;
     LoadStatistics stats;
 
     std::string_view name(const Event& e) const { return strings.view(e.name); }
-    std::string_view rawArgs(const Event& e) const;
+    // The event's args object as written in the file; empty when not kept (read from disk: not for hot loops).
+    std::string rawArgs(const Event& e) const;
     // The recorded inputs of an event's op (empty when it has no Input Dims).
     OpInputList inputsOf(const Event& e) const;
     // A memcpy/memset's "bytes" arg.
@@ -219,7 +220,7 @@ public:
     int64_t firstTime() const { return m_firstTime; }
     int64_t lastTime() const { return m_lastTime; }
     // The profiler's Trace span start, else the first event: torch's origin for relative times.
-    int64_t originTime() const;
+    int64_t originTime() const { return m_originTime; }
 
     // Links (trace-format.md §8.1). All return kNoIndex / empty when there is no link.
     uint32_t launchOf(uint32_t gpuActivity) const;
@@ -244,6 +245,7 @@ private:
 
     int64_t m_firstTime = 0;
     int64_t m_lastTime = 0;
+    int64_t m_originTime = 0;
     std::unordered_map<int64_t, uint32_t> m_launchByCorrelation;
     std::unordered_multimap<int64_t, uint32_t> m_activitiesByCorrelation;
     std::unordered_map<int64_t, uint32_t> m_opByExternalId;

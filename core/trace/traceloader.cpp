@@ -759,12 +759,8 @@ void Loader::readArgs()
             break;
         }
     }
-    if (capture) {
-        const std::string_view raw = m_reader.endCapture();
-        m_rec.argsRef = static_cast<uint32_t>(tr.argsSpans.size());
-        tr.argsSpans.emplace_back(tr.argsText.size(), static_cast<uint32_t>(raw.size()));
-        tr.argsText.append(raw);
-    }
+    if (capture)
+        m_rec.argsRef = tr.args.append(m_reader.endCapture());
 }
 
 uint32_t Loader::processFor(StringId pid, bool pidIsString)

@@ -330,7 +330,7 @@ private slots:
         lean.keepRawArgs = false;
         const auto withArgs = trace::loadTrace(path.toStdString());
         const auto without = trace::loadTrace(path.toStdString(), lean);
-        QVERIFY(without->argsText.empty());
+        QVERIFY(without->args.empty());
         const std::string expected = report::classifyJson(roofline::classify(*withArgs, {}));
         QCOMPARE(report::classifyJson(roofline::classify(*without, {})), expected);
     }

@@ -162,7 +162,7 @@ private slots:
         trace::LoadOptions lean;
         lean.keepRawArgs = false;
         const auto without = trace::loadTrace(testutil::workloadTrace("gemm_compare"), lean);
-        QVERIFY(without->argsText.empty());
+        QVERIFY(without->args.empty());
         QCOMPARE(without->events.size(), withArgs->events.size());
     }
 

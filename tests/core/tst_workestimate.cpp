@@ -27,7 +27,7 @@ using testutil::mentions;
 
 QJsonObject argsOf(const trace::Trace& t, const trace::Event& e)
 {
-    const std::string_view raw = t.rawArgs(e);
+    const std::string raw = t.rawArgs(e);
     return QJsonDocument::fromJson(QByteArray(raw.data(), qsizetype(raw.size()))).object();
 }
 
