@@ -530,7 +530,21 @@ struct EventChunk final : RawArgsSink
             counters.insert(counters.end(), values.begin(), values.end());
             records.push_back(rec);
         } while (!reader.atEndOfInput());
-        text = std::string();
+    }
+
+    // Empties the chunk for the next run of elements, keeping its buffers: no allocation and no page
+    // faults per chunk once the first few are made.
+    void recycle()
+    {
+        text.clear();
+        strings = StringPool();
+        opInputs = OpInputTable();
+        records.clear();
+        counters.clear();
+        argsText.clear();
+        argsSpans.clear();
+        error = nullptr;
+        done = false;
     }
 };
 
@@ -939,19 +953,33 @@ void Loader::readEventArrayInParallel()
     const size_t readBlock = std::clamp<size_t>(m_chunkBytes, 1, 1 << 20);
     io::ArraySplitter splitter;
     std::deque<std::unique_ptr<EventChunk>> inFlight; // before the workers: they go first, joined
+    std::vector<std::unique_ptr<EventChunk>> spare;   // merged chunks, kept for their buffers
     ChunkWorkers workers(m_threads, m_source.name(), m_options.keepRawArgs);
     const size_t maxInFlight = 2 * size_t(m_threads) + 1;
     bool anyChunk = false;
     const auto mergeOldest = [&] {
         workers.wait(inFlight.front().get());
         mergeChunk(*inFlight.front());
+        spare.push_back(std::move(inFlight.front()));
+        spare.back()->recycle();
         inFlight.pop_front();
     };
-    const auto dispatch = [&](std::string&& text) {
+    // Hands pending[0, end) to a worker; pending goes on with its bytes from `next` (in a recycled buffer).
+    const auto dispatch = [&](size_t end, size_t next) {
         while (inFlight.size() >= maxInFlight)
             mergeOldest();
-        auto chunk = std::make_unique<EventChunk>();
-        chunk->text = std::move(text);
+        std::unique_ptr<EventChunk> chunk;
+        if (spare.empty()) {
+            chunk = std::make_unique<EventChunk>();
+        } else {
+            chunk = std::move(spare.back());
+            spare.pop_back();
+        }
+        chunk->text.assign(pending, next);
+        std::swap(chunk->text, pending);
+        chunk->text.resize(end);
+        pending.reserve(m_chunkBytes + readBlock);
+        pendingOffset += next;
         chunk->depth = depth;
         workers.submit(chunk.get());
         inFlight.push_back(std::move(chunk));
@@ -964,23 +992,20 @@ void Loader::readEventArrayInParallel()
         if (found.malformed)
             throw ParallelLoadFailed();
         if (found.arrayEnd != SIZE_MAX) {
-            std::string rest = pending.substr(found.arrayEnd + 1);
-            pending.resize(found.arrayEnd);
             // An empty array has no chunk; after a ',' an empty chunk is an error the worker reports.
-            if (anyChunk || pending.find_first_not_of(" \t\r\n") != std::string::npos)
-                dispatch(std::move(pending));
+            if (anyChunk || std::string_view(pending).substr(0, found.arrayEnd).find_first_not_of(" \t\r\n") != std::string::npos) {
+                dispatch(found.arrayEnd, found.arrayEnd + 1);
+            } else {
+                pending.erase(0, found.arrayEnd + 1);
+                pendingOffset += found.arrayEnd + 1;
+            }
             while (!inFlight.empty())
                 mergeOldest();
-            m_reader.resumeAfterArray(rest, pendingOffset + found.arrayEnd + 1);
+            m_reader.resumeAfterArray(pending, pendingOffset);
             return;
         }
         if (found.separator != SIZE_MAX) {
-            std::string next = pending.substr(found.separator + 1);
-            next.reserve(m_chunkBytes + readBlock);
-            pending.resize(found.separator);
-            dispatch(std::move(pending));
-            pending = std::move(next);
-            pendingOffset += found.separator + 1;
+            dispatch(found.separator, found.separator + 1);
             scanned = 0;
             continue;
         }
