@@ -3,7 +3,8 @@
 # loader is held to (issue 14): summary <= 1.5x a bare simdjson on-demand scan of the same file,
 # <= 0.1x Python's json.load, peak RSS <= the file size. Wall time and peak RSS of each whole process
 # (/usr/bin/time), best of RUNS runs (json.load: best of PYRUNS, default 1: it is slow and large).
-# Usage: tools/bench_floor.sh [BUILD_DIR] TRACE...      env: RUNS (3), PYRUNS (1), THREADS (loader's)
+# Usage: tools/bench_floor.sh [BUILD_DIR] TRACE...   env: RUNS (3), PYRUNS (1), THREADS (the loader's), CLI (another
+#        tilescope-cli, e.g. a baseline build)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build
@@ -15,29 +16,33 @@ fi
 runs=${RUNS:-3}
 pyruns=${PYRUNS:-1}
 scan=$build/tests/bench/bench_scan_simdjson
-cli=$build/app/tilescope-cli
+cli=${CLI:-$build/app/tilescope-cli} # CLI=... measures another build (a baseline)
 [ -x "$scan" ] || { echo "$scan is missing: install libsimdjson-dev and rebuild" >&2; exit 1; }
 
 # best WALL_S RSS_KB of `runs` runs of a command
 best() {
     local n=$1
     shift
-    local bestTime="" bestRss=""
+    local bestTime="" bestRss="" out
+    out=$(mktemp)
     for _ in $(seq "$n"); do
-        local out
-        out=$( { /usr/bin/time -f "%e %M" "$@" > /dev/null 2> /dev/null; } 2>&1 | tail -1)
-        local t=${out% *} r=${out#* }
+        /usr/bin/time -f "%e %M" -o "$out" "$@" > /dev/null 2>&1 || true
+        local t r
+        read -r t r < <(tail -1 "$out")
         if [ -z "$bestTime" ] || awk "BEGIN{exit !($t < $bestTime)}"; then bestTime=$t; fi
         if [ -z "$bestRss" ] || [ "$r" -lt "$bestRss" ]; then bestRss=$r; fi
     done
+    rm -f "$out"
     echo "$bestTime $bestRss"
 }
 
 echo "cores: $(nproc), loader threads: ${THREADS:-auto}, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-28s %9s | %8s %8s %8s | %8s %8s %8s | %9s %9s %9s\n' trace MB scan_s summary_s json_s \
+printf '%-28s %9s | %8s %8s %8s | %8s %8s %8s | %9s %9s %9s\n' trace JSON_MB scan_s summary_s json_s \
     sum/scan sum/json RSS/file scan_MB sum_MB json_MB
 for trace in "$@"; do
     bytes=$(stat -c %s "$trace")
+    # A .gz is held to its JSON's size: what the loader has to read.
+    [ "$(head -c2 "$trace" | od -An -tx1 | tr -d ' ')" = "1f8b" ] && bytes=$(gzip -dc "$trace" | wc -c)
     read -r scanT scanR < <(best "$runs" "$scan" "$trace")
     read -r sumT sumR < <(best "$runs" env ${THREADS:+TILESCOPE_LOAD_THREADS=$THREADS} "$cli" summary "$trace")
     if [ "$pyruns" -gt 0 ]; then

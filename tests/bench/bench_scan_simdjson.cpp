@@ -136,10 +136,11 @@ int main(int argc, char** argv)
     }
     const double scanSeconds = seconds(startScan);
     const double mb = static_cast<double>(json.size()) / 1e6;
-    std::printf("simdjson on-demand scan: %s %.1f s (%s %.2f s + scan %.2f s, %.0f MB/s), %llu events, %llu fields, %llu "
+    std::printf("simdjson %d.%d.%d (%s) on-demand scan: %s %.2f s (%s %.2f s + scan %.2f s, %.0f MB/s), %llu events, %llu fields, %llu "
                 "args keys, peak RSS %.0f MB (checksum %.0f)\n",
-                path.c_str(), readSeconds + scanSeconds, gzip ? "inflate" : "read", readSeconds, scanSeconds, mb / scanSeconds,
-                static_cast<unsigned long long>(events), static_cast<unsigned long long>(fields), static_cast<unsigned long long>(argKeys),
-                peakRssMb(), checksum);
+                int(simdjson::SIMDJSON_VERSION_MAJOR), int(simdjson::SIMDJSON_VERSION_MINOR), int(simdjson::SIMDJSON_VERSION_REVISION),
+                simdjson::get_active_implementation()->name().c_str(), path.c_str(), readSeconds + scanSeconds, gzip ? "inflate" : "read",
+                readSeconds, scanSeconds, mb / scanSeconds, static_cast<unsigned long long>(events),
+                static_cast<unsigned long long>(fields), static_cast<unsigned long long>(argKeys), peakRssMb(), checksum);
     return 0;
 }
