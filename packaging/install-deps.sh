@@ -13,8 +13,10 @@ dev=(clang-format chromium)
 # tools/package-check.sh: lintian checks the .deb; shared-mime-info, gio and xdg-utils answer which type a
 # trace file is and what opens it.
 package=(lintian shared-mime-info libglib2.0-bin xdg-utils)
+# tests/bench/bench_scan_simdjson: the bare simdjson scan the loader's speed is measured against.
+bench=(libsimdjson-dev)
 pkgs=("${core[@]}")
-[ "${1:-}" = "--core-only" ] || pkgs+=("${torch[@]}" "${gui[@]}" "${dev[@]}" "${package[@]}")
+[ "${1:-}" = "--core-only" ] || pkgs+=("${torch[@]}" "${gui[@]}" "${dev[@]}" "${package[@]}" "${bench[@]}")
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -528,6 +528,39 @@ void JsonReader::skipValue(JsonToken first)
     }
 }
 
+std::string_view JsonReader::takeUnread()
+{
+    const std::string_view unread(m_buffer.data() + m_pos, m_end - m_pos);
+    m_pos = m_end;
+    m_tokenStart = m_end;
+    return unread;
+}
+
+void JsonReader::resumeAfterArray(std::string_view rest, uint64_t restOffset)
+{
+    if (m_buffer.size() < rest.size())
+        m_buffer.resize(rest.size());
+    std::memcpy(m_buffer.data(), rest.data(), rest.size());
+    m_pos = 0;
+    m_end = rest.size();
+    m_tokenStart = 0;
+    m_base = restOffset;
+    m_stack.pop_back();
+    afterValue();
+}
+
+void JsonReader::beginElementRun(size_t depth)
+{
+    m_stack.assign(std::max<size_t>(depth, 1), 0);
+    m_state = State::Value;
+}
+
+bool JsonReader::atEndOfInput()
+{
+    skipWhitespace();
+    return m_pos >= m_end;
+}
+
 void JsonReader::beginCapture() { m_captureStart = m_tokenStart; }
 
 std::string_view JsonReader::endCapture()

@@ -45,6 +45,19 @@ public:
     void beginCapture();
     std::string_view endCapture();
 
+    // Parallel loading (trace/traceloader.cpp) hands the elements of a large array to other readers.
+    // Right after the array's ArrayBegin, takeUnread() returns the bytes already read from the source but
+    // not tokenized (valid until the next call) and drops them: the caller reads the rest of the array
+    // from the source itself. resumeAfterArray() then goes on after the array's ']' with `rest`, the bytes
+    // read past it, which start at stream offset `restOffset`.
+    std::string_view takeUnread();
+    void resumeAfterArray(std::string_view rest, uint64_t restOffset);
+    // A reader over some elements of an array without its brackets (`{...}, {...}`): starts as after the
+    // '[' of an array at nesting `depth` (counted as the whole document's reader counts it, for the same
+    // nesting limit). atEndOfInput() skips whitespace and says whether the input is exhausted.
+    void beginElementRun(size_t depth);
+    bool atEndOfInput();
+
     [[noreturn]] void fail(const std::string& problem) const;
     [[noreturn]] void failAt(uint64_t offset, const std::string& problem) const;
 

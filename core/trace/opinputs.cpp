@@ -223,6 +223,25 @@ uint32_t OpInputReader::store(OpInputTable& table, StringPool& strings)
     return it->second;
 }
 
+void OpInputReader::assign(const OpInputTable& table, uint32_t id, const StringPool& strings)
+{
+    const OpInputTable::List& list = table.m_lists[id];
+    reset();
+    m_hasDims = true;
+    m_hasStrides = list.hasStrides;
+    m_hasConcrete = list.hasConcrete;
+    for (uint32_t i = 0; i < list.count; ++i) {
+        const OpInputTable::Entry& e = table.m_entries[list.firstEntry + i];
+        const int64_t* values = table.m_values.data() + e.firstValue;
+        Pending& in = input(i);
+        in.sizes.assign(values, values + e.sizeCount);
+        in.strides.assign(values + e.sizeCount, values + e.sizeCount + e.strideCount);
+        in.type = strings.view(e.type);
+        in.concrete = strings.view(e.concrete);
+        in.isList = e.isList;
+    }
+}
+
 namespace {
 
 uint64_t product(std::span<const int64_t> sizes)

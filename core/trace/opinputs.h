@@ -85,6 +85,9 @@ public:
 
     // The list's id in `table` (interning its texts in `strings`).
     uint32_t store(OpInputTable& table, StringPool& strings);
+    // Reads list `id` of `table` back (its texts from `strings`) as if from an event's args: to file a list
+    // of one table (a parallel load's chunk) in another.
+    void assign(const OpInputTable& table, uint32_t id, const StringPool& strings);
 
 private:
     struct Pending

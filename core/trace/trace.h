@@ -187,6 +187,7 @@ struct LoadStatistics
     uint64_t ignoredRecords = 0;
     std::vector<std::string> warnings;
     bool partial = false;
+    uint64_t parallelChunks = 0; // traceEvents chunks parsed in parallel; 0 after one streaming pass
 };
 
 // A loaded trace: columnar, immutable after loading.

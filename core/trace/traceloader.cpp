@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "trace/traceloader.h"
 
+#include "io/arraysplitter.h"
 #include "io/bytesource.h"
 #include "io/decimal.h"
 #include "io/jsonreader.h"
 #include "io/tracefileerror.h"
 
 #include <charconv>
+#include <condition_variable>
+#include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
 
 namespace tilescope::trace {
@@ -142,65 +149,47 @@ ArgField argFieldOf(std::string_view key)
     }
 }
 
-// One traceEvents element while it is being read; fields arrive in any order.
-struct PendingRecord
+// One traceEvents element as read: fields arrive in any order. Strings are ids in the pool of whoever
+// parsed it (the trace's, or a parallel chunk's until the merge maps them). Plain data, copied per event.
+struct ParsedRecord
 {
     char phase = 0;
     bool hasName = false, hasCat = false, hasPid = false, hasTid = false, hasTs = false, hasDur = false;
     bool pidIsString = false, tidIsString = false, hasId = false, bindsEnclosing = false;
     bool hasArgs = false;
-    StringId name = 0, cat = 0, pid = 0, tid = 0;
-    int64_t id = 0;
     bool idIsString = false;
+    bool hasArgName = false, hasArgLabels = false;
+    // NCCL message args: kept when "In msg nelems" or "Out msg nelems" is there.
+    bool hasMessage = false, hasDtype = false;
+    bool hasInputs = false; // args had Input Dims
+    StringId name = 0, cat = 0, pid = 0, tid = 0;
+    StringId argName = 0, argLabels = 0, dtype = 0, collectiveName = 0;
+    int64_t id = 0;
     int64_t ts = 0, dur = 0;
     uint64_t offset = 0;
     // args
     int64_t externalId = kNoId, correlation = kNoId;
     std::optional<int64_t> bytes, totalAllocated, totalReserved, address, deviceType, deviceId, sortIndex;
-    std::string argName, argLabels;
-    bool hasArgName = false, hasArgLabels = false;
-    OpInputReader inputs;
     std::optional<int64_t> sequence;
     std::optional<double> transferBytes;
-    // NCCL message args: kept when "In msg nelems" or "Out msg nelems" is there.
-    bool hasMessage = false, hasDtype = false;
     std::optional<double> inNelems, outNelems;
     std::optional<int64_t> groupSize;
-    std::string dtype, collectiveName;
-    std::vector<std::pair<StringId, double>> counterValues;
     uint32_t argsRef = kNoIndex;
+    // Parallel chunks only: the op's inputs in the chunk's table, its counter values in the chunk's list.
+    uint32_t inputs = kNoIndex;
+    uint32_t counterBegin = 0, counterCount = 0;
+};
 
-    void reset(uint64_t at)
-    {
-        phase = 0;
-        hasName = hasCat = hasPid = hasTid = hasTs = hasDur = false;
-        pidIsString = tidIsString = hasId = bindsEnclosing = hasArgs = false;
-        name = cat = pid = tid = 0;
-        id = 0;
-        idIsString = false;
-        ts = dur = 0;
-        offset = at;
-        externalId = correlation = kNoId;
-        bytes.reset();
-        totalAllocated.reset();
-        totalReserved.reset();
-        address.reset();
-        deviceType.reset();
-        deviceId.reset();
-        sortIndex.reset();
-        hasArgName = hasArgLabels = false;
-        inputs.reset();
-        sequence.reset();
-        transferBytes.reset();
-        hasMessage = hasDtype = false;
-        inNelems.reset();
-        outNelems.reset();
-        groupSize.reset();
-        dtype.clear();
-        collectiveName.clear();
-        counterValues.clear();
-        argsRef = kNoIndex;
-    }
+using CounterValues = std::vector<std::pair<StringId, double>>;
+
+// Where the parser puts each event's raw args text; returns the event's reference to it.
+class RawArgsSink
+{
+public:
+    virtual uint32_t storeRawArgs(std::string_view raw) = 0;
+
+protected:
+    ~RawArgsSink() = default;
 };
 
 std::optional<double> doubleValue(JsonToken token, std::string_view text)
@@ -237,14 +226,421 @@ std::optional<int64_t> numericValue(std::string_view text)
 
 bool isGenericThreadName(std::string_view name) { return name.empty() || name.starts_with("thread ") || name == "python3"; }
 
-class Loader
+void expectToken(JsonReader& reader, JsonToken got, JsonToken want, const char* what)
+{
+    if (got != want)
+        reader.failAt(reader.tokenOffset(),
+                      std::string("expected ") + io::jsonTokenName(want) + " for " + what + ", found " + io::jsonTokenName(got));
+}
+
+int64_t integerValue(JsonReader& reader, JsonToken token, const char* what)
+{
+    if (token != JsonToken::Number)
+        reader.failAt(reader.tokenOffset(), std::string("expected an integer for ") + what + ", found " + io::jsonTokenName(token));
+    const auto v = io::parseExactInteger(reader.text());
+    if (!v)
+        reader.failAt(reader.tokenOffset(), std::string("expected an integer for ") + what + ", found " + std::string(reader.text()));
+    return *v;
+}
+
+// Reads one traceEvents element into a ParsedRecord (its counter values and op inputs beside it), with
+// strings interned in `strings`. Knows nothing of tracks or of other events: the loader commits the
+// record, in file order. Used by the streaming pass and by each parallel chunk.
+class EventParser
 {
 public:
-    Loader(io::ByteSource& source, const LoadOptions& options)
+    EventParser(JsonReader& reader, StringPool& strings, RawArgsSink* rawArgs, ParsedRecord& rec, CounterValues& counters)
+        : m_reader(reader)
+        , m_strings(strings)
+        , m_rawArgs(rawArgs)
+        , m_rec(rec)
+        , m_counters(counters)
+    { }
+
+    // Right after the element's ObjectBegin.
+    void readEvent();
+    // The last event's op inputs (rec.hasInputs).
+    OpInputReader& inputs() { return m_inputs; }
+
+private:
+    void readArgs();
+
+    JsonReader& m_reader;
+    StringPool& m_strings;
+    RawArgsSink* m_rawArgs; // null: raw args not kept
+    ParsedRecord& m_rec;
+    CounterValues& m_counters;
+    OpInputReader m_inputs;
+    StringId m_lastCategory = 0;
+    std::pair<StringId, std::string_view> m_idCache[2];
+    std::string_view m_lastCategoryText;
+};
+
+void EventParser::readEvent()
+{
+    m_rec = ParsedRecord{};
+    m_rec.offset = m_reader.tokenOffset();
+    m_counters.clear();
+    m_inputs.reset();
+    for (;;) {
+        JsonToken token = m_reader.next();
+        if (token == JsonToken::ObjectEnd)
+            break;
+        const EventField field = eventFieldOf(m_reader.text());
+        token = m_reader.next();
+        switch (field) {
+        case EventField::Ph:
+            expectToken(m_reader, token, JsonToken::String, "'ph'");
+            if (m_reader.text().size() != 1)
+                m_reader.failAt(m_reader.tokenOffset(), "invalid 'ph' \"" + std::string(m_reader.text()) + "\": expected one character");
+            m_rec.phase = m_reader.text()[0];
+            break;
+        case EventField::Cat:
+            if (token == JsonToken::Null)
+                break;
+            expectToken(m_reader, token, JsonToken::String, "'cat'");
+            // Few distinct categories, mostly repeating: skip the hash when it is the previous one.
+            if (m_reader.text() != m_lastCategoryText) {
+                m_lastCategory = m_strings.intern(m_reader.text());
+                m_lastCategoryText = m_strings.view(m_lastCategory);
+            }
+            m_rec.cat = m_lastCategory;
+            m_rec.hasCat = true;
+            break;
+        case EventField::Name:
+            if (token == JsonToken::Number) { // some producers write numeric names
+                m_rec.name = m_strings.intern(m_reader.text());
+            } else {
+                expectToken(m_reader, token, JsonToken::String, "'name'");
+                m_rec.name = m_strings.intern(m_reader.text());
+            }
+            m_rec.hasName = true;
+            break;
+        case EventField::Pid:
+        case EventField::Tid: {
+            if (token != JsonToken::Number && token != JsonToken::String)
+                m_reader.failAt(m_reader.tokenOffset(),
+                                std::string("expected a number or string for '") + (field == EventField::Pid ? "pid" : "tid") + "', found "
+                                    + io::jsonTokenName(token));
+            // pid and tid repeat from one event to the next: skip the hash when the text is the same.
+            auto& cache = m_idCache[field == EventField::Pid ? 0 : 1];
+            if (m_reader.text() != cache.second) {
+                cache.first = m_strings.intern(m_reader.text());
+                cache.second = m_strings.view(cache.first);
+            }
+            const StringId id = cache.first;
+            if (field == EventField::Pid) {
+                m_rec.pid = id;
+                m_rec.pidIsString = token == JsonToken::String;
+                m_rec.hasPid = true;
+            } else {
+                m_rec.tid = id;
+                m_rec.tidIsString = token == JsonToken::String;
+                m_rec.hasTid = true;
+            }
+            break;
+        }
+        case EventField::Ts:
+        case EventField::Dur: {
+            const char* what = field == EventField::Ts ? "'ts'" : "'dur'";
+            if (token != JsonToken::Number)
+                m_reader.failAt(m_reader.tokenOffset(),
+                                std::string("expected a number for ") + what + ", found " + io::jsonTokenName(token));
+            const auto ns = io::parseMicrosecondsAsNanoseconds(m_reader.text());
+            if (!ns)
+                m_reader.failAt(m_reader.tokenOffset(), std::string(what) + " " + std::string(m_reader.text()) + " is out of range");
+            if (field == EventField::Ts) {
+                m_rec.ts = *ns;
+                m_rec.hasTs = true;
+            } else {
+                m_rec.dur = *ns;
+                m_rec.hasDur = true;
+            }
+            break;
+        }
+        case EventField::Id:
+            if (token == JsonToken::Number || token == JsonToken::String) {
+                const auto number = token == JsonToken::Number ? io::parseExactInteger(m_reader.text()) : std::nullopt;
+                m_rec.idIsString = !number;
+                m_rec.id = number ? *number : m_strings.intern(m_reader.text());
+                m_rec.hasId = true;
+            } else {
+                m_reader.skipValue(token);
+            }
+            break;
+        case EventField::BindPoint:
+            if (token == JsonToken::String)
+                m_rec.bindsEnclosing = m_reader.text() == "e";
+            else
+                m_reader.skipValue(token);
+            break;
+        case EventField::Args:
+            if (token == JsonToken::Null)
+                break;
+            expectToken(m_reader, token, JsonToken::ObjectBegin, "'args'");
+            readArgs();
+            break;
+        case EventField::Scope:
+        case EventField::Other: m_reader.skipValue(token); break;
+        }
+    }
+    m_rec.hasInputs = m_inputs.hasInputs();
+}
+
+void EventParser::readArgs()
+{
+    const bool capture = m_rawArgs != nullptr;
+    if (capture)
+        m_reader.beginCapture();
+    m_rec.hasArgs = true;
+    for (;;) {
+        JsonToken token = m_reader.next();
+        if (token == JsonToken::ObjectEnd)
+            break;
+        const std::string_view key = m_reader.text();
+        const ArgField field = argFieldOf(key);
+        const bool maybeCounter = m_rec.phase == 'C' || m_rec.phase == 0;
+        // Args read for analyses only were counter series before they had a field: they still are.
+        const bool analysisArg = field == ArgField::InputStrides || field == ArgField::SequenceNumber || field == ArgField::TransferBytes
+            || field == ArgField::InMsgNelems || field == ArgField::OutMsgNelems || field == ArgField::GroupSize || field == ArgField::Dtype
+            || field == ArgField::CollectiveName;
+        StringId counterKey = 0;
+        if (maybeCounter && (field == ArgField::Other || analysisArg))
+            counterKey = m_strings.intern(key);
+        token = m_reader.next();
+        if (token == JsonToken::Null)
+            continue;
+        if (maybeCounter && analysisArg && token == JsonToken::Number)
+            m_counters.emplace_back(counterKey, doubleValue(token, m_reader.text()).value_or(0));
+        switch (field) {
+        case ArgField::ExternalId: m_rec.externalId = integerValue(m_reader, token, "args 'External id'"); break;
+        case ArgField::Correlation: m_rec.correlation = integerValue(m_reader, token, "args 'correlation'"); break;
+        case ArgField::Bytes: m_rec.bytes = integerValue(m_reader, token, "args 'Bytes'"); break;
+        case ArgField::TotalAllocated: m_rec.totalAllocated = integerValue(m_reader, token, "args 'Total Allocated'"); break;
+        case ArgField::TotalReserved: m_rec.totalReserved = integerValue(m_reader, token, "args 'Total Reserved'"); break;
+        case ArgField::Address: m_rec.address = integerValue(m_reader, token, "args 'Addr'"); break;
+        case ArgField::DeviceType: m_rec.deviceType = integerValue(m_reader, token, "args 'Device Type'"); break;
+        case ArgField::DeviceId: m_rec.deviceId = integerValue(m_reader, token, "args 'Device Id'"); break;
+        case ArgField::SortIndex: m_rec.sortIndex = integerValue(m_reader, token, "args 'sort_index'"); break;
+        case ArgField::InputDims: m_inputs.readDims(m_reader, token); break;
+        case ArgField::InputType: m_inputs.readTypes(m_reader, token); break;
+        case ArgField::InputStrides: m_inputs.readStrides(m_reader, token); break;
+        case ArgField::ConcreteInputs: m_inputs.readConcrete(m_reader, token); break;
+        // The rest only feed analyses (the roofline's work estimate): never an error, just absent when odd.
+        case ArgField::SequenceNumber:
+            m_rec.sequence = token == JsonToken::Number ? io::parseExactInteger(m_reader.text()) : std::nullopt;
+            m_reader.skipValue(token);
+            break;
+        case ArgField::TransferBytes:
+            m_rec.transferBytes = doubleValue(token, m_reader.text());
+            m_reader.skipValue(token);
+            break;
+        case ArgField::InMsgNelems:
+        case ArgField::OutMsgNelems:
+            m_rec.hasMessage = true;
+            (field == ArgField::InMsgNelems ? m_rec.inNelems : m_rec.outNelems) = doubleValue(token, m_reader.text());
+            m_reader.skipValue(token);
+            break;
+        case ArgField::GroupSize:
+            m_rec.groupSize = token == JsonToken::Number ? io::parseExactInteger(m_reader.text()) : std::nullopt;
+            m_reader.skipValue(token);
+            break;
+        case ArgField::Dtype:
+        case ArgField::CollectiveName: {
+            StringId& target = field == ArgField::Dtype ? m_rec.dtype : m_rec.collectiveName;
+            target = token == JsonToken::String || token == JsonToken::Number ? m_strings.intern(m_reader.text()) : 0;
+            m_rec.hasDtype = m_rec.hasDtype || field == ArgField::Dtype;
+            m_reader.skipValue(token);
+            break;
+        }
+        case ArgField::Name:
+            if (token == JsonToken::String) {
+                m_rec.argName = m_strings.intern(m_reader.text());
+                m_rec.hasArgName = true;
+            } else {
+                m_reader.skipValue(token);
+            }
+            break;
+        case ArgField::Labels:
+            if (token == JsonToken::String) {
+                m_rec.argLabels = m_strings.intern(m_reader.text());
+                m_rec.hasArgLabels = true;
+            } else {
+                m_reader.skipValue(token);
+            }
+            break;
+        case ArgField::Other:
+            if (maybeCounter && token == JsonToken::Number) {
+                double value = 0;
+                const auto text = m_reader.text();
+                std::from_chars(text.data(), text.data() + text.size(), value);
+                m_counters.emplace_back(counterKey, value);
+            } else {
+                m_reader.skipValue(token);
+            }
+            break;
+        }
+    }
+    if (capture) {
+        m_rec.argsRef = m_rawArgs->storeRawArgs(m_reader.endCapture());
+    }
+}
+
+// A run of traceEvents elements parsed on a worker thread: its records, with their strings, op inputs,
+// counter values and raw args in the chunk's own tables until the in-order merge maps them into the
+// trace's. Parsing knows nothing of other chunks; everything stateful happens in the merge.
+struct EventChunk final : RawArgsSink
+{
+    std::string text; // the elements' bytes, without the separators around them
+    size_t depth = 1; // nesting of the array (for the same nesting limit as the streaming pass)
+    StringPool strings;
+    OpInputTable opInputs;
+    std::vector<ParsedRecord> records;
+    CounterValues counters;
+    std::string argsText;
+    std::vector<std::pair<size_t, uint32_t>> argsSpans;
+    std::exception_ptr error; // the parse failed: the load starts again in one streaming pass
+    bool done = false;        // guarded by ChunkWorkers' mutex
+
+    uint32_t storeRawArgs(std::string_view raw) override
+    {
+        argsSpans.emplace_back(argsText.size(), static_cast<uint32_t>(raw.size()));
+        argsText.append(raw);
+        return static_cast<uint32_t>(argsSpans.size() - 1);
+    }
+    std::string_view rawArgs(uint32_t ref) const { return std::string_view(argsText).substr(argsSpans[ref].first, argsSpans[ref].second); }
+
+    void parse(const std::string& sourceName, bool keepRawArgs)
+    {
+        const auto source = io::memorySource(text, sourceName);
+        JsonReader reader(*source);
+        ParsedRecord rec;
+        CounterValues values;
+        EventParser parser(reader, strings, keepRawArgs ? this : nullptr, rec, values);
+        reader.beginElementRun(depth);
+        do {
+            const JsonToken token = reader.next();
+            if (token != JsonToken::ObjectBegin) // the streaming pass names the element and its position
+                reader.fail("a traceEvents element is not an object");
+            parser.readEvent();
+            if (rec.hasInputs)
+                rec.inputs = parser.inputs().store(opInputs, strings);
+            rec.counterBegin = static_cast<uint32_t>(counters.size());
+            rec.counterCount = static_cast<uint32_t>(values.size());
+            counters.insert(counters.end(), values.begin(), values.end());
+            records.push_back(rec);
+        } while (!reader.atEndOfInput());
+    }
+
+    // Empties the chunk for the next run of elements, keeping its buffers: no allocation and no page
+    // faults per chunk once the first few are made.
+    void recycle()
+    {
+        text.clear();
+        strings = StringPool();
+        opInputs = OpInputTable();
+        records.clear();
+        counters.clear();
+        argsText.clear();
+        argsSpans.clear();
+        error = nullptr;
+        done = false;
+    }
+};
+
+// Threads that parse chunks as they are handed over; the loader waits for each in file order.
+class ChunkWorkers
+{
+public:
+    ChunkWorkers(unsigned threads, std::string sourceName, bool keepRawArgs)
+        : m_sourceName(std::move(sourceName))
+        , m_keepRawArgs(keepRawArgs)
+    {
+        for (unsigned i = 0; i < threads; ++i)
+            m_threads.emplace_back([this] { work(); });
+    }
+    // Stops after the chunks being parsed (queued ones are dropped) and joins.
+    ~ChunkWorkers()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+        }
+        m_ready.notify_all();
+        for (std::thread& thread : m_threads)
+            thread.join();
+    }
+
+    void submit(EventChunk* chunk)
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_queue.push_back(chunk);
+        }
+        m_ready.notify_one();
+    }
+    void wait(const EventChunk* chunk)
+    {
+        std::unique_lock lock(m_mutex);
+        m_finished.wait(lock, [chunk] { return chunk->done; });
+    }
+    bool isDone(const EventChunk* chunk)
+    {
+        std::lock_guard lock(m_mutex);
+        return chunk->done;
+    }
+
+private:
+    void work()
+    {
+        for (;;) {
+            EventChunk* chunk = nullptr;
+            {
+                std::unique_lock lock(m_mutex);
+                m_ready.wait(lock, [this] { return m_stop || !m_queue.empty(); });
+                if (m_stop)
+                    return;
+                chunk = m_queue.front();
+                m_queue.pop_front();
+            }
+            try {
+                chunk->parse(m_sourceName, m_keepRawArgs);
+            } catch (...) {
+                chunk->error = std::current_exception();
+            }
+            {
+                std::lock_guard lock(m_mutex);
+                chunk->done = true;
+            }
+            m_finished.notify_all();
+        }
+    }
+
+    const std::string m_sourceName;
+    const bool m_keepRawArgs;
+    std::mutex m_mutex;
+    std::condition_variable m_ready, m_finished;
+    std::deque<EventChunk*> m_queue;
+    bool m_stop = false;
+    std::vector<std::thread> m_threads;
+};
+
+// Thrown inside a parallel load that met anything unexpected: the load starts again in one streaming
+// pass, which reports bad input (or keeps a partial load) exactly as it always has.
+struct ParallelLoadFailed
+{ };
+
+class Loader final : RawArgsSink
+{
+public:
+    Loader(io::ByteSource& source, const LoadOptions& options, unsigned threads)
         : m_source(source)
         , m_reader(source)
         , m_options(options)
         , m_trace(std::make_unique<Trace>())
+        , m_parser(m_reader, m_trace->strings, options.keepRawArgs ? this : nullptr, m_rec, m_counters)
+        , m_threads(threads)
+        , m_chunkBytes(options.chunkBytes ? options.chunkBytes : size_t(4) << 20)
     { }
 
     std::unique_ptr<Trace> run();
@@ -252,17 +648,19 @@ public:
 private:
     Trace& t() { return *m_trace; }
     [[noreturn]] void failAt(uint64_t offset, const std::string& problem) { m_reader.failAt(offset, problem); }
-    void expect(JsonToken got, JsonToken want, const char* what);
-    int64_t integerValue(JsonToken token, const char* what);
-    StringId internString(JsonToken token, const char* what);
+    void expect(JsonToken got, JsonToken want, const char* what) { expectToken(m_reader, got, want, what); }
+    int64_t integerValue(JsonToken token, const char* what) { return tilescope::trace::integerValue(m_reader, token, what); }
 
     [[noreturn]] void notATrace(const std::string& what, bool memoryData);
     void identifyNonTrace();
     void identifyArrayOfArrays();
     void readTopLevelObject();
     void readEventArray();
-    void readEvent();
-    void readArgs();
+    void readEventArrayInParallel();
+    void mergeChunk(EventChunk& chunk);
+    StringId chunkString(StringId local);
+    uint32_t storeInputs();
+    uint32_t storeRawArgs(std::string_view raw) override;
     void commitOp(Event& e);
     void readDeviceProperties(JsonToken first);
     void commit();
@@ -278,44 +676,28 @@ private:
     JsonReader m_reader;
     const LoadOptions& m_options;
     std::unique_ptr<Trace> m_trace;
-    PendingRecord m_rec;
+    ParsedRecord m_rec; // the record being committed, strings in the trace's pool
+    CounterValues m_counters;
+    EventParser m_parser;
     std::unordered_map<TrackKey, TrackId, TrackKeyHash> m_tracks;
     std::unordered_map<TrackKey, uint32_t, TrackKeyHash> m_processes; // tid unused
     std::unordered_map<TrackId, std::vector<uint32_t>> m_openBegins;
     bool m_topLevelArray = false;
     bool m_sawTraceEvents = false;
-    bool m_insideEvents = false;
     bool m_sawModernCategory = false, m_sawOldCategory = false, m_sawLegacyPid = false;
     uint64_t m_nextProgressAt = 1 << 20;
     OpInputList m_opInputs; // reused for torch's FLOPs of each op
-    StringId m_lastCategory = 0;
-    std::pair<StringId, std::string_view> m_idCache[2];
-    std::string_view m_lastCategoryText;
-    EventKind m_lastCategoryKind = EventKind::Other;
+    StringId m_kindCategory = kNoIndex;
+    EventKind m_kindCategoryKind = EventKind::Other;
+    // Parallel loading: worker threads, chunk size, and the chunk being merged with its id maps.
+    unsigned m_threads;
+    size_t m_chunkBytes;
+    bool m_wentParallel = false;
+    const EventChunk* m_chunk = nullptr;
+    std::vector<StringId> m_chunkStrings; // chunk string id -> trace string id, kNoIndex until needed
+    std::vector<uint32_t> m_chunkInputs;  // chunk op-input list -> trace list, kNoIndex until needed
+    OpInputReader m_mergeInputs;          // files chunk lists in the trace's table, reusing equal ones
 };
-
-void Loader::expect(JsonToken got, JsonToken want, const char* what)
-{
-    if (got != want)
-        failAt(m_reader.tokenOffset(),
-               std::string("expected ") + io::jsonTokenName(want) + " for " + what + ", found " + io::jsonTokenName(got));
-}
-
-int64_t Loader::integerValue(JsonToken token, const char* what)
-{
-    if (token != JsonToken::Number)
-        failAt(m_reader.tokenOffset(), std::string("expected an integer for ") + what + ", found " + io::jsonTokenName(token));
-    const auto v = io::parseExactInteger(m_reader.text());
-    if (!v)
-        failAt(m_reader.tokenOffset(), std::string("expected an integer for ") + what + ", found " + std::string(m_reader.text()));
-    return *v;
-}
-
-StringId Loader::internString(JsonToken token, const char* what)
-{
-    expect(token, JsonToken::String, what);
-    return t().strings.intern(m_reader.text());
-}
 
 // Files TileScope reads elsewhere get their own name instead of a JSON or structure error, in the loader
 // so the CLI and the app's error dialog say the same.
@@ -377,6 +759,8 @@ std::unique_ptr<Trace> Loader::run()
         if (m_reader.next() != JsonToken::End)
             failAt(m_reader.tokenOffset(), "unexpected data after the end of the trace");
     } catch (const io::TraceFileError& error) {
+        if (m_wentParallel)
+            throw ParallelLoadFailed();
         if (!m_sawTraceEvents)
             throw;
         if (!m_options.partial) {
@@ -530,7 +914,10 @@ void Loader::reportProgress()
 
 void Loader::readEventArray()
 {
-    m_insideEvents = true;
+    if (m_threads > 1) {
+        readEventArrayInParallel();
+        return;
+    }
     for (;;) {
         const JsonToken token = m_reader.next();
         if (token == JsonToken::ArrayEnd)
@@ -545,223 +932,159 @@ void Loader::readEventArray()
                    std::string(m_topLevelArray ? "element " : "traceEvents element ") + std::to_string(t().stats.records)
                        + (m_topLevelArray ? " of the top-level array is " : " is ") + io::jsonTokenName(token)
                        + ", expected a trace event object");
-        readEvent();
+        m_parser.readEvent();
+        commit();
         ++t().stats.records;
         if ((t().stats.records & 255) == 0)
             reportProgress();
     }
-    m_insideEvents = false;
 }
 
-void Loader::readEvent()
+// traceEvents in parallel: this thread reads the array in blocks, cuts it into chunks of whole elements
+// (io::ArraySplitter), hands them to the workers and merges their records back in file order, so that
+// everything stateful (tracks, B/E pairs, metadata, the trace's string pool) sees the events exactly as the
+// streaming pass does. Memory stays bounded: a few chunks in flight, never the whole file.
+void Loader::readEventArrayInParallel()
 {
-    m_rec.reset(m_reader.tokenOffset());
-    Trace& tr = t();
+    m_wentParallel = true;
+    uint64_t pendingOffset = m_reader.bytesRead();
+    const size_t depth = m_reader.depth();
+    std::string pending(m_reader.takeUnread());
+    const size_t readBlock = std::clamp<size_t>(m_chunkBytes, 1, 1 << 20);
+    io::ArraySplitter splitter;
+    std::deque<std::unique_ptr<EventChunk>> inFlight; // before the workers: they go first, joined
+    std::vector<std::unique_ptr<EventChunk>> spare;   // merged chunks, kept for their buffers
+    ChunkWorkers workers(m_threads, m_source.name(), m_options.keepRawArgs);
+    const size_t maxInFlight = 2 * size_t(m_threads) + 1;
+    bool anyChunk = false;
+    const auto mergeOldest = [&] {
+        workers.wait(inFlight.front().get());
+        mergeChunk(*inFlight.front());
+        spare.push_back(std::move(inFlight.front()));
+        spare.back()->recycle();
+        inFlight.pop_front();
+    };
+    // Hands pending[0, end) to a worker; pending goes on with its bytes from `next` (in a recycled buffer).
+    const auto dispatch = [&](size_t end, size_t next) {
+        while (inFlight.size() >= maxInFlight)
+            mergeOldest();
+        std::unique_ptr<EventChunk> chunk;
+        if (spare.empty()) {
+            chunk = std::make_unique<EventChunk>();
+        } else {
+            chunk = std::move(spare.back());
+            spare.pop_back();
+        }
+        chunk->text.assign(pending, next);
+        std::swap(chunk->text, pending);
+        chunk->text.resize(end);
+        pending.reserve(m_chunkBytes + readBlock);
+        pendingOffset += next;
+        chunk->depth = depth;
+        workers.submit(chunk.get());
+        inFlight.push_back(std::move(chunk));
+        ++t().stats.parallelChunks;
+        anyChunk = true;
+    };
+    size_t scanned = 0;
     for (;;) {
-        JsonToken token = m_reader.next();
-        if (token == JsonToken::ObjectEnd)
-            break;
-        const EventField field = eventFieldOf(m_reader.text());
-        token = m_reader.next();
-        switch (field) {
-        case EventField::Ph:
-            expect(token, JsonToken::String, "'ph'");
-            if (m_reader.text().size() != 1)
-                failAt(m_reader.tokenOffset(), "invalid 'ph' \"" + std::string(m_reader.text()) + "\": expected one character");
-            m_rec.phase = m_reader.text()[0];
-            break;
-        case EventField::Cat:
-            if (token == JsonToken::Null)
-                break;
-            expect(token, JsonToken::String, "'cat'");
-            // Few distinct categories, mostly repeating: skip the hash when it is the previous one.
-            if (m_reader.text() != m_lastCategoryText) {
-                m_lastCategory = tr.strings.intern(m_reader.text());
-                m_lastCategoryText = tr.strings.view(m_lastCategory);
-                m_lastCategoryKind = eventKindFromCategory(m_lastCategoryText);
-            }
-            m_rec.cat = m_lastCategory;
-            m_rec.hasCat = true;
-            break;
-        case EventField::Name:
-            if (token == JsonToken::Number) { // some producers write numeric names
-                m_rec.name = tr.strings.intern(m_reader.text());
+        const io::ArraySplitter::Result found = splitter.scan(pending.data(), scanned, pending.size(), m_chunkBytes);
+        if (found.malformed)
+            throw ParallelLoadFailed();
+        if (found.arrayEnd != SIZE_MAX) {
+            // An empty array has no chunk; after a ',' an empty chunk is an error the worker reports.
+            if (anyChunk || std::string_view(pending).substr(0, found.arrayEnd).find_first_not_of(" \t\r\n") != std::string::npos) {
+                dispatch(found.arrayEnd, found.arrayEnd + 1);
             } else {
-                m_rec.name = internString(token, "'name'");
+                pending.erase(0, found.arrayEnd + 1);
+                pendingOffset += found.arrayEnd + 1;
             }
-            m_rec.hasName = true;
-            break;
-        case EventField::Pid:
-        case EventField::Tid: {
-            if (token != JsonToken::Number && token != JsonToken::String)
-                failAt(m_reader.tokenOffset(),
-                       std::string("expected a number or string for '") + (field == EventField::Pid ? "pid" : "tid") + "', found "
-                           + io::jsonTokenName(token));
-            // pid and tid repeat from one event to the next: skip the hash when the text is the same.
-            auto& cache = m_idCache[field == EventField::Pid ? 0 : 1];
-            if (m_reader.text() != cache.second) {
-                cache.first = tr.strings.intern(m_reader.text());
-                cache.second = tr.strings.view(cache.first);
-            }
-            const StringId id = cache.first;
-            if (field == EventField::Pid) {
-                m_rec.pid = id;
-                m_rec.pidIsString = token == JsonToken::String;
-                m_rec.hasPid = true;
-            } else {
-                m_rec.tid = id;
-                m_rec.tidIsString = token == JsonToken::String;
-                m_rec.hasTid = true;
-            }
-            break;
+            while (!inFlight.empty())
+                mergeOldest();
+            m_reader.resumeAfterArray(pending, pendingOffset);
+            return;
         }
-        case EventField::Ts:
-        case EventField::Dur: {
-            const char* what = field == EventField::Ts ? "'ts'" : "'dur'";
-            if (token != JsonToken::Number)
-                failAt(m_reader.tokenOffset(), std::string("expected a number for ") + what + ", found " + io::jsonTokenName(token));
-            const auto ns = io::parseMicrosecondsAsNanoseconds(m_reader.text());
-            if (!ns)
-                failAt(m_reader.tokenOffset(), std::string(what) + " " + std::string(m_reader.text()) + " is out of range");
-            if (field == EventField::Ts) {
-                m_rec.ts = *ns;
-                m_rec.hasTs = true;
-            } else {
-                m_rec.dur = *ns;
-                m_rec.hasDur = true;
-            }
-            break;
-        }
-        case EventField::Id:
-            if (token == JsonToken::Number || token == JsonToken::String) {
-                const auto number = token == JsonToken::Number ? io::parseExactInteger(m_reader.text()) : std::nullopt;
-                m_rec.idIsString = !number;
-                m_rec.id = number ? *number : tr.strings.intern(m_reader.text());
-                m_rec.hasId = true;
-            } else {
-                m_reader.skipValue(token);
-            }
-            break;
-        case EventField::BindPoint:
-            if (token == JsonToken::String)
-                m_rec.bindsEnclosing = m_reader.text() == "e";
-            else
-                m_reader.skipValue(token);
-            break;
-        case EventField::Args:
-            if (token == JsonToken::Null)
-                break;
-            expect(token, JsonToken::ObjectBegin, "'args'");
-            readArgs();
-            break;
-        case EventField::Scope:
-        case EventField::Other: m_reader.skipValue(token); break;
-        }
-    }
-    commit();
-}
-
-void Loader::readArgs()
-{
-    Trace& tr = t();
-    const bool capture = m_options.keepRawArgs;
-    if (capture)
-        m_reader.beginCapture();
-    m_rec.hasArgs = true;
-    for (;;) {
-        JsonToken token = m_reader.next();
-        if (token == JsonToken::ObjectEnd)
-            break;
-        const std::string_view key = m_reader.text();
-        const ArgField field = argFieldOf(key);
-        const bool maybeCounter = m_rec.phase == 'C' || m_rec.phase == 0;
-        // Args read for analyses only were counter series before they had a field: they still are.
-        const bool analysisArg = field == ArgField::InputStrides || field == ArgField::SequenceNumber || field == ArgField::TransferBytes
-            || field == ArgField::InMsgNelems || field == ArgField::OutMsgNelems || field == ArgField::GroupSize || field == ArgField::Dtype
-            || field == ArgField::CollectiveName;
-        StringId counterKey = 0;
-        if (maybeCounter && (field == ArgField::Other || analysisArg))
-            counterKey = tr.strings.intern(key);
-        token = m_reader.next();
-        if (token == JsonToken::Null)
+        if (found.separator != SIZE_MAX) {
+            dispatch(found.separator, found.separator + 1);
+            scanned = 0;
             continue;
-        if (maybeCounter && analysisArg && token == JsonToken::Number)
-            m_rec.counterValues.emplace_back(counterKey, doubleValue(token, m_reader.text()).value_or(0));
-        switch (field) {
-        case ArgField::ExternalId: m_rec.externalId = integerValue(token, "args 'External id'"); break;
-        case ArgField::Correlation: m_rec.correlation = integerValue(token, "args 'correlation'"); break;
-        case ArgField::Bytes: m_rec.bytes = integerValue(token, "args 'Bytes'"); break;
-        case ArgField::TotalAllocated: m_rec.totalAllocated = integerValue(token, "args 'Total Allocated'"); break;
-        case ArgField::TotalReserved: m_rec.totalReserved = integerValue(token, "args 'Total Reserved'"); break;
-        case ArgField::Address: m_rec.address = integerValue(token, "args 'Addr'"); break;
-        case ArgField::DeviceType: m_rec.deviceType = integerValue(token, "args 'Device Type'"); break;
-        case ArgField::DeviceId: m_rec.deviceId = integerValue(token, "args 'Device Id'"); break;
-        case ArgField::SortIndex: m_rec.sortIndex = integerValue(token, "args 'sort_index'"); break;
-        case ArgField::InputDims: m_rec.inputs.readDims(m_reader, token); break;
-        case ArgField::InputType: m_rec.inputs.readTypes(m_reader, token); break;
-        case ArgField::InputStrides: m_rec.inputs.readStrides(m_reader, token); break;
-        case ArgField::ConcreteInputs: m_rec.inputs.readConcrete(m_reader, token); break;
-        // The rest only feed analyses (the roofline's work estimate): never an error, just absent when odd.
-        case ArgField::SequenceNumber:
-            m_rec.sequence = token == JsonToken::Number ? io::parseExactInteger(m_reader.text()) : std::nullopt;
-            m_reader.skipValue(token);
-            break;
-        case ArgField::TransferBytes:
-            m_rec.transferBytes = doubleValue(token, m_reader.text());
-            m_reader.skipValue(token);
-            break;
-        case ArgField::InMsgNelems:
-        case ArgField::OutMsgNelems:
-            m_rec.hasMessage = true;
-            (field == ArgField::InMsgNelems ? m_rec.inNelems : m_rec.outNelems) = doubleValue(token, m_reader.text());
-            m_reader.skipValue(token);
-            break;
-        case ArgField::GroupSize:
-            m_rec.groupSize = token == JsonToken::Number ? io::parseExactInteger(m_reader.text()) : std::nullopt;
-            m_reader.skipValue(token);
-            break;
-        case ArgField::Dtype:
-        case ArgField::CollectiveName: {
-            std::string& target = field == ArgField::Dtype ? m_rec.dtype : m_rec.collectiveName;
-            if (token == JsonToken::String || token == JsonToken::Number)
-                target = m_reader.text();
-            else
-                target.clear();
-            m_rec.hasDtype = m_rec.hasDtype || field == ArgField::Dtype;
-            m_reader.skipValue(token);
-            break;
         }
-        case ArgField::Name:
-            if (token == JsonToken::String) {
-                m_rec.argName = m_reader.text();
-                m_rec.hasArgName = true;
-            } else {
-                m_reader.skipValue(token);
-            }
-            break;
-        case ArgField::Labels:
-            if (token == JsonToken::String) {
-                m_rec.argLabels = m_reader.text();
-                m_rec.hasArgLabels = true;
-            } else {
-                m_reader.skipValue(token);
-            }
-            break;
-        case ArgField::Other:
-            if (maybeCounter && token == JsonToken::Number) {
-                double value = 0;
-                const auto text = m_reader.text();
-                std::from_chars(text.data(), text.data() + text.size(), value);
-                m_rec.counterValues.emplace_back(counterKey, value);
-            } else {
-                m_reader.skipValue(token);
-            }
-            break;
+        scanned = pending.size();
+        while (!inFlight.empty() && workers.isDone(inFlight.front().get()))
+            mergeOldest();
+        const size_t old = pending.size();
+        pending.resize(old + readBlock);
+        const size_t got = m_source.read(pending.data() + old, readBlock);
+        pending.resize(old + got);
+        if (got == 0) // truncated: the streaming pass says where, or keeps what it can with --partial
+            throw ParallelLoadFailed();
+    }
+}
+
+void Loader::mergeChunk(EventChunk& chunk)
+{
+    if (chunk.error) {
+        try {
+            std::rethrow_exception(chunk.error);
+        } catch (const io::TraceFileError&) {
+            throw ParallelLoadFailed();
         }
     }
-    if (capture)
-        m_rec.argsRef = tr.args.append(m_reader.endCapture());
+    Trace& tr = t();
+    m_chunk = &chunk;
+    m_chunkStrings.assign(chunk.strings.size(), kNoIndex);
+    m_chunkInputs.assign(chunk.opInputs.size(), kNoIndex);
+    for (const ParsedRecord& local : chunk.records) {
+        m_rec = local;
+        m_rec.name = chunkString(local.name);
+        m_rec.cat = chunkString(local.cat);
+        m_rec.pid = chunkString(local.pid);
+        m_rec.tid = chunkString(local.tid);
+        m_rec.argName = chunkString(local.argName);
+        m_rec.argLabels = chunkString(local.argLabels);
+        m_rec.dtype = chunkString(local.dtype);
+        m_rec.collectiveName = chunkString(local.collectiveName);
+        if (local.hasId && local.idIsString)
+            m_rec.id = chunkString(static_cast<StringId>(local.id));
+        m_counters.clear();
+        for (uint32_t i = 0; i < local.counterCount; ++i) {
+            const auto& [key, value] = chunk.counters[local.counterBegin + i];
+            m_counters.emplace_back(chunkString(key), value);
+        }
+        if (local.argsRef != kNoIndex)
+            m_rec.argsRef = storeRawArgs(chunk.rawArgs(local.argsRef));
+        commit();
+        ++tr.stats.records;
+        if ((tr.stats.records & 255) == 0)
+            reportProgress();
+    }
+    m_chunk = nullptr;
 }
+
+StringId Loader::chunkString(StringId local)
+{
+    StringId& id = m_chunkStrings[local];
+    if (id == kNoIndex)
+        id = t().strings.intern(m_chunk->strings.view(local));
+    return id;
+}
+
+// The op inputs of the record being committed, filed in the trace's table.
+uint32_t Loader::storeInputs()
+{
+    Trace& tr = t();
+    if (!m_chunk)
+        return m_parser.inputs().store(tr.opInputs, tr.strings);
+    uint32_t& list = m_chunkInputs[m_rec.inputs];
+    if (list == kNoIndex) {
+        m_mergeInputs.assign(m_chunk->opInputs, m_rec.inputs, m_chunk->strings);
+        list = m_mergeInputs.store(tr.opInputs, tr.strings);
+    }
+    return list;
+}
+
+// Every event's raw args pass here, in file order.
+uint32_t Loader::storeRawArgs(std::string_view raw) { return t().args.append(raw); }
 
 uint32_t Loader::processFor(StringId pid, bool pidIsString)
 {
@@ -797,7 +1120,12 @@ EventKind Loader::kindFor()
 {
     if (m_rec.hasCat) {
         const std::string_view cat = t().strings.view(m_rec.cat);
-        const EventKind kind = m_rec.cat == m_lastCategory ? m_lastCategoryKind : eventKindFromCategory(cat);
+        // Few distinct categories, mostly repeating: classify the text again only when it changes.
+        if (m_rec.cat != m_kindCategory) {
+            m_kindCategory = m_rec.cat;
+            m_kindCategoryKind = eventKindFromCategory(cat);
+        }
+        const EventKind kind = m_kindCategoryKind;
         if (kind != EventKind::Other && kind != EventKind::TraceSpan && kind != EventKind::Instant) {
             const bool old = !cat.empty() && cat[0] >= 'A' && cat[0] <= 'Z';
             (old ? m_sawOldCategory : m_sawModernCategory) = true;
@@ -901,7 +1229,7 @@ void Loader::commit()
         tr.flows.push_back({m_rec.ts, m_rec.hasId ? m_rec.id : 0, m_rec.cat, track, phase, m_rec.bindsEnclosing, m_rec.idIsString});
         return;
     case 'C':
-        for (const auto& [key, value] : m_rec.counterValues) {
+        for (const auto& [key, value] : m_counters) {
             std::string series(tr.strings.view(m_rec.name));
             series += '.';
             series += tr.strings.view(key);
@@ -918,8 +1246,8 @@ void Loader::commitOp(Event& e)
 {
     Trace& tr = t();
     const auto index = static_cast<uint32_t>(tr.events.size()); // the event is appended next
-    if (m_rec.inputs.hasInputs()) {
-        const uint32_t list = m_rec.inputs.store(tr.opInputs, tr.strings);
+    if (m_rec.hasInputs) {
+        const uint32_t list = storeInputs();
         tr.opInputs.get(list, tr.strings, m_opInputs);
         e.op = static_cast<uint32_t>(tr.ops.size());
         tr.ops.push_back({tr.opInputs.shapesText(list), tr.opInputs.typesText(list),
@@ -928,8 +1256,8 @@ void Loader::commitOp(Event& e)
     if (m_rec.transferBytes && (e.kind == EventKind::GpuMemcpy || e.kind == EventKind::GpuMemset))
         tr.transferBytes.emplace_back(index, *m_rec.transferBytes);
     if (m_rec.hasMessage)
-        tr.collectiveArgs.push_back({index, tr.strings.intern(m_rec.collectiveName), tr.strings.intern(m_rec.dtype), m_rec.hasDtype,
-                                     m_rec.inNelems, m_rec.outNelems, m_rec.groupSize});
+        tr.collectiveArgs.push_back(
+            {index, m_rec.collectiveName, m_rec.dtype, m_rec.hasDtype, m_rec.inNelems, m_rec.outNelems, m_rec.groupSize});
 }
 
 void Loader::commitMemory(TrackId track)
@@ -960,17 +1288,17 @@ void Loader::commitMetadata()
     const std::string_view what = tr.strings.view(m_rec.name);
     Process& process = tr.processes[processFor(m_rec.pid, m_rec.pidIsString)];
     if (what == "process_name" && m_rec.hasArgName) {
-        process.name = tr.strings.intern(m_rec.argName);
+        process.name = m_rec.argName;
     } else if (what == "process_labels" && m_rec.hasArgLabels) {
-        process.labels = tr.strings.intern(m_rec.argLabels);
+        process.labels = m_rec.argLabels;
     } else if (what == "process_sort_index" && m_rec.sortIndex) {
         process.sortIndex = m_rec.sortIndex;
     } else if (what == "thread_name" && m_rec.hasArgName && m_rec.hasTid) {
         Track& track = tr.tracks[trackFor(m_rec.pid, m_rec.pidIsString, m_rec.tid, m_rec.tidIsString)];
         const std::string_view current = tr.strings.view(track.name);
         // Keep the first specific name: Kineto repeats records and sometimes adds a generic one.
-        if (track.name == 0 || (isGenericThreadName(current) && !isGenericThreadName(m_rec.argName)))
-            track.name = tr.strings.intern(m_rec.argName);
+        if (track.name == 0 || (isGenericThreadName(current) && !isGenericThreadName(tr.strings.view(m_rec.argName))))
+            track.name = m_rec.argName;
     } else if (what == "thread_sort_index" && m_rec.sortIndex && m_rec.hasTid) {
         tr.tracks[trackFor(m_rec.pid, m_rec.pidIsString, m_rec.tid, m_rec.tidIsString)].sortIndex = m_rec.sortIndex;
     }
@@ -996,16 +1324,43 @@ void Loader::closeOpenBegins()
 
 } // namespace
 
+unsigned loadThreads(const LoadOptions& options)
+{
+    if (options.threads > 0)
+        return options.threads;
+    if (const char* env = std::getenv("TILESCOPE_LOAD_THREADS")) {
+        const int n = std::atoi(env);
+        if (n > 0)
+            return static_cast<unsigned>(n);
+    }
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
 std::unique_ptr<Trace> loadTrace(io::ByteSource& source, const LoadOptions& options)
 {
-    Loader loader(source, options);
+    Loader loader(source, options, 1);
     return loader.run();
+}
+
+std::unique_ptr<Trace> loadTrace(const std::function<std::unique_ptr<io::ByteSource>()>& open, const LoadOptions& options)
+{
+    const unsigned threads = loadThreads(options);
+    if (threads > 1) {
+        const auto source = open();
+        try {
+            Loader loader(*source, options, threads);
+            return loader.run();
+        } catch (const ParallelLoadFailed&) {
+            // bad or unusual input: the streaming pass below reports it as it always has
+        }
+    }
+    const auto source = open();
+    return loadTrace(*source, options);
 }
 
 std::unique_ptr<Trace> loadTrace(const std::string& path, const LoadOptions& options)
 {
-    auto source = io::openTraceFile(path);
-    return loadTrace(*source, options);
+    return loadTrace([&path] { return io::openTraceFile(path); }, options);
 }
 
 } // namespace tilescope::trace

@@ -4,6 +4,7 @@
 #include "trace/trace.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -32,11 +33,27 @@ struct LoadOptions
     std::function<void(const LoadProgress&)> progress;
     // Set from any thread to stop the load; it then throws io::LoadCancelled.
     const std::atomic<bool>* cancel = nullptr;
+    // Threads parsing traceEvents in parallel (the in-order merge runs on the calling thread): 0 = the
+    // TILESCOPE_LOAD_THREADS environment variable when set, else one per core; 1 = one streaming pass.
+    unsigned threads = 0;
+    // Bytes of traceEvents per parallel chunk; 0 = 4 MiB (tests force tiny chunks).
+    size_t chunkBytes = 0;
 };
 
+// The parse threads a load with these options uses.
+unsigned loadThreads(const LoadOptions& options);
+
 // Loads a Chrome trace: Kineto JSON (PyTorch 1.8 to 2.11), the legacy autograd export, or any Chrome
-// Trace Event Format file, gzip or plain, in one streaming pass. Throws io::TraceFileError on bad input.
+// Trace Event Format file, gzip or plain. Throws io::TraceFileError on bad input.
+//
+// From a path (or a source `open` can make again) traceEvents is parsed on loadThreads() threads in
+// chunks merged in file order; the Trace is the same as one streaming pass makes. Input the parallel pass
+// does not take as it is (a syntax or structure error anywhere, truncation, a traceEvents element that is
+// not an object) makes it start again in one streaming pass, which reports the error or keeps a partial
+// load exactly as before: bad input costs a second pass, good input never does. A forward-only source
+// is always read in one streaming pass.
 std::unique_ptr<Trace> loadTrace(const std::string& path, const LoadOptions& options = {});
+std::unique_ptr<Trace> loadTrace(const std::function<std::unique_ptr<io::ByteSource>()>& open, const LoadOptions& options = {});
 std::unique_ptr<Trace> loadTrace(io::ByteSource& source, const LoadOptions& options = {});
 
 } // namespace tilescope::trace

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+#include "io/arraysplitter.h"
+
+#include <algorithm>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace tilescope::io {
+
+namespace {
+
+struct BlockMasks
+{
+    uint64_t quote = 0, backslash = 0, structural = 0;
+};
+
+#if defined(__SSE2__)
+// Bit i set where block[i] is `c` (SSE2, 16 bytes).
+inline uint64_t matches16(__m128i bytes, char c)
+{
+    return static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(c))));
+}
+
+// The quotes, backslashes and structural characters ({ } [ ] ,) of 64 bytes.
+inline BlockMasks classify(const char* block)
+{
+    BlockMasks m;
+    for (int i = 0; i < 4; ++i) {
+        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 * i));
+        // '{' and '}' are '[' and ']' with bit 0x20 set: one comparison each for both.
+        const __m128i folded = _mm_or_si128(bytes, _mm_set1_epi8(0x20));
+        const uint64_t brackets = matches16(folded, '{') | matches16(folded, '}');
+        m.quote |= matches16(bytes, '"') << (16 * i);
+        m.backslash |= matches16(bytes, '\\') << (16 * i);
+        m.structural |= (brackets | matches16(bytes, ',')) << (16 * i);
+    }
+    return m;
+}
+#else
+inline BlockMasks classify(const char* block)
+{
+    BlockMasks m;
+    for (int i = 0; i < 64; ++i) {
+        const char c = block[i];
+        const uint64_t bit = uint64_t(1) << i;
+        m.quote |= c == '"' ? bit : 0;
+        m.backslash |= c == '\\' ? bit : 0;
+        m.structural |= c == '{' || c == '}' || c == '[' || c == ']' || c == ',' ? bit : 0;
+    }
+    return m;
+}
+#endif
+
+// Bit i of the result is the XOR of bits 0..i: 1 from an opening quote up to (not including) its close.
+inline uint64_t prefixXor(uint64_t x)
+{
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+
+} // namespace
+
+// 64 bytes at a time, as simdjson's first stage: masks of quotes, backslashes and structural characters,
+// escaped characters removed, the inside of strings by a prefix XOR of the quotes; then only the few
+// structural characters outside strings are looked at one by one for the depth.
+ArraySplitter::Result ArraySplitter::scan(const char* text, size_t from, size_t size, size_t cutFrom)
+{
+    Result result;
+    char padded[64];
+    for (size_t base = from; base < size; base += 64) {
+        const size_t n = std::min<size_t>(64, size - base);
+        const char* block = text + base;
+        if (n < 64) { // the tail: spaces change nothing
+            std::memset(padded, ' ', sizeof padded);
+            std::memcpy(padded, block, n);
+            block = padded;
+        }
+        const BlockMasks m = classify(block);
+        // Escapes: each backslash that is not itself escaped escapes the next byte (maybe the next block's).
+        uint64_t escaped = m_escape ? 1 : 0;
+        m_escape = false;
+        for (uint64_t starts = m.backslash & ~escaped; starts != 0;) {
+            const int p = __builtin_ctzll(starts);
+            starts &= starts - 1;
+            if (static_cast<size_t>(p) + 1 >= n) {
+                m_escape = true;
+            } else {
+                escaped |= uint64_t(1) << (p + 1);
+                starts &= ~(uint64_t(1) << (p + 1));
+            }
+        }
+        const uint64_t inString = prefixXor(m.quote & ~escaped) ^ (m_inString ? ~uint64_t(0) : 0);
+        m_inString = (inString >> (n - 1)) & 1;
+        for (uint64_t outside = m.structural & ~inString; outside != 0; outside &= outside - 1) {
+            const int p = __builtin_ctzll(outside);
+            const char c = block[p];
+            if (c == ',') {
+                if (m_depth == 0 && base + p >= cutFrom) {
+                    result.separator = base + p;
+                    m_inString = m_escape = false;
+                    return result;
+                }
+            } else if (c == '{' || c == '[') {
+                ++m_depth;
+            } else if (m_depth > 0) {
+                --m_depth;
+            } else {
+                if (c == '}')
+                    result.malformed = true;
+                else
+                    result.arrayEnd = base + p;
+                m_inString = m_escape = false;
+                return result;
+            }
+        }
+    }
+    return result;
+}
+
+} // namespace tilescope::io

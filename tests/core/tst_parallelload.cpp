@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+// The parallel loader (traceEvents cut into chunks parsed on several threads, merged in file order) makes
+// the same Trace as one streaming pass, on every fixture and on bad input: the same events field by
+// field (strings compared by text), tracks, processes, memory, flows, counters, ops, metadata, links,
+// warnings, and the same error text. Chunks are forced tiny so their boundaries, and the boundaries of
+// the blocks the array is read in, fall everywhere: inside strings, escapes and nested args.
+#include "testutil.h"
+
+#include "io/bytesource.h"
+#include "io/tracefileerror.h"
+#include "trace/traceloader.h"
+
+#include <QtTest>
+
+#include <filesystem>
+#include <variant>
+
+using namespace tilescope;
+using trace::Trace;
+
+namespace {
+
+// A trace or the error text of a load.
+using Outcome = std::variant<std::unique_ptr<Trace>, std::string>;
+
+Outcome loadWith(const std::function<std::unique_ptr<io::ByteSource>()>& open, unsigned threads, size_t chunkBytes, bool partial)
+{
+    trace::LoadOptions options;
+    options.threads = threads;
+    options.chunkBytes = chunkBytes;
+    options.partial = partial;
+    try {
+        return trace::loadTrace(open, options);
+    } catch (const io::TraceFileError& e) {
+        return std::string(e.what()) + " [complete before: " + std::to_string(e.completeEventsBefore())
+            + (e.isMemoryData() ? ", memory data]" : "]");
+    }
+}
+
+std::string text(const Trace& t, trace::StringId id) { return std::string(t.strings.view(id)); }
+
+std::string opText(const Trace& t, uint32_t op)
+{
+    if (op == trace::kNoIndex)
+        return "-";
+    const trace::OpInfo& info = t.ops[op];
+    std::string out = text(t, info.inputShapes) + "|" + text(t, info.inputTypes) + "|" + std::to_string(info.flops) + "|"
+        + std::to_string(info.sequence);
+    const trace::OpInputList list = t.opInputs.get(info.inputs, t.strings);
+    out += "|" + std::to_string(list.hasStrides) + std::to_string(list.hasConcrete);
+    for (const trace::OpInput& in : list.inputs) {
+        out += "|" + std::string(in.type) + "/" + std::string(in.concrete) + "/" + std::to_string(in.isList) + "/";
+        for (const int64_t v : in.sizes)
+            out += std::to_string(v) + ",";
+        out += "/";
+        for (const int64_t v : in.strides)
+            out += std::to_string(v) + ",";
+    }
+    return out;
+}
+
+template <class T> std::string optText(const std::optional<T>& v) { return v ? std::to_string(*v) : std::string("none"); }
+
+// Everything a Trace holds, as lines of text with strings spelled out (string ids may differ).
+std::vector<std::string> describe(const Trace& t)
+{
+    std::vector<std::string> lines;
+    const auto add = [&lines](std::string line) { lines.push_back(std::move(line)); };
+    add("events " + std::to_string(t.events.size()) + " first " + std::to_string(t.firstTime()) + " last " + std::to_string(t.lastTime())
+        + " origin " + std::to_string(t.originTime()));
+    for (uint32_t i = 0; i < t.events.size(); ++i) {
+        const trace::Event& e = t.events[i];
+        add("event " + std::to_string(i) + " " + std::to_string(e.start) + " " + std::to_string(e.duration) + " "
+            + std::to_string(e.externalId) + " " + std::to_string(e.correlation) + " '" + text(t, e.name) + "' '" + text(t, e.category)
+            + "' track " + std::to_string(e.track) + " parent " + std::to_string(e.parent) + " kind " + std::to_string(int(e.kind))
+            + " flags " + std::to_string(e.flags) + " depth " + std::to_string(e.depth) + " args "
+            + (e.args == trace::kNoIndex ? std::string("-") : std::string(t.rawArgs(e))) + " op " + opText(t, e.op) + " launch "
+            + std::to_string(t.launchOf(i)) + " opOf " + std::to_string(t.opOf(i)) + " annotation " + std::to_string(t.annotationOf(i))
+            + " bytes " + optText(t.transferBytesOf(i)));
+        if (const trace::CollectiveArgs* c = t.collectiveArgsOf(i))
+            add("  collective '" + text(t, c->collectiveName) + "' '" + text(t, c->dtype) + "' " + std::to_string(c->hasDtype) + " "
+                + optText(c->inNelems) + " " + optText(c->outNelems) + " " + optText(c->groupSize));
+    }
+    for (const auto& [a, b] : t.forwardBackward())
+        add("fwdbwd " + std::to_string(a) + " " + std::to_string(b));
+    for (const trace::MemoryRecord& m : t.memory)
+        add("memory " + std::to_string(m.time) + " " + std::to_string(m.bytes) + " " + std::to_string(m.totalAllocated) + " "
+            + std::to_string(m.totalReserved) + " " + std::to_string(m.address) + " " + std::to_string(m.track) + " "
+            + std::to_string(m.deviceType) + " " + std::to_string(m.deviceId) + " " + std::to_string(m.outOfMemory));
+    for (const trace::Flow& f : t.flows)
+        add("flow " + std::to_string(f.time) + " " + (f.idIsString ? text(t, trace::StringId(f.id)) : std::to_string(f.id)) + " '"
+            + text(t, f.category) + "' " + std::to_string(f.track) + " " + f.phase + " " + std::to_string(f.bindsEnclosing));
+    for (const trace::CounterSample& c : t.counters)
+        add("counter " + std::to_string(c.time) + " " + std::to_string(c.track) + " '" + text(t, c.series) + "' "
+            + std::to_string(c.value));
+    for (const trace::Process& p : t.processes)
+        add("process '" + text(t, p.pidText) + "' " + std::to_string(p.pidIsString) + " " + optText(p.pid) + " '" + text(t, p.name) + "' '"
+            + text(t, p.labels) + "' " + optText(p.sortIndex));
+    for (const trace::Track& k : t.tracks) {
+        std::string line = "track " + std::to_string(int(k.type)) + " " + std::to_string(k.process) + " '" + text(t, k.tidText) + "' "
+            + std::to_string(k.tidIsString) + " " + optText(k.tid) + " '" + text(t, k.name) + "' " + optText(k.sortIndex) + " "
+            + std::to_string(k.device) + " " + optText(k.stream) + " depth " + std::to_string(k.maxDepth) + " overlaps "
+            + std::to_string(k.partialOverlaps) + ":";
+        for (const uint32_t e : k.events)
+            line += " " + std::to_string(e);
+        add(line);
+    }
+    const trace::TraceMetadata& m = t.meta;
+    add("meta " + std::string(trace::traceFormatName(m.format)) + " " + optText(m.schemaVersion) + " " + optText(m.baseTimeNs) + " '"
+        + m.displayTimeUnit + "' '" + m.traceName + "' " + m.distributedInfo.value_or("none") + " " + std::to_string(m.recordShapes)
+        + std::to_string(m.withFlops) + std::to_string(m.profileMemory) + std::to_string(m.withStack)
+        + std::to_string(m.externalIdEqualsCorrelationMeansNone) + " " + std::to_string(m.annotationWideningStart) + " "
+        + std::to_string(m.annotationWideningEnd));
+    for (const trace::DeviceProperties& d : m.devices)
+        add("device " + std::to_string(d.id) + " '" + d.name + "' " + d.rawJson);
+    for (const auto& [key, value] : m.otherKeys)
+        add("key " + key + " = " + value);
+    const trace::LoadStatistics& s = t.stats;
+    add("stats " + std::to_string(s.inputBytes) + " " + std::to_string(s.decodedBytes) + " " + std::to_string(s.records) + " "
+        + std::to_string(s.ignoredRecords) + " " + std::to_string(s.partial));
+    for (const std::string& w : s.warnings)
+        add("warning " + w);
+    return lines;
+}
+
+std::vector<std::string> describe(const Outcome& outcome)
+{
+    if (const auto* error = std::get_if<std::string>(&outcome))
+        return {"error " + *error};
+    return describe(*std::get<std::unique_ptr<Trace>>(outcome));
+}
+
+// Compares line by line so that a failure names the first difference.
+void compareOutcomes(const Outcome& serial, const Outcome& parallel, const std::string& what)
+{
+    const std::vector<std::string> a = describe(serial), b = describe(parallel);
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+        if (a[i] != b[i]) {
+            const std::string message = what + ": line " + std::to_string(i) + "\n serial:   " + a[i] + "\n parallel: " + b[i];
+            QFAIL(message.c_str());
+        }
+    }
+    const std::string sizes = what + ": " + std::to_string(a.size()) + " lines serial, " + std::to_string(b.size()) + " parallel";
+    QVERIFY2(a.size() == b.size(), sizes.c_str());
+}
+
+std::function<std::unique_ptr<io::ByteSource>()> memoryOpener(const std::string& data)
+{
+    return [&data] { return io::memorySource(data, "mem.json"); };
+}
+
+// Events with names and args that hold everything the splitter must see through: quotes, backslashes,
+// brackets and commas inside strings, escapes that end in a backslash, nested args, B/E pairs, metadata,
+// flows, counters, memory, op inputs, a collective, and whitespace between elements.
+std::string trickyTrace()
+{
+    std::string s = "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"H200\", \"numSms\": 132}],\n"
+                    "\"traceEvents\" : [ \n";
+    const char* names[] = {
+        "plain",         "q\\\"uote",           "back\\\\slash\\\\", "br}ace{s", "squ]are[s", "com,ma\\\",\\\"",
+        "},{\\\"ph\\\"", "\\u00e9t\\u00e9 \\n", "\\\\\\\"],[{\\\\",  "日本語",   "",
+    };
+    int i = 0;
+    for (const char* name : names) {
+        const std::string n = name;
+        const std::string ts = std::to_string(100 + i * 10) + "." + std::to_string(i % 1000);
+        s += "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": " + std::to_string(i % 3) + ", \"args\": {\"name\": \"t" + n
+            + "\"}},\n";
+        s += "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" + n + "\", \"pid\": 1, \"tid\": " + std::to_string(i % 3)
+            + ", \"ts\": " + ts + ", \"dur\": 5, \"args\": {\"External id\": " + std::to_string(i + 1)
+            + ", \"Input Dims\": [[2, 3], [], [[1]]], \"Input type\": [\"float\", \"" + n
+            + "\", \"TensorList\"], \"Concrete Inputs\": [\"\", \"" + n + "\", \"\"], \"deep\": {\"a\": [1, [2, {\"b\": \"]\"}]]}}}";
+        s += i % 2 ? ",\n" : " , ";
+        s += "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k" + n + "\", \"pid\": 0, \"tid\": \"stream 7\", \"ts\": " + ts
+            + ", \"dur\": 1.5, \"args\": {\"correlation\": " + std::to_string(i + 100) + ", \"External id\": " + std::to_string(i + 1)
+            + ", \"In msg nelems\": 10, \"Collective name\": \"" + n + "\", \"dtype\": \"Float\"}},";
+        s += "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 0, \"ts\": " + ts
+            + ", \"dur\": 0.5, \"args\": {\"correlation\": " + std::to_string(i + 100) + "}},";
+        s += "{\"ph\": \"B\", \"name\": \"b" + n + "\", \"pid\": 2, \"tid\": 2, \"ts\": " + ts + "},";
+        if (i % 3 != 2)
+            s += "{\"ph\": \"E\", \"pid\": 2, \"tid\": 2, \"ts\": " + std::to_string(200 + i * 10) + "},";
+        s += "{\"ph\": \"s\", \"id\": \"" + n + "\", \"cat\": \"fwdbwd\", \"pid\": 1, \"tid\": 0, \"ts\": " + ts + "},";
+        s += "{\"ph\": \"f\", \"id\": " + std::to_string(i) + ", \"bp\": \"e\", \"cat\": \"ac2g\", \"pid\": 0, \"tid\": 7, \"ts\": " + ts
+            + "},";
+        s += "{\"ph\": \"C\", \"name\": \"c" + n + "\", \"pid\": 3, \"ts\": " + ts + ", \"args\": {\"v" + n + "\": " + std::to_string(i)
+            + ", \"w\": 2.5}},";
+        s += "{\"ts\": " + ts + ", \"args\": {\"zz" + n + "\": 1}, \"ph\": \"C\", \"name\": \"late\", \"pid\": 3},";
+        s += "{\"ph\": \"i\", \"name\": \"[memory]\", \"pid\": 0, \"tid\": 7, \"ts\": " + ts
+            + ", \"args\": {\"Bytes\": " + std::to_string(1024 * (i + 1))
+            + ", \"Total Allocated\": 4096, \"Device Type\": 1, \"Device Id\": 0, \"Addr\": " + std::to_string(i) + "}},\n";
+        s += "\t{\"ph\": \"i\", \"name\": \"mark " + n + "\", \"s\": \"g\", \"pid\": 1, \"tid\": 0, \"ts\": " + ts + "},";
+        s += "{\"ph\": \"Q\", \"name\": \"unknown\", \"pid\": 1, \"ts\": 1}";
+        s += ++i < int(std::size(names)) ? ",\n" : "\n";
+    }
+    s += "] ,\"traceName\": \"tricky\", \"distributedInfo\": {\"rank\": 0, \"world_size\": 1}, \"x\": [1, \"]\"]}\n";
+    return s;
+}
+
+} // namespace
+
+class TestParallelLoad : public QObject
+{
+    Q_OBJECT
+private slots:
+    // Every trace, memory file and pickle in tests/data: same Trace or same error, partial or not.
+    void fixtures()
+    {
+        std::vector<std::string> files;
+        for (const auto& entry : std::filesystem::recursive_directory_iterator(TILESCOPE_TEST_DATA)) {
+            const std::string path = entry.path().string();
+            if (entry.is_regular_file()
+                && (path.ends_with(".json") || path.ends_with(".gz") || path.ends_with(".pickle") || path.ends_with(".pt")))
+                files.push_back(path);
+        }
+        std::sort(files.begin(), files.end());
+        QVERIFY(files.size() > 50);
+        size_t parallelLoads = 0;
+        for (const std::string& path : files) {
+            const auto open = [&path] { return io::openTraceFile(path); };
+            for (const bool partial : {false, true}) {
+                const Outcome serial = loadWith(open, 1, 0, partial);
+                for (const size_t chunk : {size_t(0), size_t(1), size_t(4096)}) {
+                    const Outcome parallel = loadWith(open, 3, chunk, partial);
+                    compareOutcomes(serial, parallel, path + " chunk " + std::to_string(chunk) + (partial ? " partial" : ""));
+                    // A trace that loads did load in parallel, not through the streaming pass's fallback.
+                    if (const auto* t = std::get_if<std::unique_ptr<Trace>>(&parallel); t && (*t)->stats.records > 0) {
+                        QVERIFY2((*t)->stats.parallelChunks > 0, path.c_str());
+                        ++parallelLoads;
+                    }
+                }
+            }
+        }
+        QVERIFY(parallelLoads > 100);
+    }
+
+    // Every chunk size from 1 to 300 bytes: the read blocks end at every offset of the array, in and out
+    // of strings, escapes and nested values.
+    void boundariesEverywhere()
+    {
+        const std::string data = trickyTrace();
+        const Outcome serial = loadWith(memoryOpener(data), 1, 0, false);
+        QVERIFY(std::holds_alternative<std::unique_ptr<Trace>>(serial));
+        const Trace& t = *std::get<std::unique_ptr<Trace>>(serial);
+        QVERIFY(t.events.size() > 50);
+        QVERIFY(!t.flows.empty() && !t.counters.empty() && !t.memory.empty() && !t.ops.empty());
+        for (size_t chunk = 1; chunk <= 300; ++chunk)
+            for (const unsigned threads : {2u, 5u}) {
+                const Outcome parallel = loadWith(memoryOpener(data), threads, chunk, false);
+                compareOutcomes(serial, parallel, "chunk " + std::to_string(chunk) + " threads " + std::to_string(threads));
+                QVERIFY(std::get<std::unique_ptr<Trace>>(parallel)->stats.parallelChunks > 1);
+            }
+        // A top-level array (the legacy export) goes through the same path.
+        const std::string array = "["
+            + data.substr(data.find("\"traceEvents\" : [") + 17, data.find("] ,\"traceName\"") - data.find("\"traceEvents\" : [") - 17)
+            + "]";
+        const Outcome serialArray = loadWith(memoryOpener(array), 1, 0, false);
+        QVERIFY(std::holds_alternative<std::unique_ptr<Trace>>(serialArray));
+        for (const size_t chunk : {size_t(1), size_t(7), size_t(100), size_t(0)}) {
+            const Outcome parallel = loadWith(memoryOpener(array), 2, chunk, false);
+            compareOutcomes(serialArray, parallel, "array chunk " + std::to_string(chunk));
+            QVERIFY(std::get<std::unique_ptr<Trace>>(parallel)->stats.parallelChunks > 0);
+        }
+    }
+
+    // The trace cut at every byte (a crashed run), and bytes changed into ones that break it: the same
+    // error text, or with --partial the same events kept.
+    void truncatedAndDamaged()
+    {
+        const std::string data = trickyTrace().substr(0, 1800);
+        const size_t arrayStart = data.find("\"traceEvents\"");
+        for (size_t cut = arrayStart; cut <= data.size(); cut += 7) {
+            const std::string part = data.substr(0, cut);
+            for (const bool partial : {false, true}) {
+                const Outcome serial = loadWith(memoryOpener(part), 1, 0, partial);
+                compareOutcomes(serial, loadWith(memoryOpener(part), 2, 1 + cut % 50, partial),
+                                "cut at " + std::to_string(cut) + (partial ? " partial" : ""));
+            }
+        }
+        for (size_t at = arrayStart; at < data.size(); at += 5) {
+            for (const char bad : {',', '"', '}', ']', '\\', '{'}) {
+                std::string damaged = data.substr(0, 1500) + "]}";
+                if (at >= damaged.size())
+                    break;
+                damaged[at] = bad;
+                const Outcome serial = loadWith(memoryOpener(damaged), 1, 0, false);
+                compareOutcomes(serial, loadWith(memoryOpener(damaged), 3, 1 + at % 31, false),
+                                "byte " + std::to_string(at) + " set to " + std::string(1, bad));
+            }
+        }
+    }
+
+    // The inputs of tst_badinput (inline), through the parallel path.
+    void badInput_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        const QByteArray good("{\"schemaVersion\": 1, \"traceEvents\": [\n  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", "
+                              "\"pid\": 1, \"tid\": 1, \"ts\": 100.000, \"dur\": 5.000, \"args\": {\"External id\": 1}}");
+        QTest::newRow("truncated") << good.left(good.size() - 30);
+        QTest::newRow("truncated after comma") << good + ",";
+        QTest::newRow("trailing comma") << good + ",]}";
+        QTest::newRow("leading comma") << QByteArray("{\"traceEvents\": [,{\"ph\": \"i\", \"ts\": 1}]}");
+        QTest::newRow("missing comma") << QByteArray("{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1} {\"ph\": \"i\", \"ts\": 2}]}");
+        QTest::newRow("brace closes array") << QByteArray("{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1}}}");
+        QTest::newRow("empty array") << QByteArray("{\"traceEvents\": [ ]}");
+        QTest::newRow("null traceEvents") << QByteArray("{\"traceEvents\": null}");
+        QTest::newRow("event not object") << QByteArray("{\"traceEvents\": [1]}");
+        QTest::newRow("second event not object") << QByteArray("{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1}, \"x\"]}");
+        QTest::newRow("array of arrays") << QByteArray("[[1, 2], [[3]]]");
+        QTest::newRow("ts is string") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": \"1\", \"dur\": 1}]}");
+        QTest::newRow("missing ts") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"dur\": 1}]}");
+        QTest::newRow("missing ph") << QByteArray("{\"traceEvents\": [{\"name\": \"a\", \"ts\": 1}]}");
+        QTest::newRow("negative dur") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": -5}]}");
+        QTest::newRow("invalid utf8") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\xc3\x28\", \"ts\": 1, \"dur\": 1}]}");
+        QTest::newRow("end before begin") << QByteArray(
+            "{\"traceEvents\": [{\"ph\": \"B\", \"name\": \"a\", \"ts\": 5, \"pid\": 1, \"tid\": 1}, "
+            "{\"ph\": \"E\", \"ts\": 4, \"pid\": 1, \"tid\": 1}]}");
+        QTest::newRow("garbage after") << good + "]} trailing";
+        QTest::newRow("two arrays") << QByteArray(
+            "{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1}], \"traceEvents\": [{\"ph\": \"i\", \"ts\": 2}]}");
+        QString deep = "{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1, \"args\": {\"a\": ";
+        for (int i = 0; i < 996; ++i)
+            deep += "[";
+        QTest::newRow("nesting at the limit") << (deep + QString(996, QChar(']')) + "}}]}").toUtf8();
+        QTest::newRow("nesting past the limit") << (deep + "[" + QString(997, QChar(']')) + "}}]}").toUtf8();
+    }
+    void badInput()
+    {
+        QFETCH(QByteArray, content);
+        const std::string data(content.constData(), size_t(content.size()));
+        for (const bool partial : {false, true}) {
+            const Outcome serial = loadWith(memoryOpener(data), 1, 0, partial);
+            for (const size_t chunk : {size_t(1), size_t(3), size_t(0)})
+                compareOutcomes(serial, loadWith(memoryOpener(data), 2, chunk, partial), "chunk " + std::to_string(chunk));
+        }
+    }
+
+    void threadCount()
+    {
+        trace::LoadOptions options;
+        options.threads = 3;
+        QCOMPARE(trace::loadThreads(options), 3u);
+        options.threads = 0;
+        QVERIFY(trace::loadThreads(options) >= 1);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestParallelLoad)
+#include "tst_parallelload.moc"
