@@ -39,9 +39,9 @@ fuzz fuzz_pickledecoder tests/fuzz/corpus-pickle
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTILESCOPE_SANITIZE=ON -DTILESCOPE_BUILD_BENCHMARKS=OFF \
     -DTILESCOPE_BUILD_TORCH=OFF -DTILESCOPE_WERROR=$werror > /dev/null
 cmake --build build-asan -j "$jobs" --target tst_rangestress tst_keyaveragesmodel tst_rooflinesettings tst_memorypanel tst_findingspanel tst_report \
-    tst_ranks tst_ranksmodel tst_comparetraces
+    tst_ranks tst_ranksmodel tst_rankstimeline tst_comparetraces
 for t in tst_rangestress tst_keyaveragesmodel tst_rooflinesettings tst_memorypanel tst_findingspanel tst_report tst_ranks tst_ranksmodel \
-    tst_comparetraces; do
+    tst_rankstimeline tst_comparetraces; do
     QT_QPA_PLATFORM=offscreen ASAN_OPTIONS=detect_leaks=0 "./build-asan/tests/$t" > "$work/$t.log" 2>&1 \
         || { cat "$work/$t.log"; echo "$t failed under ASan"; exit 1; }
     grep -E "^Totals" "$work/$t.log" | sed "s/^/$t (ASan): /"

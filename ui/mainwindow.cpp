@@ -56,6 +56,7 @@
 #include <QThread>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -278,6 +279,11 @@ MainWindow::MainWindow(QWidget* parent)
     queueLanes->setCheckable(true);
     queueLanes->setToolTip(tr("Show each GPU stream's launch queue (launched, not yet started) under its lane"));
     connect(queueLanes, &QAction::toggled, m_timeline, &TimelineView::setShowQueueLanes);
+    // A stream's own Show/Hide Queue Lane (its context menu): checked while every stream's is shown.
+    connect(m_timeline, &TimelineView::queueLanesChanged, queueLanes, [queueLanes](bool allShown) {
+        const QSignalBlocker quiet(queueLanes); // unchecking must not hide the streams still shown
+        queueLanes->setChecked(allShown);
+    });
     view->addAction(tr("&Legend"), this, [this] {
         QMessageBox box(QMessageBox::NoIcon, tr("Timeline legend"), TimelineView::legendHtml(), QMessageBox::Close, this);
         box.setTextFormat(Qt::RichText);

@@ -4,6 +4,8 @@
 #include "analysis/ranks.h"
 #include "ranksmodel.h"
 #include "rankstimelines.h"
+#include "stats/timetext.h"
+#include "stats/torchtable.h"
 
 #include <QHeaderView>
 #include <QHBoxLayout>
@@ -35,8 +37,14 @@ RanksPanel::RanksPanel(QWidget* parent)
         if (!report)
             return;
         std::vector<RanksTimelines::Rank> ranks;
-        for (size_t i = 0; i < report->ranks.size(); ++i)
-            ranks.push_back({report->ranks[i].rank, QString::fromStdString(report->ranks[i].file), report->verdict.evidence[i].straggler});
+        for (size_t i = 0; i < report->ranks.size(); ++i) {
+            const auto& evidence = report->verdict.evidence[i];
+            QString figure = tr("in collectives %1/step")
+                                 .arg(QString::fromStdString(tilescope::stats::formatDuration(report->ranks[i].collectiveNsPerStep)));
+            if (report->verdict.applicable)
+                figure += tr(", %1x the others'").arg(QString::fromStdString(tilescope::stats::formatFixed(evidence.waitRatio, 2)));
+            ranks.push_back({report->ranks[i].rank, QString::fromStdString(report->ranks[i].file), evidence.straggler, figure});
+        }
         if (!m_timelinesWindow) {
             m_timelinesWindow = new RanksTimelines(this);
             m_timelinesWindow->setWindowFlag(Qt::Window);

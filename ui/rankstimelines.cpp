@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "rankstimelines.h"
 
-#include "io/tracefileerror.h"
+#include "detailspanel.h"
 #include "timelineview.h"
 #include "tracedocument.h"
 
-#include <QColor>
+#include <QFileInfo>
 #include <QLabel>
-#include <QPalette>
-#include <QScrollArea>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -16,27 +15,38 @@
 #include <exception>
 #include <thread>
 
-namespace {
-constexpr int kViewHeight = 280; // a rank's busy lanes, its GPU streams and its main thread's top rows
-} // namespace
-
 RanksTimelines::RanksTimelines(QWidget* parent)
     : QWidget(parent)
+    , m_status(new QLabel(this))
+    , m_timeline(new TimelineView(this))
+    , m_details(new DetailsPanel(this))
 {
     setWindowTitle(tr("TileScope - all ranks"));
-    auto* outer = new QVBoxLayout(this);
-    outer->setContentsMargins(0, 0, 0, 0);
-    m_status = new QLabel(this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
     m_status->setContentsMargins(8, 4, 8, 4);
-    outer->addWidget(m_status);
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidgetResizable(true);
-    auto* inner = new QWidget(scroll);
-    m_layout = new QVBoxLayout(inner);
-    m_layout->setContentsMargins(0, 0, 0, 0);
-    m_layout->addStretch(1);
-    scroll->setWidget(inner);
-    outer->addWidget(scroll, 1);
+    layout->addWidget(m_status);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_timeline);
+    split->addWidget(m_details);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+    layout->addWidget(split, 1);
+    m_details->showTraceEvent(tilescope::trace::kNoIndex);
+    connect(m_timeline, &TimelineView::eventSelected, this, [this](uint32_t event) {
+        const int group = m_timeline->selectedGroup(); // the details read the selected rank's trace
+        if (group != m_detailsGroup && size_t(group) < m_documents.size()) {
+            m_detailsGroup = group;
+            m_details->setDocument(m_documents[size_t(group)]);
+        }
+        m_details->showTraceEvent(event);
+        if (size_t(group) < m_ranks.size())
+            m_status->setText(event == tilescope::trace::kNoIndex ? m_hint
+                                                                  : tr("Selected in rank %1 (%2); the details below are its trace's.")
+                                                                        .arg(m_ranks[size_t(group)].rank)
+                                                                        .arg(QFileInfo(m_ranks[size_t(group)].file).fileName()));
+    });
+    connect(m_details, &DetailsPanel::jumpTo, this, [this](uint32_t e) { m_timeline->selectEvent(e, true, m_timeline->selectedGroup()); });
     resize(1500, 950);
 }
 
@@ -86,52 +96,22 @@ void RanksTimelines::setRanks(const std::vector<Rank>& ranks)
 
 void RanksTimelines::showDocuments(const std::vector<Rank>& ranks, const std::vector<std::shared_ptr<const TraceDocument>>& documents)
 {
-    for (QWidget* row : m_rows)
-        delete row;
-    m_rows.clear();
-    m_views.clear();
+    m_ranks = ranks;
+    m_documents = documents;
+    std::vector<TimelineView::Group> groups;
     for (size_t i = 0; i < ranks.size(); ++i) {
-        auto* row = new QWidget(this);
-        auto* rowLayout = new QVBoxLayout(row);
-        rowLayout->setContentsMargins(0, 0, 0, 6);
-        auto* header = new QLabel(ranks[i].straggler
-                                      ? tr("<b>rank %1</b> — straggler — %2").arg(ranks[i].rank).arg(ranks[i].file.toHtmlEscaped())
-                                      : tr("<b>rank %1</b> — %2").arg(ranks[i].rank).arg(ranks[i].file.toHtmlEscaped()),
-                                  row);
-        header->setContentsMargins(6, 2, 6, 2);
-        header->setAutoFillBackground(true);
-        QPalette palette = header->palette();
-        palette.setColor(QPalette::Window, ranks[i].straggler ? QColor(255, 214, 102) : QColor(220, 226, 236));
-        header->setPalette(palette);
-        rowLayout->addWidget(header);
-        auto* view = new TimelineView(row);
-        view->setFixedHeight(kViewHeight);
-        view->setDocument(documents[i]);
-        rowLayout->addWidget(view);
-        m_layout->insertWidget(m_layout->count() - 1, row);
-        m_rows.push_back(row);
-        m_views.push_back(view);
+        QString title = ranks[i].straggler ? tr("rank %1 — straggler — %2") : tr("rank %1 — %2");
+        title = title.arg(ranks[i].rank).arg(QFileInfo(ranks[i].file).fileName());
+        if (!ranks[i].evidence.isEmpty())
+            title += QStringLiteral(" — ") + ranks[i].evidence;
+        groups.push_back({documents[i], title, ranks[i].straggler});
     }
-    // One time axis: the first rank's whole content, then every view follows the one moved.
-    if (!m_views.empty()) {
-        int64_t start = documents.front()->contentStart, end = documents.front()->contentEnd;
-        for (const auto& d : documents) {
-            start = std::min(start, d->contentStart);
-            end = std::max(end, d->contentEnd);
-        }
-        for (TimelineView* view : m_views)
-            view->zoomToRange(start, end);
-    }
-    for (TimelineView* view : m_views)
-        connect(view, &TimelineView::viewChanged, this, [this, view](int64_t start, int64_t end) {
-            if (m_syncing)
-                return;
-            m_syncing = true;
-            for (TimelineView* other : m_views)
-                if (other != view)
-                    other->zoomToRange(start, end);
-            m_syncing = false;
-        });
-    m_status->setText(tr("%1 ranks on one time axis: zoom or pan any of them.").arg(ranks.size()));
+    m_details->setDocument(nullptr);
+    m_detailsGroup = -1;
+    m_details->showTraceEvent(tilescope::trace::kNoIndex);
+    m_timeline->setDocuments(std::move(groups));
+    m_hint
+        = tr("%1 ranks on one time axis; click a rank's header to fold its lanes, right-click a stream for its queue.").arg(ranks.size());
+    m_status->setText(m_hint);
     emit loaded();
 }

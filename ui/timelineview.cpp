@@ -7,9 +7,11 @@
 #include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
+#include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QPainter>
 #include <QScrollBar>
@@ -18,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 using namespace tilescope;
 
@@ -106,7 +109,8 @@ QString TimelineView::legendHtml()
               "<li>Click a process header to fold its lanes.</li>"
               "<li>Hover a GPU stream's label or empty space for its idle time split into host wait, kernel wait "
               "and other. View &gt; Show Queue Lanes adds each stream's launch queue (launched, not yet started) "
-              "as a step chart; the lane's top is its largest length.</li></ul>"
+              "as a step chart; the lane's top is its largest length. A stream's context menu shows or hides its "
+              "own.</li></ul>"
               "<b>Keys</b>: W/S zoom, A/D pan, F fit all, Z zoom to selection, Esc clear.")
         .arg(timeline::TimelineIndex::kPythonLevels)
         .arg(kCollapsedRows);
@@ -130,19 +134,21 @@ QString TimelineView::laneToolTip(const Lane& lane) const
                   "<span style='color:#d23c3c'>red</span> the CPU works while the GPU idles, "
                   "<span style='color:#286ec8'>blue</span> only the GPU works, "
                   "<span style='color:#909090'>grey</span> both idle.");
+    case Lane::Kind::Group:
     case Lane::Kind::Header: return tr("<b>%1</b>: click to fold or unfold its lanes.").arg(lane.label.mid(2).toHtmlEscaped());
     case Lane::Kind::Track: {
+        const TraceDocument& d = doc(lane.group);
         QString tip = tr("<b>%1</b>: one row per nesting depth; hatched blocks are slices narrower than 3 px folded together.")
                           .arg(lane.label.toHtmlEscaped());
-        const auto full = m_doc ? int(m_doc->index->depthCount(lane.id)) : 0;
-        if (m_expandedTracks.contains(lane.id))
+        const auto full = int(d.index->depthCount(lane.id));
+        if (m_expandedTracks.contains(key(lane.group, lane.id)))
             tip += tr("<br>All %1 rows shown; click the label to fold Python frames and deep rows.").arg(full);
-        else if (rowsShown(lane.id) < full)
+        else if (rowsShown(lane.group, lane.id) < full)
             tip += tr("<br>Python stack folded to %1 frames, %2 of %3 rows shown; click the label to show all.")
                        .arg(timeline::TimelineIndex::kPythonLevels)
-                       .arg(rowsShown(lane.id))
+                       .arg(rowsShown(lane.group, lane.id))
                        .arg(full);
-        if (const analysis::StreamIdle* idle = m_doc ? m_doc->streamIdleOf(lane.id) : nullptr) {
+        if (const analysis::StreamIdle* idle = d.streamIdleOf(lane.id)) {
             const auto share = [&](int64_t ns) {
                 return idle->idleNs > 0 ? QString::number(100.0 * double(ns) / double(idle->idleNs), 'f', 1) + QLatin1Char('%')
                                         : QStringLiteral("-");
@@ -152,13 +158,13 @@ QString TimelineView::laneToolTip(const Lane& lane) const
                       "the stream ran dry<br>&nbsp; kernel wait %5 (%6): queued, gaps under %7<br>&nbsp; other %8 (%9): queued, "
                       "waiting on something else")
                        .arg(timeText(idle->idleNs), timeText(windowNs), timeText(idle->hostWaitNs), share(idle->hostWaitNs),
-                            timeText(idle->kernelWaitNs), share(idle->kernelWaitNs), timeText(m_doc->streamIdle.kernelWaitThresholdNs),
+                            timeText(idle->kernelWaitNs), share(idle->kernelWaitNs), timeText(d.streamIdle.kernelWaitThresholdNs),
                             timeText(idle->otherNs), share(idle->otherNs));
         }
         return tip;
     }
     case Lane::Kind::Queue: {
-        const analysis::StreamQueue* q = m_doc ? m_doc->queueOf(lane.id) : nullptr;
+        const analysis::StreamQueue* q = doc(lane.group).queueOf(lane.id);
         if (!q)
             return {};
         return tr("<b>Launch queue</b> of stream %1: operations launched and not yet started (%2 launches).<br>max %3, mean %4, "
@@ -169,7 +175,7 @@ QString TimelineView::laneToolTip(const Lane& lane) const
             .arg(q->meanLength, 0, 'f', 2)
             .arg(q->medianLength)
             .arg(q->p95Length)
-            .arg(m_doc->queue.limit)
+            .arg(doc(lane.group).queue.limit)
             .arg(timeText(q->fullNs));
     }
     }
@@ -215,11 +221,41 @@ void TimelineView::installNavigationShortcuts()
 
 void TimelineView::setShowQueueLanes(bool show)
 {
-    if (m_showQueueLanes == show)
+    if (m_showQueueLanes == show && (show || m_queueTracks.isEmpty()))
         return;
-    m_showQueueLanes = show;
+    showAllQueueLanes(show);
     rebuildLanes();
     viewport()->update();
+    emit queueLanesChanged(m_showQueueLanes);
+}
+
+void TimelineView::showAllQueueLanes(bool show)
+{
+    m_showQueueLanes = show;
+    m_queueTracks.clear();
+    for (int g = 0; show && g < groupCount(); ++g)
+        for (const analysis::StreamQueue& q : doc(g).queue.streams)
+            m_queueTracks.insert(key(g, q.track));
+}
+
+void TimelineView::setQueueLaneShown(uint32_t track, bool show, int group)
+{
+    if (group < 0 || group >= groupCount() || !doc(group).queueOf(track) || queueLaneShown(track, group) == show)
+        return;
+    if (show)
+        m_queueTracks.insert(key(group, track));
+    else
+        m_queueTracks.remove(key(group, track));
+    qsizetype streams = 0;
+    for (int g = 0; g < groupCount(); ++g)
+        streams += qsizetype(doc(g).queue.streams.size());
+    const bool all = m_queueTracks.size() == streams;
+    rebuildLanes();
+    viewport()->update();
+    if (all != m_showQueueLanes) {
+        m_showQueueLanes = all;
+        emit queueLanesChanged(all);
+    }
 }
 
 void TimelineView::setShowIdleDevices(bool show)
@@ -231,24 +267,24 @@ void TimelineView::setShowIdleDevices(bool show)
     viewport()->update();
 }
 
-timeline::TimelineIndex::Layout TimelineView::layoutOf(uint32_t track) const
+timeline::TimelineIndex::Layout TimelineView::layoutOf(int group, uint32_t track) const
 {
-    return m_expandedTracks.contains(track) ? timeline::TimelineIndex::Layout::Full : timeline::TimelineIndex::Layout::Compact;
+    return m_expandedTracks.contains(key(group, track)) ? timeline::TimelineIndex::Layout::Full : timeline::TimelineIndex::Layout::Compact;
 }
 
-int TimelineView::rowsShown(uint32_t track) const
+int TimelineView::rowsShown(int group, uint32_t track) const
 {
-    if (m_expandedTracks.contains(track))
-        return int(m_doc->index->depthCount(track));
-    return std::min(kCollapsedRows, int(m_doc->index->depthCount(track, timeline::TimelineIndex::Layout::Compact)));
+    if (m_expandedTracks.contains(key(group, track)))
+        return int(doc(group).index->depthCount(track));
+    return std::min(kCollapsedRows, int(doc(group).index->depthCount(track, timeline::TimelineIndex::Layout::Compact)));
 }
 
-int TimelineView::rowOf(uint32_t event) const
+int TimelineView::rowOf(int group, uint32_t event) const
 {
-    const trace::Event& e = m_doc->trace->events[event];
-    if (m_expandedTracks.contains(e.track))
+    const trace::Event& e = doc(group).trace->events[event];
+    if (m_expandedTracks.contains(key(group, e.track)))
         return e.depth;
-    const uint16_t row = m_doc->index->compactDepth(event);
+    const uint16_t row = doc(group).index->compactDepth(event);
     return row == timeline::TimelineIndex::kHidden || row >= kCollapsedRows ? -1 : row;
 }
 
@@ -256,18 +292,64 @@ int TimelineView::rowAt(const Lane& lane, int y) const { return (y + verticalScr
 
 std::pair<int64_t, int64_t> TimelineView::extent() const
 {
-    const int64_t first = std::min(m_doc->trace->firstTime(), m_doc->contentStart);
-    return {first, std::max({m_doc->trace->lastTime(), m_doc->contentEnd, first + 1000})};
+    int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
+    for (const Group& g : m_groups) {
+        first = std::min({first, g.document->trace->firstTime(), g.document->contentStart});
+        last = std::max({last, g.document->trace->lastTime(), g.document->contentEnd});
+    }
+    return {first, std::max(last, first + 1000)};
+}
+
+std::pair<int64_t, int64_t> TimelineView::contentExtent() const
+{
+    int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
+    for (const Group& g : m_groups) {
+        first = std::min(first, g.document->contentStart);
+        last = std::max(last, g.document->contentEnd);
+    }
+    return {first, std::max(last, first + 1000)};
+}
+
+const TraceDocument* TimelineView::documentOf(int group) const
+{
+    return group >= 0 && group < groupCount() ? m_groups[size_t(group)].document.get() : nullptr;
 }
 
 void TimelineView::setDocument(std::shared_ptr<const TraceDocument> document)
 {
-    m_doc = std::move(document);
+    std::vector<Group> groups;
+    if (document)
+        groups.push_back({std::move(document), QString(), false});
+    setDocuments(std::move(groups));
+}
+
+void TimelineView::setDocuments(std::vector<Group> groups)
+{
+    std::erase_if(groups, [](const Group& g) { return !g.document; });
+    m_groups = std::move(groups);
+    m_doc = m_groups.empty() ? nullptr : m_groups.front().document;
     m_selected = tilescope::trace::kNoIndex;
+    m_selectedGroup = 0;
     m_highlight.reset();
     m_range.reset();
+    m_foldedGroups.clear();
     m_foldedProcesses.clear();
     m_expandedTracks.clear();
+    showAllQueueLanes(m_showQueueLanes); // the View menu's state carries over to a new trace
+    // Under a document's header (several ranks), the profiler's own marker processes start folded so more
+    // ranks fit: a process with no GPU stream and no host thread.
+    for (int g = 0; g < groupCount(); ++g) {
+        if (m_groups[size_t(g)].title.isEmpty())
+            continue;
+        const trace::Trace& t = *doc(g).trace;
+        QSet<uint32_t> working;
+        for (const uint32_t track : doc(g).laneOrder)
+            if (t.tracks[track].type == trace::Track::Type::GpuStream || t.tracks[track].type == trace::Track::Type::HostThread)
+                working.insert(t.tracks[track].process);
+        for (const uint32_t track : doc(g).laneOrder)
+            if (!working.contains(t.tracks[track].process))
+                m_foldedProcesses.insert(key(g, t.tracks[track].process));
+    }
     m_axisHeight = kTickBandHeight + (m_doc && !m_doc->steps.steps.empty() ? kStepRulerHeight : 0);
     rebuildLanes();
     if (m_doc) {
@@ -277,21 +359,43 @@ void TimelineView::setDocument(std::shared_ptr<const TraceDocument> document)
     fitAll();
 }
 
+void TimelineView::setDrawCacheEnabled(bool enabled)
+{
+    m_drawCache.setEnabled(enabled);
+    viewport()->update();
+}
+
 int TimelineView::canvasWidth() const { return std::max(1, viewport()->width() - m_labelWidth); }
 
 void TimelineView::rebuildLanes()
 {
     m_lanes.clear();
-    if (!m_doc)
-        return;
-    const trace::Trace& t = *m_doc->trace;
+    m_drawCache.clear();
     int y = m_axisHeight;
+    for (int group = 0; group < groupCount(); ++group)
+        rebuildGroupLanes(group, y);
+    verticalScrollBar()->setRange(0, std::max(0, y - viewport()->height() + 20));
+    verticalScrollBar()->setPageStep(viewport()->height());
+}
+
+// One document's lanes from `y` on, under its header when it has a title.
+void TimelineView::rebuildGroupLanes(int group, int& y)
+{
+    const TraceDocument& document = doc(group);
+    const trace::Trace& t = *document.trace;
     auto add = [&](Lane lane) {
         lane.y = y;
+        lane.group = group;
         y += lane.height;
         m_lanes.push_back(std::move(lane));
     };
-    const auto& overlap = m_doc->overlap;
+    if (const Group& g = m_groups[size_t(group)]; !g.title.isEmpty()) {
+        add({Lane::Kind::Group, uint32_t(group), 0, m_rowHeight + 6,
+             (groupFolded(group) ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + g.title});
+        if (groupFolded(group))
+            return;
+    }
+    const auto& overlap = document.overlap;
     for (const auto& d : overlap.devices)
         if (m_showIdleDevices || d.busyNs > 0)
             add({Lane::Kind::DeviceBusy, uint32_t(d.device), 0, m_rowHeight, QStringLiteral("GPU %1 busy").arg(d.device)});
@@ -305,14 +409,15 @@ void TimelineView::rebuildLanes()
     if (overlap.gpuBusy.length() > 0)
         add({Lane::Kind::Overlap, 0, 0, m_rowHeight, QStringLiteral("CPU / GPU")});
     uint32_t lastProcess = trace::kNoIndex;
-    for (const uint32_t track : m_doc->laneOrder) {
+    for (const uint32_t track : document.laneOrder) {
         const trace::Track& tr = t.tracks[track];
+        const bool folded = m_foldedProcesses.contains(key(group, tr.process));
         if (tr.process != lastProcess) {
             lastProcess = tr.process;
             add({Lane::Kind::Header, tr.process, 0, m_rowHeight + 2,
-                 (m_foldedProcesses.contains(tr.process) ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + processHeader(t, tr)});
+                 (folded ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + processHeader(t, tr)});
         }
-        if (m_foldedProcesses.contains(tr.process))
+        if (folded)
             continue;
         QString label;
         if (tr.type == trace::Track::Type::GpuStream && tr.stream)
@@ -325,24 +430,23 @@ void TimelineView::rebuildLanes()
             label = text(t.strings.view(tr.tidText)); // Kineto's span lanes: "PyTorch Profiler"
         else
             label = QStringLiteral("instants");
-        const int rows = rowsShown(track);
-        if (m_expandedTracks.contains(track))
+        const int rows = rowsShown(group, track);
+        if (m_expandedTracks.contains(key(group, track)))
             label = QStringLiteral("▾ ") + label;
-        else if (rows < int(m_doc->index->depthCount(track)))
+        else if (rows < int(document.index->depthCount(track)))
             label = QStringLiteral("▸ ") + label;
         add({Lane::Kind::Track, track, 0, m_rowHeight * rows + 4, label});
-        if (m_showQueueLanes && tr.type == trace::Track::Type::GpuStream && m_doc->queueOf(track))
+        if (m_queueTracks.contains(key(group, track)) && tr.type == trace::Track::Type::GpuStream && document.queueOf(track))
             add({Lane::Kind::Queue, track, 0, m_rowHeight * 2, QStringLiteral("  queue ") + label});
     }
-    verticalScrollBar()->setRange(0, std::max(0, y - viewport()->height() + 20));
-    verticalScrollBar()->setPageStep(viewport()->height());
 }
 
 void TimelineView::fitAll()
 {
     if (!m_doc)
         return;
-    zoomToRange(m_doc->contentStart, std::max(m_doc->contentEnd, m_doc->contentStart + 1000));
+    const auto [start, end] = contentExtent();
+    zoomToRange(start, end);
 }
 
 void TimelineView::zoomToRange(int64_t start, int64_t end)
@@ -371,11 +475,13 @@ void TimelineView::changed()
     emit viewChanged(viewStart(), viewEnd());
 }
 
-void TimelineView::selectEvent(uint32_t event, bool center)
+void TimelineView::selectEvent(uint32_t event, bool center, int group)
 {
     m_selected = event;
-    if (m_doc && event < m_doc->trace->events.size()) {
-        const auto& e = m_doc->trace->events[event];
+    m_selectedGroup = group >= 0 && group < groupCount() ? group : 0;
+    if (m_doc && event < doc(m_selectedGroup).trace->events.size()) {
+        const TraceDocument& d = doc(m_selectedGroup);
+        const auto& e = d.trace->events[event];
         if (center) {
             // Keep the zoom when the event is drawn as itself at it (3 px or more) and fits; else zoom so it
             // spans a twentieth of the view, or all of it with a margin when it is long.
@@ -386,18 +492,20 @@ void TimelineView::selectEvent(uint32_t event, bool center)
                 visible = std::max<int64_t>(e.duration * 20, 2000);
             const int64_t centre = e.start + e.duration / 2;
             m_axis.zoomToRange(centre - visible / 2, centre - visible / 2 + visible);
-            // Unfold its process and its lane's rows, and scroll its row into view.
-            const uint32_t process = m_doc->trace->tracks[e.track].process;
-            bool relayout = m_foldedProcesses.remove(process);
-            if (rowOf(event) < 0) {
-                m_expandedTracks.insert(e.track);
+            // Unfold its document, its process and its lane's rows, and scroll its row into view.
+            const uint32_t process = d.trace->tracks[e.track].process;
+            bool relayout = m_foldedProcesses.remove(key(m_selectedGroup, process));
+            relayout = m_foldedGroups.remove(m_selectedGroup) || relayout;
+            if (rowOf(m_selectedGroup, event) < 0) {
+                m_expandedTracks.insert(key(m_selectedGroup, e.track));
                 relayout = true;
             }
             if (relayout)
                 rebuildLanes();
             for (const Lane& lane : m_lanes)
-                if (lane.kind == Lane::Kind::Track && lane.id == e.track)
-                    verticalScrollBar()->setValue(std::max(0, lane.y + rowOf(event) * m_rowHeight - viewport()->height() / 2));
+                if (lane.kind == Lane::Kind::Track && lane.group == m_selectedGroup && lane.id == e.track)
+                    verticalScrollBar()->setValue(
+                        std::max(0, lane.y + rowOf(m_selectedGroup, event) * m_rowHeight - viewport()->height() / 2));
         }
     }
     changed();
@@ -410,18 +518,26 @@ void TimelineView::highlightName(std::optional<std::pair<uint32_t, bool>> nameAn
     viewport()->update();
 }
 
-void TimelineView::toggleLaneRows(uint32_t track)
+void TimelineView::toggleLaneRows(uint32_t track, int group)
 {
-    if (!m_expandedTracks.remove(track))
-        m_expandedTracks.insert(track);
+    if (!m_expandedTracks.remove(key(group, track)))
+        m_expandedTracks.insert(key(group, track));
     rebuildLanes();
     viewport()->update();
 }
 
-void TimelineView::toggleProcess(uint32_t process)
+void TimelineView::toggleProcess(uint32_t process, int group)
 {
-    if (!m_foldedProcesses.remove(process))
-        m_foldedProcesses.insert(process);
+    if (!m_foldedProcesses.remove(key(group, process)))
+        m_foldedProcesses.insert(key(group, process));
+    rebuildLanes();
+    viewport()->update();
+}
+
+void TimelineView::toggleGroup(int group)
+{
+    if (!m_foldedGroups.remove(group))
+        m_foldedGroups.insert(group);
     rebuildLanes();
     viewport()->update();
 }
@@ -437,15 +553,19 @@ const TimelineView::Lane* TimelineView::laneAt(int y) const
     return nullptr;
 }
 
-uint32_t TimelineView::eventAt(QPoint pos) const
+uint32_t TimelineView::eventAt(QPoint pos, int* group) const
 {
     const Lane* lane = laneAt(pos.y());
     if (!lane || lane->kind != Lane::Kind::Track || pos.x() < m_labelWidth)
         return trace::kNoIndex;
+    if (group)
+        *group = lane->group;
     const int depth = rowAt(*lane, pos.y());
     const int64_t t = timeAt(pos.x());
-    const auto list = m_doc->index->query(lane->id, t - int64_t(m_axis.nsPerPixel() * 2), t + int64_t(m_axis.nsPerPixel() * 2) + 1,
-                                          m_axis.nsPerPixel(), 3.0, layoutOf(lane->id), size_t(rowsShown(lane->id)));
+    const TraceDocument& d = doc(lane->group);
+    const auto list = d.index->query(lane->id, t - int64_t(m_axis.nsPerPixel() * 2), t + int64_t(m_axis.nsPerPixel() * 2) + 1,
+                                     m_drawCache.resolution(m_axis.nsPerPixel()), 3.0, layoutOf(lane->group, lane->id),
+                                     size_t(rowsShown(lane->group, lane->id)));
     uint32_t best = trace::kNoIndex;
     for (const auto& item : list.items)
         if (item.depth == depth && item.count == 1)
@@ -453,14 +573,14 @@ uint32_t TimelineView::eventAt(QPoint pos) const
     return best;
 }
 
-QPoint TimelineView::positionOfEvent(uint32_t event) const
+QPoint TimelineView::positionOfEvent(uint32_t event, int group) const
 {
-    const auto& e = m_doc->trace->events[event];
-    const int row = rowOf(event);
+    const auto& e = doc(group).trace->events[event];
+    const int row = rowOf(group, event);
     if (row < 0)
         return {};
     for (const Lane& lane : m_lanes)
-        if (lane.kind == Lane::Kind::Track && lane.id == e.track)
+        if (lane.kind == Lane::Kind::Track && lane.group == group && lane.id == e.track)
             return QPoint(int(xOf(e.start + e.duration / 2)),
                           lane.y - verticalScrollBar()->value() + 2 + row * m_rowHeight + m_rowHeight / 2);
     return {};
@@ -480,8 +600,12 @@ void TimelineView::paintEvent(QPaintEvent*)
         const int top = lane.y - scroll;
         if (top + lane.height < m_axisHeight || top > viewport()->height())
             continue;
-        if (lane.kind == Lane::Kind::Header) {
-            p.fillRect(0, top, viewport()->width(), lane.height, palette().alternateBase());
+        if (lane.kind == Lane::Kind::Header || lane.kind == Lane::Kind::Group) {
+            // A document's header stands out from its process headers; a marked one (a straggler) in amber.
+            const QColor band = lane.kind == Lane::Kind::Header ? palette().alternateBase().color()
+                : m_groups[size_t(lane.group)].marked           ? QColor(255, 214, 102)
+                                                                : QColor(205, 214, 230);
+            p.fillRect(0, top, viewport()->width(), lane.height, band);
             p.setPen(palette().text().color());
             QFont bold = font();
             bold.setBold(true);
@@ -505,8 +629,8 @@ void TimelineView::paintEvent(QPaintEvent*)
         p.drawLine(0, top + lane.height - 1, viewport()->width(), top + lane.height - 1);
     }
     // Launch ↔ GPU activity arrows for the selection.
-    if (m_selected < m_doc->trace->events.size()) {
-        const trace::Trace& t = *m_doc->trace;
+    if (m_selected < doc(m_selectedGroup).trace->events.size()) {
+        const trace::Trace& t = *doc(m_selectedGroup).trace;
         std::vector<std::pair<uint32_t, uint32_t>> links;
         const auto& e = t.events[m_selected];
         if (trace::isGpuActivity(e.kind)) {
@@ -524,7 +648,7 @@ void TimelineView::paintEvent(QPaintEvent*)
         p.setPen(QPen(QColor(220, 40, 40), 1.5));
         p.setRenderHint(QPainter::Antialiasing, true);
         for (const auto& [from, to] : links) {
-            const QPoint a = positionOfEvent(from), b = positionOfEvent(to);
+            const QPoint a = positionOfEvent(from, m_selectedGroup), b = positionOfEvent(to, m_selectedGroup);
             if (a.isNull() || b.isNull())
                 continue;
             const QPointF start(xOf(t.events[from].start), a.y()), end(xOf(t.events[to].start), b.y());
@@ -657,9 +781,10 @@ void TimelineView::drawStepRuler(QPainter& p)
 
 void TimelineView::drawTrack(QPainter& p, const Lane& lane, int top)
 {
-    const trace::Trace& t = *m_doc->trace;
-    const auto list = m_doc->index->query(lane.id, viewStart(), viewEnd() + 1, m_axis.nsPerPixel(), 3.0, layoutOf(lane.id),
-                                          size_t(rowsShown(lane.id)));
+    const TraceDocument& d = doc(lane.group);
+    const trace::Trace& t = *d.trace;
+    const auto list = m_drawCache.items({d.index.get(), lane.id, layoutOf(lane.group, lane.id), size_t(rowsShown(lane.group, lane.id))},
+                                        viewStart(), viewEnd() + 1, m_axis.nsPerPixel());
     const QColor folded(150, 150, 160);
     for (const auto& item : list.items) {
         const double x0 = std::max(double(m_labelWidth), xOf(item.start));
@@ -673,10 +798,10 @@ void TimelineView::drawTrack(QPainter& p, const Lane& lane, int top)
         const std::string_view name = t.strings.view(e.name);
         QColor colour = colourFor(name);
         const bool cpuSide = !trace::isGpuSide(e.kind);
-        if (m_highlight && (m_highlight->first != e.name || m_highlight->second != cpuSide))
+        if (m_highlight && lane.group == 0 && (m_highlight->first != e.name || m_highlight->second != cpuSide))
             colour = colour.lighter(160);
         p.fillRect(box, colour);
-        if (item.event == m_selected) {
+        if (item.event == m_selected && lane.group == m_selectedGroup) {
             p.setPen(QPen(Qt::black, 2));
             p.drawRect(box);
         }
@@ -691,7 +816,7 @@ void TimelineView::drawTrack(QPainter& p, const Lane& lane, int top)
 
 void TimelineView::drawBusy(QPainter& p, const Lane& lane, int top)
 {
-    const auto& ov = m_doc->overlap;
+    const auto& ov = doc(lane.group).overlap;
     // Each pixel column is shaded by how busy it is, so a 3% busy GPU does not look solid when zoomed out.
     auto fill = [&](const analysis::IntervalSet& set, const QColor& colour) {
         const int width = canvasWidth();
@@ -724,7 +849,7 @@ void TimelineView::drawBusy(QPainter& p, const Lane& lane, int top)
         p.fillRect(QRectF(wx0, top + 2, std::max(0.0, wx1 - wx0), m_rowHeight - 3), QColor(210, 210, 210));
         fill(ov.gpuBusy, QColor(40, 110, 200));
         fill(ov.cpuBusy, QColor(210, 60, 60));
-        fill(m_doc->cpuAndGpu, QColor(60, 170, 80));
+        fill(doc(lane.group).cpuAndGpu, QColor(60, 170, 80));
         break;
     default: break;
     }
@@ -732,7 +857,7 @@ void TimelineView::drawBusy(QPainter& p, const Lane& lane, int top)
 
 void TimelineView::drawQueue(QPainter& p, const Lane& lane, int top)
 {
-    const analysis::StreamQueue* q = m_doc->queueOf(lane.id);
+    const analysis::StreamQueue* q = doc(lane.group).queueOf(lane.id);
     if (!q || q->series.empty())
         return;
     int32_t scale = 1;
@@ -854,19 +979,61 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
         return;
     }
     const Lane* lane = laneAt(event->pos().y());
+    if (lane && lane->kind == Lane::Kind::Group) {
+        toggleGroup(lane->group);
+        return;
+    }
     if (lane && lane->kind == Lane::Kind::Header) {
-        toggleProcess(lane->id);
+        toggleProcess(lane->id, lane->group);
         return;
     }
     if (lane && lane->kind == Lane::Kind::Track && event->pos().x() < m_labelWidth) {
-        toggleLaneRows(lane->id);
+        toggleLaneRows(lane->id, lane->group);
         return;
     }
     if (m_range && !(event->modifiers() & Qt::ShiftModifier)) {
         m_range.reset();
         emit rangeSelected(m_range);
     }
-    selectEvent(eventAt(event->pos()), false);
+    int group = m_selectedGroup;
+    const uint32_t hit = eventAt(event->pos(), &group);
+    selectEvent(hit, false, group);
+}
+
+// A GPU stream's lane (or its queue lane) shows or hides its queue lane; a GPU's header all of its streams'.
+void TimelineView::contextMenuEvent(QContextMenuEvent* event)
+{
+    const Lane* lane = m_doc ? laneAt(event->pos().y()) : nullptr;
+    if (!lane)
+        return;
+    const TraceDocument& d = doc(lane->group);
+    const int group = lane->group;
+    auto* menu = new QMenu(this);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    if ((lane->kind == Lane::Kind::Track || lane->kind == Lane::Kind::Queue) && d.queueOf(lane->id)) {
+        const uint32_t track = lane->id;
+        if (queueLaneShown(track, group))
+            menu->addAction(tr("Hide Queue Lane"), this, [this, track, group] { setQueueLaneShown(track, false, group); });
+        else
+            menu->addAction(tr("Show Queue Lane"), this, [this, track, group] { setQueueLaneShown(track, true, group); });
+    } else if (lane->kind == Lane::Kind::Header) {
+        std::vector<uint32_t> streams;
+        for (const analysis::StreamQueue& q : d.queue.streams)
+            if (d.trace->tracks[q.track].process == lane->id)
+                streams.push_back(q.track);
+        if (!streams.empty()) {
+            const bool allShown = std::all_of(streams.begin(), streams.end(), [&](uint32_t t) { return queueLaneShown(t, group); });
+            menu->addAction(allShown ? tr("Hide Queue Lanes") : tr("Show Queue Lanes"), this, [this, streams, group, allShown] {
+                for (const uint32_t t : streams)
+                    setQueueLaneShown(t, !allShown, group);
+            });
+        }
+    }
+    if (menu->isEmpty()) {
+        delete menu;
+        return;
+    }
+    menu->popup(event->globalPos());
 }
 
 void TimelineView::keyPressEvent(QKeyEvent* event)
@@ -877,8 +1044,8 @@ void TimelineView::keyPressEvent(QKeyEvent* event)
     case Qt::Key_Z:
         if (m_range)
             zoomToRange(m_range->first, m_range->second);
-        else if (m_doc && m_selected < m_doc->trace->events.size()) {
-            const auto& e = m_doc->trace->events[m_selected];
+        else if (m_doc && m_selected < doc(m_selectedGroup).trace->events.size()) {
+            const auto& e = doc(m_selectedGroup).trace->events[m_selected];
             zoomToRange(e.start - e.duration / 10 - 1000, e.end() + e.duration / 10 + 1000);
         }
         break;
@@ -897,11 +1064,12 @@ bool TimelineView::viewportEvent(QEvent* event)
         emit cursorMoved(std::nullopt);
     if (event->type() == QEvent::ToolTip && m_doc) {
         auto* help = static_cast<QHelpEvent*>(event);
-        const trace::Trace& t = *m_doc->trace;
-        const uint32_t hit = eventAt(help->pos());
+        int group = 0;
+        const uint32_t hit = eventAt(help->pos(), &group);
+        const trace::Trace& t = *doc(group).trace;
         if (const int step = stepAt(help->pos()); step >= 0) {
             const auto& s = m_doc->steps.steps[size_t(step)];
-            const std::string_view name = t.strings.view(s.name);
+            const std::string_view name = m_doc->trace->strings.view(s.name);
             QToolTip::showText(help->globalPos(),
                                tr("<b>%1</b><br>%2, GPU busy %3 (%4%), %5 kernels<br>click to zoom to the step")
                                    .arg(QString::fromUtf8(name.data(), qsizetype(name.size())).toHtmlEscaped(), timeText(s.durationNs),
@@ -912,30 +1080,35 @@ bool TimelineView::viewportEvent(QEvent* event)
         } else if (hit != trace::kNoIndex) {
             const auto& e = t.events[hit];
             const std::string_view name = t.strings.view(e.name);
-            QToolTip::showText(help->globalPos(),
-                               QStringLiteral("<b>%1</b><br>%2, %3")
-                                   .arg(QString::fromUtf8(name.data(), qsizetype(name.size())).toHtmlEscaped(), timeText(e.duration),
-                                        QString::fromUtf8(t.strings.view(e.category).data(), qsizetype(t.strings.view(e.category).size()))),
-                               this);
+            const QString& title = m_groups[size_t(group)].title; // which rank, when there are several
+            QToolTip::showText(
+                help->globalPos(),
+                QStringLiteral("<b>%1</b><br>%2, %3")
+                        .arg(QString::fromUtf8(name.data(), qsizetype(name.size())).toHtmlEscaped(), timeText(e.duration),
+                             QString::fromUtf8(t.strings.view(e.category).data(), qsizetype(t.strings.view(e.category).size())))
+                    + (title.isEmpty() ? QString() : QStringLiteral("<br>") + title.toHtmlEscaped()),
+                this);
         } else if (const Lane* lane = laneAt(help->pos().y()); lane && lane->kind == Lane::Kind::Track && help->pos().x() > m_labelWidth) {
             const int depth = rowAt(*lane, help->pos().y());
             const int64_t at = timeAt(help->pos().x());
             bool shown = false;
-            for (const auto& item :
-                 m_doc->index->query(lane->id, at, at + 1, m_axis.nsPerPixel(), 3.0, layoutOf(lane->id), size_t(rowsShown(lane->id))).items)
+            const auto folded = doc(lane->group)
+                                    .index->query(lane->id, at, at + 1, m_drawCache.resolution(m_axis.nsPerPixel()), 3.0,
+                                                  layoutOf(lane->group, lane->id), size_t(rowsShown(lane->group, lane->id)));
+            for (const auto& item : folded.items)
                 if (item.depth == depth && item.count > 1) {
                     QToolTip::showText(
                         help->globalPos(),
                         tr("%1 events folded (%2); zoom in to see them").arg(item.count).arg(timeText(item.end - item.start)), this);
                     shown = true;
                 }
-            if (!shown && m_doc->streamIdleOf(lane->id))
+            if (!shown && doc(lane->group).streamIdleOf(lane->id))
                 QToolTip::showText(help->globalPos(), laneToolTip(*lane), this);
             else if (!shown)
                 QToolTip::hideText();
         } else if (lane && lane->kind == Lane::Kind::Queue && help->pos().x() > m_labelWidth) {
             const int64_t at = timeAt(help->pos().x());
-            const analysis::StreamQueue* q = m_doc->queueOf(lane->id);
+            const analysis::StreamQueue* q = doc(lane->group).queueOf(lane->id);
             QToolTip::showText(
                 help->globalPos(),
                 tr("queue length %1 at %2<br>").arg(q ? queueLengthAt(*q, at) : 0).arg(timeText(at - m_doc->trace->originTime()))

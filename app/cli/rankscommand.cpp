@@ -129,7 +129,8 @@ int runPerRank(int argc, char** argv, bool partial, const std::function<int()>& 
             io::Json row = io::Json::object();
             row["rank"] = r.rank;
             row["file"] = file;
-            row["result"] = error ? io::Json(nullptr) : io::parseSmallJson(captured.str(), file);
+            // Keeping the numbers' text: a rank's exact absolute times stay exact in the folder's output.
+            row["result"] = error ? io::Json(nullptr) : io::parseSmallJsonKeepingNumberText(captured.str(), file);
             if (error)
                 row["error"] = *error;
             ranks.push_back(std::move(row));

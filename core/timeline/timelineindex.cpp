@@ -25,6 +25,33 @@ size_t gallop(const std::vector<int64_t>& values, size_t from, size_t to, int64_
         - values.begin());
 }
 
+// First index in [0, to) with values[index] > target, given values[to - 1] > target: exponential steps back
+// from `to`, then a binary search in the last step.
+size_t gallopBack(const std::vector<int64_t>& values, size_t to, int64_t target)
+{
+    size_t high = to - 1; // values[high] > target
+    size_t step = 1;
+    while (step <= high && values[high - step] > target) {
+        high -= step;
+        step *= 2;
+    }
+    const size_t low = step <= high ? high - step : 0;
+    return static_cast<size_t>(
+        std::upper_bound(values.begin() + static_cast<ptrdiff_t>(low), values.begin() + static_cast<ptrdiff_t>(high), target)
+        - values.begin());
+}
+
+// The last break at or before `index`: 0, or an event that ends at least minNs after the one before it. No
+// fold runs across a break, so the level's items can be found by scanning from there. Every event ending
+// within minNs before ends[index] is no break, so each step jumps over all of them: a fold that reaches far
+// to the left costs O(its width in minNs x log), as a fold to the right does.
+size_t lastBreak(const std::vector<int64_t>& ends, size_t index, int64_t minNs)
+{
+    while (index > 0 && ends[index] - ends[index - 1] < minNs)
+        index = gallopBack(ends, index, ends[index] - minNs);
+    return index;
+}
+
 } // namespace
 
 void TimelineIndex::Level::add(int64_t start, int64_t end, uint32_t event)
@@ -92,31 +119,40 @@ DrawList TimelineIndex::query(trace::TrackId track, int64_t t0, int64_t t1, doub
     const std::vector<Level>& rows = levels(track, layout);
     for (size_t depth = 0; depth < std::min(rows.size(), maxDepths); ++depth) {
         const Level& level = rows[depth];
+        const size_t count = level.ends.size();
         // First event ending after t0 (an event that ends exactly at t0 is not visible).
-        size_t i = static_cast<size_t>(std::upper_bound(level.ends.begin(), level.ends.end(), t0) - level.ends.begin());
+        const size_t firstVisible = static_cast<size_t>(std::upper_bound(level.ends.begin(), level.ends.end(), t0) - level.ends.begin());
         const size_t last = static_cast<size_t>(std::lower_bound(level.starts.begin(), level.starts.end(), t1) - level.starts.begin());
+        if (firstVisible >= last)
+            continue;
+        // Items start at breaks, so scanning from the last break before the window gives the level's own items.
+        size_t i = lastBreak(level.ends, firstVisible, minNs);
         while (i < last) {
             const int64_t end = level.ends[i];
             if (end - level.starts[i] >= minNs) {
-                out.items.push_back({level.starts[i], end, level.events[i], 1, static_cast<uint16_t>(depth)});
-                ++out.eventsCovered;
+                if (end > t0) {
+                    out.items.push_back({level.starts[i], end, level.events[i], 1, static_cast<uint16_t>(depth)});
+                    ++out.eventsCovered;
+                }
                 ++i;
                 continue;
             }
-            // Fold: extend while the next event ends less than minNs after the previous one.
+            // Fold: extend while the next event ends less than minNs after the previous one, past t1 too.
             size_t next = i + 1;
             int64_t nextTime = end + minNs;
             for (;;) {
-                next = gallop(level.ends, next, last, nextTime);
-                if (next >= last)
+                next = gallop(level.ends, next, count, nextTime);
+                if (next >= count)
                     break;
                 if (level.ends[next] - level.ends[next - 1] >= minNs)
                     break;
                 nextTime = level.ends[next] + minNs;
             }
-            const auto count = static_cast<uint32_t>(next - i);
-            out.items.push_back({level.starts[i], level.ends[next - 1], level.events[i], count, static_cast<uint16_t>(depth)});
-            out.eventsCovered += count;
+            const auto folded = static_cast<uint32_t>(next - i);
+            if (level.ends[next - 1] > t0) {
+                out.items.push_back({level.starts[i], level.ends[next - 1], level.events[i], folded, static_cast<uint16_t>(depth)});
+                out.eventsCovered += folded;
+            }
             i = next;
         }
     }

@@ -24,19 +24,22 @@ struct DrawItem
 struct DrawList
 {
     std::vector<DrawItem> items;
-    uint64_t eventsCovered = 0; // events in the window, folded ones included
+    uint64_t eventsCovered = 0; // events in the items, folded ones included (a fold may reach past the window)
 };
 
 // Level-of-detail queries over a trace's tracks (after Tracy's zone folding).
 //
-// Contract: for track T, window [t0, t1) and scale ns/px, query() returns, per depth, the events that
-// intersect the window in start order, where every run of consecutive events that each end less than
-// `minPixels` px after the previous one is folded into one item (start of the first, end of the last,
-// count). Within one depth events do not overlap, so their ends are sorted and each fold is found by
-// binary search on the ends: the cost is O(depths x (pixels / minPixels) x log n), not O(events).
-// Invariants: items of one depth are disjoint and ordered; the counts add up to eventsCovered; no event
-// of the window is dropped.
-//
+// Contract: for track T, window [t0, t1) and scale ns/px, query() returns, per depth in start order, the
+// depth's items that intersect the window. The items belong to the depth, not to the window: scanning the
+// whole depth in start order, an event at least `minPixels` px wide is an item of its own, and any other
+// event starts a fold that takes in every following event ending less than `minPixels` px after the one
+// before it (start of the first, end of the last, count). So a fold reaching into the window keeps the
+// events outside it, and a wider window (DrawWindowCache's padded one) holds the same items as a narrower
+// one where they overlap. Within one depth events do not overlap, so their ends are sorted and each fold is
+// found by binary search on the ends, forward and back to where it starts: the cost is
+// O(depths x (pixels / minPixels) x log n), not O(events).
+// Invariants: items of one depth are disjoint and ordered; the counts add up to eventsCovered; every event
+// of the window is in exactly one item.
 // Two row layouts per track. Full: an event's row is its nesting depth. Compact: a Python stack
 // (python_function events, often 25 frames deep above the ops) keeps only its outer kPythonLevels
 // frames; deeper frames are left out and every other event moves up by the frames left out above it.

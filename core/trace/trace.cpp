@@ -332,10 +332,26 @@ std::vector<uint32_t> Trace::activitiesOf(uint32_t launch) const
 uint32_t Trace::opOf(uint32_t index) const
 {
     const Event& e = events[index];
-    if (e.kind == EventKind::CpuOp || e.kind == EventKind::UserAnnotation || !hasExternalLink(e))
+    if (e.kind == EventKind::CpuOp || e.kind == EventKind::UserAnnotation)
         return kNoIndex;
-    const auto it = m_opByExternalId.find(e.externalId);
-    return it == m_opByExternalId.end() ? kNoIndex : it->second;
+    if (hasExternalLink(e))
+        if (const auto it = m_opByExternalId.find(e.externalId); it != m_opByExternalId.end())
+            return it->second;
+    return enclosingOpOfLaunch(index);
+}
+
+// Pre-2.0 Kineto writes the correlation id as every activity's External id, so no op is named; the op
+// torch would have named is the innermost one open on the launching thread when the launch was made.
+uint32_t Trace::enclosingOpOfLaunch(uint32_t index) const
+{
+    const EventKind kind = events[index].kind;
+    const uint32_t launch = isLaunchApi(kind) ? index : (isGpuActivity(kind) || kind == EventKind::CudaSync) ? launchOf(index) : kNoIndex;
+    if (launch == kNoIndex)
+        return kNoIndex;
+    for (uint32_t up = events[launch].parent; up != kNoIndex; up = events[up].parent)
+        if (events[up].kind == EventKind::CpuOp)
+            return up;
+    return kNoIndex;
 }
 
 uint32_t Trace::annotationOf(uint32_t index) const

@@ -224,7 +224,10 @@ public:
     // Links (trace-format.md §8.1). All return kNoIndex / empty when there is no link.
     uint32_t launchOf(uint32_t gpuActivity) const;
     std::vector<uint32_t> activitiesOf(uint32_t launch) const;
-    uint32_t opOf(uint32_t event) const;                     // the cpu_op/user_annotation whose External id the event carries
+    // The op that launched `event`: the cpu_op/user_annotation whose External id it carries; when that
+    // names no op (pre-2.0 traces write the correlation id there), for a launch call or a GPU activity the
+    // innermost cpu_op enclosing the launch call on its thread.
+    uint32_t opOf(uint32_t event) const;
     uint32_t annotationOf(uint32_t gpuUserAnnotation) const; // the CPU user_annotation of a GPU span
     const std::vector<std::pair<uint32_t, uint32_t>>& forwardBackward() const { return m_forwardBackward; }
     bool hasExternalLink(const Event& e) const;
@@ -237,6 +240,7 @@ private:
     void undoAnnotationWidening();
     void sortAndNestTracks();
     void buildLinks();
+    uint32_t enclosingOpOfLaunch(uint32_t event) const;
 
     int64_t m_firstTime = 0;
     int64_t m_lastTime = 0;

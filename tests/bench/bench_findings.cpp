@@ -3,6 +3,8 @@
 // the rules alone over inputs the app has already computed, and the inputs diagnose needs that the other
 // views do not already have (the memory analysis and the classification) as the CLI computes them.
 // Usage: bench_findings TRACE   (tools/make_large_trace.py makes a 1 GB trace with --size-mb 1000)
+#include "benchtimer.h"
+
 #include "analysis/overlap.h"
 #include "findings/diagnose.h"
 #include "memory/memoryanalysis.h"
@@ -10,23 +12,11 @@
 #include "stats/keyaverages.h"
 #include "trace/traceloader.h"
 
-#include <chrono>
 #include <cstdio>
 
 using namespace tilescope;
 
-namespace {
-double secondsSince(std::chrono::steady_clock::time_point start)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-template <typename F> double timed(F&& f)
-{
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    return secondsSince(start);
-}
-} // namespace
+using bench::timed;
 
 int main(int argc, char** argv)
 {

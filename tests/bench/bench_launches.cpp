@@ -2,25 +2,19 @@
 // Launch statistics and repeated kernel sequences on a large trace against its load (issue #13: every
 // analysis in at most 20% of the load time), each with its JSON report as the CLI prints it.
 // Usage: bench_launches TRACE   (tools/make_large_trace.py makes one with --size-mb N)
+#include "benchtimer.h"
+
 #include "analysis/kernelsequences.h"
 #include "analysis/launchstats.h"
 #include "report/launchreport.h"
 #include "report/sequencereport.h"
 #include "trace/traceloader.h"
 
-#include <chrono>
 #include <cstdio>
 
 using namespace tilescope;
 
-namespace {
-template <typename F> double timed(F&& f)
-{
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-} // namespace
+using bench::timed;
 
 int main(int argc, char** argv)
 {

@@ -10,6 +10,8 @@
 //   load      TileScope's loader (raw args not kept, as the CLI summary)
 //   load-args TileScope's loader keeping every raw args object (as the GUI)
 //   summary   load + key_averages + table render
+#include "benchtimer.h"
+
 #include "io/bytesource.h"
 #include "io/jsonreader.h"
 #include "stats/keyaverages.h"
@@ -18,7 +20,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -104,7 +105,7 @@ int main(int argc, char** argv)
     }
     const std::string mode = argv[1];
     const std::string path = argv[2];
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = bench::Clock::now();
     uint64_t events = 0, bytes = 0;
     std::string note;
     try {
@@ -127,11 +128,11 @@ int main(int argc, char** argv)
             char buffer[1 << 18];
             for (size_t n; (n = source->read(buffer, sizeof buffer)) > 0;)
                 text.append(buffer, n);
-            const auto parseStart = std::chrono::steady_clock::now();
+            const auto parseStart = bench::Clock::now();
             NullSax sax;
             if (!nlohmann::json::sax_parse(text.data(), text.data() + text.size(), &sax))
                 return 2;
-            const double parse = std::chrono::duration<double>(std::chrono::steady_clock::now() - parseStart).count();
+            const double parse = bench::secondsSince(parseStart);
             char line[96];
             std::snprintf(line, sizeof line, "  [parse alone %.3f s, %.1f MB/s]", parse, static_cast<double>(text.size()) / 1e6 / parse);
             note = line;
@@ -158,7 +159,7 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "error: %s\n", e.what());
         return 2;
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = bench::secondsSince(start);
     std::printf("%-15s %8.3f s  %8.1f MB/s  %10.0f events/s  peak RSS %7.1f MB  (%llu JSON bytes, %llu events)%s\n", mode.c_str(), seconds,
                 static_cast<double>(bytes) / 1e6 / seconds, static_cast<double>(events) / seconds, peakRssMb(),
                 static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(events), note.c_str());

@@ -2,22 +2,21 @@
 // The memory graph's costs on a large trace: analyzeMemory against the load, the per-pixel summaries'
 // build, and one frame (every device, 3840 px) at several zoom levels.
 // Usage: bench_memory TRACE   (tools/make_large_trace.py makes a 1 GB trace with --size-mb 1000)
+#include "benchtimer.h"
+
 #include "memory/memoryanalysis.h"
 #include "memory/memoryseriessummary.h"
 #include "trace/traceloader.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <ctime>
 
 using namespace tilescope;
 
+using bench::secondsSince;
+
 namespace {
-double secondsSince(std::chrono::steady_clock::time_point start)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 // This thread's CPU time: on a shared machine the wall time of a few milliseconds includes other
 // processes' time slices.
 double threadCpuMs()
@@ -36,13 +35,13 @@ int main(int argc, char** argv)
     }
     trace::LoadOptions options;
     options.keepRawArgs = false;
-    const auto load0 = std::chrono::steady_clock::now();
+    const auto load0 = bench::Clock::now();
     const auto t = trace::loadTrace(argv[1], options);
     const double load = secondsSince(load0);
-    const auto analysis0 = std::chrono::steady_clock::now();
+    const auto analysis0 = bench::Clock::now();
     const auto analysis = memory::analyzeMemory(*t);
     const double analyze = secondsSince(analysis0);
-    const auto summary0 = std::chrono::steady_clock::now();
+    const auto summary0 = bench::Clock::now();
     std::vector<memory::MemorySeriesSummary> summaries;
     size_t samples = 0;
     for (const auto& d : analysis.devices) {
@@ -64,7 +63,7 @@ int main(int argc, char** argv)
         size_t withSamples = 0;
         for (int f = 0; f < frames; ++f) {
             const int64_t t0 = t->firstTime() + static_cast<int64_t>(static_cast<double>(span - visible) * f / (frames - 1));
-            const auto s = std::chrono::steady_clock::now();
+            const auto s = bench::Clock::now();
             const double cpu0 = threadCpuMs();
             for (const auto& summary : summaries) {
                 summary.summarize(t0, t0 + visible, pixels, columns);

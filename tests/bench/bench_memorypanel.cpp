@@ -2,6 +2,8 @@
 // One frame of the memory graph as the app draws it (MemoryPanel: per-pixel summaries handed to QCustomPlot,
 // then the plot painted), on a large trace at zoom levels from the whole trace down to microseconds, against
 // the 8 ms frame budget. Offscreen: QT_QPA_PLATFORM=offscreen bench_memorypanel TRACE
+#include "benchtimer.h"
+
 #include "memorypanel.h"
 #include "tracedocument.h"
 
@@ -14,7 +16,6 @@
 #include <QApplication>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <vector>
 
@@ -27,8 +28,8 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "usage: bench_memorypanel TRACE\n");
         return 2;
     }
-    auto clock = [] { return std::chrono::steady_clock::now(); };
-    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    auto clock = [] { return bench::Clock::now(); };
+    auto ms = [](auto a, auto b) { return bench::millisecondsBetween(a, b); };
     trace::LoadOptions options;
     options.keepRawArgs = false;
     auto doc = std::make_shared<TraceDocument>();

@@ -4,10 +4,11 @@
 // alternating, and the best time of each counts (the least disturbed by other work on the machine).
 // Then the per-rank figures and the straggler verdict (analysis::computeRanks) against the parallel load.
 // Usage: bench_ranks FOLDER [REPEATS]   (tools/make_rank_set.sh makes 8 ranks from a fixture)
+#include "benchtimer.h"
+
 #include "analysis/ranks.h"
 #include "trace/rankset.h"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -20,9 +21,9 @@ double loadSeconds(const std::vector<std::string>& files, unsigned threads)
     trace::RankSetLoadOptions options;
     options.load.keepRawArgs = false; // as the CLI loads
     options.threads = threads;
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = bench::Clock::now();
     const trace::RankSet set = trace::loadRankSet(files, options);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = bench::secondsSince(start);
     if (set.ranks.size() != files.size())
         std::abort();
     return seconds;
@@ -51,9 +52,9 @@ int main(int argc, char** argv)
     const trace::RankSet set = trace::loadRankSet(files, options);
     double analysis = 1e300;
     for (int r = 0; r < repeats; ++r) {
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = bench::Clock::now();
         const analysis::RanksReport report = analysis::computeRanks(set);
-        analysis = std::min(analysis, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        analysis = std::min(analysis, bench::secondsSince(start));
         if (report.ranks.size() != files.size())
             std::abort();
     }

@@ -2,25 +2,19 @@
 // The per-stream analyses' cost on a large trace against its load (issue #13: each in at most 20% of the load
 // time): idle time per stream and the launch queue length, each alone over the loaded trace, best of three.
 // Usage: bench_streams TRACE   (tools/make_large_trace.py makes one with --size-mb N)
+#include "benchtimer.h"
+
 #include "analysis/queuelength.h"
 #include "analysis/streamidle.h"
 #include "trace/traceloader.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 
 using namespace tilescope;
 
-namespace {
-template <typename F> double timed(F&& f)
-{
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-template <typename F> double bestOfThree(F&& f) { return std::min({timed(f), timed(f), timed(f)}); }
-} // namespace
+using bench::bestOfThree;
+using bench::timed;
 
 int main(int argc, char** argv)
 {

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Time to build one frame of draw lists (every track, 1920 px wide) at several zoom levels.
 // Usage: bench_timeline TRACE   (tools/make_large_trace.py makes a 3.5M-event trace with --size-mb 1000)
+#include "benchtimer.h"
+
 #include "analysis/overlap.h"
 #include "timeline/timelineindex.h"
 #include "trace/traceloader.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 
 using namespace tilescope;
@@ -17,14 +18,14 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "usage: bench_timeline TRACE\n");
         return 2;
     }
-    const auto load0 = std::chrono::steady_clock::now();
+    const auto load0 = bench::Clock::now();
     const auto t = trace::loadTrace(argv[1]);
-    const auto load1 = std::chrono::steady_clock::now();
+    const auto load1 = bench::Clock::now();
     const timeline::TimelineIndex index(*t);
     const auto overlap = analysis::computeOverlap(*t);
-    const auto load2 = std::chrono::steady_clock::now();
+    const auto load2 = bench::Clock::now();
     std::printf("%zu events, %zu tracks; load %.2f s, index + overlap %.2f s\n", t->events.size(), t->tracks.size(),
-                std::chrono::duration<double>(load1 - load0).count(), std::chrono::duration<double>(load2 - load1).count());
+                bench::secondsBetween(load0, load1), bench::secondsBetween(load1, load2));
     const double width = 1920;
     const int64_t span = t->lastTime() - t->firstTime();
     for (const double zoom : {1.0, 0.1, 0.01, 1e-3, 1e-4, 1e-5, 1e-6}) {
@@ -37,7 +38,7 @@ int main(int argc, char** argv)
         for (int f = 0; f < frames; ++f) {
             // Pan across the trace: each frame a different window.
             const int64_t t0 = t->firstTime() + static_cast<int64_t>(static_cast<double>(span - visible) * f / (frames - 1));
-            const auto s = std::chrono::steady_clock::now();
+            const auto s = bench::Clock::now();
             size_t frameItems = 0;
             for (trace::TrackId track = 0; track < t->tracks.size(); ++track) {
                 const auto list = index.query(track, t0, t0 + visible, nsPerPixel);
@@ -47,7 +48,7 @@ int main(int argc, char** argv)
             for (const auto& d : overlap.devices)
                 frameItems += timeline::TimelineIndex::foldIntervals(d.busy, t0, t0 + visible, nsPerPixel).size();
             frameItems += timeline::TimelineIndex::foldIntervals(overlap.cpuBusy, t0, t0 + visible, nsPerPixel).size();
-            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
+            const double ms = bench::millisecondsSince(s);
             total += ms;
             worst = std::max(worst, ms);
             items += frameItems;

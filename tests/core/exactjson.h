@@ -26,6 +26,15 @@ public:
     }
 };
 
+// JSON text (a trace, a report) as JSON, floats as text.
+inline nlohmann::json parseExactJson(const std::string& text)
+{
+    nlohmann::json out;
+    TextFloatDomParser parser(out);
+    nlohmann::json::sax_parse(text, &parser);
+    return out;
+}
+
 // A whole trace file (.json or .json.gz) as JSON, floats as text.
 inline nlohmann::json readExactJson(const std::string& path)
 {
@@ -34,10 +43,7 @@ inline nlohmann::json readExactJson(const std::string& path)
     char buffer[1 << 16];
     for (size_t n; (n = source->read(buffer, sizeof buffer)) > 0;)
         data.append(buffer, n);
-    nlohmann::json out;
-    TextFloatDomParser parser(out);
-    nlohmann::json::sax_parse(data, &parser);
-    return out;
+    return parseExactJson(data);
 }
 
 // A `ts`/`dur` in µs (an integer, or a decimal kept as text) as ns, exactly (digits past the ns are dropped

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // tilescope-cli as a user runs it: output formats and exit codes.
+#include "exactjson.h"
 #include "testutil.h"
 
 #include "io/smalljson.h"
@@ -14,6 +15,9 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <map>
+#include <string>
 
 namespace {
 
@@ -550,6 +554,55 @@ private slots:
         const Run table = cli({"classify", trace("train_scheduled")});
         QCOMPARE(table.exitCode, 0);
         QVERIFY(table.out.contains("kernels (calls, total, share of GPU busy):"));
+    }
+
+    // Absolute times at 1.7e15 µs (HTA's ns_resolution trace) come out exact to the ns: each step's start
+    // and end as the ProfilerStep event's ts and ts + dur in the raw events, and a step's window.
+    void exactAbsoluteTimes()
+    {
+        const std::string path = testutil::dataPath("external/hta/ns_resolution_trace_rank0.json.gz");
+        std::map<int64_t, std::pair<int64_t, int64_t>> raw; // step -> start, end in ns
+        const nlohmann::json doc = testutil::readExactJson(path);
+        for (const nlohmann::json& e : doc["traceEvents"]) {
+            const std::string name = e.value("name", "");
+            if (e.value("ph", "") == "X" && name.starts_with("ProfilerStep#")) {
+                const int64_t start = testutil::exactNs(e["ts"]);
+                raw[std::stoll(name.substr(13))] = {start, start + testutil::exactNs(e["dur"])};
+            }
+        }
+        QCOMPARE(raw.size(), size_t(5));
+        // A number as the CLI wrote it: plain decimal digits, at most three after the point, read exactly.
+        const auto exactText = [](const nlohmann::json& value) {
+            const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+            const size_t dot = text.find('.');
+            return text.find_first_not_of("-0123456789.") == std::string::npos && (dot == std::string::npos || text.size() - dot <= 4);
+        };
+        auto run = cli({"steps", QString::fromStdString(path), "--format", "json"});
+        QCOMPARE(run.exitCode, 0);
+        const nlohmann::json steps = testutil::parseExactJson(run.out.toStdString());
+        QCOMPARE(steps["steps"].size(), raw.size());
+        for (const nlohmann::json& row : steps["steps"]) {
+            const auto& [start, end] = raw.at(row["step"].get<int64_t>());
+            QVERIFY(exactText(row["start_us"]) && exactText(row["end_us"]));
+            QCOMPARE(testutil::exactNs(row["start_us"]), start);
+            QCOMPARE(testutil::exactNs(row["end_us"]), end);
+        }
+        run = cli({"breakdown", QString::fromStdString(path), "--format", "json", "--step", "103"});
+        QCOMPARE(run.exitCode, 0);
+        const nlohmann::json breakdown = testutil::parseExactJson(run.out.toStdString());
+        QVERIFY(exactText(breakdown["window_start_us"]));
+        QCOMPARE(testutil::exactNs(breakdown["window_start_us"]), raw.at(103).first);
+        QCOMPARE(testutil::exactNs(breakdown["window_end_us"]), raw.at(103).second);
+        QCOMPARE(breakdown["window_start_us"].get<std::string>(), std::string("1712195495609361.776"));
+        // A folder of ranks embeds each rank's output: still exact.
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(QString::fromStdString(path), dir.filePath("rank-0.json.gz")));
+        run = cli({"breakdown", dir.path(), "--format", "json", "--step", "103"});
+        QCOMPARE(run.exitCode, 0);
+        const nlohmann::json folder = testutil::parseExactJson(run.out.toStdString());
+        QCOMPARE(folder["ranks"].size(), size_t(1));
+        QCOMPARE(folder["ranks"][0]["result"]["window_start_us"], breakdown["window_start_us"]);
+        QCOMPARE(folder["ranks"][0]["result"]["window_end_us"], breakdown["window_end_us"]);
     }
 
     void badInputExitsWithTwo()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Repeated kernel sequences (issue #13): each reported sequence checked against the raw JSON events read
-// here with nlohmann (kernels per stream in start order, each with its op found by External id): every
+// here with nlohmann (kernels per stream in start order, each with its op found by External id, else as the
+// innermost cpu_op enclosing its launch call, as on pre-2.0 traces): every
 // occurrence really is that run of op -> kernel steps on one stream, occurrences and sequences never share
 // a kernel, the GPU time is the raw durations' sum, and the first sequence covers as many kernels as the
 // best run found by brute force. A synthetic trace with a known answer (no rotations, an elementwise
@@ -19,6 +20,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -36,20 +38,89 @@ struct RawKernel
     bool kernel = false;
 };
 
+struct RawOp
+{
+    std::string name;
+    int64_t start = 0; // ns
+};
+
+// Each kernel's op by the kernel's position in traceEvents, as torch links them: the cpu_op/user_annotation whose External id the
+// kernel carries; when that names none, the innermost cpu_op enclosing (by time) the runtime/driver call of
+// the kernel's correlation on that call's thread. Pre-2.0 writers put the correlation id as every
+// activity's External id (no op carries it), so there an External id equal to the correlation names none.
+std::map<size_t, RawOp> rawKernelOps(const nlohmann::json& doc)
+{
+    auto isActivity = [](const std::string& cat) {
+        return cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "cuda_runtime" || cat == "cuda_driver";
+    };
+    auto arg = [](const nlohmann::json& e, const char* key) -> std::optional<int64_t> {
+        if (!e.contains("args") || !e["args"].contains(key) || !e["args"][key].is_number_integer())
+            return std::nullopt;
+        return e["args"][key].get<int64_t>();
+    };
+    bool correlationAsExternal = false, everyActivityHasExternal = true;
+    std::map<int64_t, RawOp> opByExternal;
+    std::map<std::string, std::vector<std::pair<int64_t, RawOp>>> opsByThread;                  // thread -> (end, op)
+    std::map<int64_t, std::pair<std::string, std::pair<int64_t, int64_t>>> launchByCorrelation; // -> thread, start, end
+    for (const nlohmann::json& e : doc["traceEvents"]) {
+        const std::string cat = e.value("cat", "");
+        if (e.value("ph", "") != "X")
+            continue;
+        const std::string thread = e["pid"].dump() + "/" + e["tid"].dump();
+        const int64_t start = ns(e["ts"]), end = start + ns(e["dur"]);
+        if (cat == "cpu_op")
+            opsByThread[thread].push_back({end, {e["name"].get<std::string>(), start}});
+        if ((cat == "cpu_op" || cat == "user_annotation") && arg(e, "External id"))
+            opByExternal.emplace(*arg(e, "External id"), RawOp{e["name"].get<std::string>(), start});
+        if (isActivity(cat)) {
+            everyActivityHasExternal = everyActivityHasExternal && arg(e, "External id");
+            correlationAsExternal = correlationAsExternal || (arg(e, "External id") && arg(e, "External id") == arg(e, "correlation"));
+        }
+        if ((cat == "cuda_runtime" || cat == "cuda_driver") && arg(e, "correlation"))
+            launchByCorrelation.emplace(*arg(e, "correlation"), std::make_pair(thread, std::make_pair(start, end)));
+    }
+    const bool externalIsCorrelation = everyActivityHasExternal && correlationAsExternal;
+    std::map<size_t, RawOp> out;
+    for (size_t index = 0; index < doc["traceEvents"].size(); ++index) {
+        const nlohmann::json& e = doc["traceEvents"][index];
+        if (e.value("ph", "") != "X" || e.value("cat", "") != "kernel")
+            continue;
+        const std::optional<int64_t> correlation = arg(e, "correlation");
+        const std::optional<int64_t> external = arg(e, "External id");
+        if (external && !(externalIsCorrelation && external == correlation))
+            if (const auto it = opByExternal.find(*external); it != opByExternal.end()) {
+                out[index] = it->second;
+                continue;
+            }
+        const auto launch = correlation ? launchByCorrelation.find(*correlation) : launchByCorrelation.end();
+        if (launch == launchByCorrelation.end())
+            continue;
+        const auto [callStart, callEnd] = launch->second.second;
+        const std::pair<int64_t, RawOp>* innermost = nullptr;
+        for (const auto& candidate : opsByThread[launch->second.first]) {
+            const int64_t opStart = candidate.second.start, opEnd = candidate.first;
+            if (opStart > callStart || callEnd > opEnd)
+                continue;
+            // Of two ops with the same span the later written is the inner one (its caller is written first).
+            if (!innermost || opStart > innermost->second.start
+                || (opStart == innermost->second.start && opEnd - opStart <= innermost->first - innermost->second.start))
+                innermost = &candidate;
+        }
+        if (innermost)
+            out[index] = innermost->second;
+    }
+    return out;
+}
+
 // Per stream (pid, tid): kernels, memcpys and memsets by start (longer first on ties, as the loader sorts).
 std::map<std::pair<std::string, std::string>, std::vector<RawKernel>> readRaw(const std::string& path, int64_t from = INT64_MIN,
                                                                               int64_t to = INT64_MAX)
 {
     const nlohmann::json doc = testutil::readExactJson(path);
-    std::map<int64_t, std::string> opByExternal;
-    for (const nlohmann::json& e : doc["traceEvents"]) {
-        const std::string cat = e.value("cat", "");
-        if (e.value("ph", "") == "X" && (cat == "cpu_op" || cat == "user_annotation") && e.contains("args")
-            && e["args"].contains("External id"))
-            opByExternal.emplace(e["args"]["External id"].get<int64_t>(), e["name"].get<std::string>());
-    }
+    const std::map<size_t, RawOp> opOfKernel = rawKernelOps(doc);
     std::map<std::pair<std::string, std::string>, std::vector<RawKernel>> out;
-    for (const nlohmann::json& e : doc["traceEvents"]) {
+    for (size_t index = 0; index < doc["traceEvents"].size(); ++index) {
+        const nlohmann::json& e = doc["traceEvents"][index];
         const std::string cat = e.value("cat", "");
         if (e.value("ph", "") != "X" || (cat != "kernel" && cat != "gpu_memcpy" && cat != "gpu_memset"))
             continue;
@@ -59,9 +130,8 @@ std::map<std::pair<std::string, std::string>, std::vector<RawKernel>> readRaw(co
             continue;
         k.duration = ns(e["dur"]);
         k.name = e["name"].get<std::string>();
-        if (cat == "kernel" && e.contains("args") && e["args"].contains("External id"))
-            if (const auto it = opByExternal.find(e["args"]["External id"].get<int64_t>()); it != opByExternal.end())
-                k.op = it->second;
+        if (const auto it = opOfKernel.find(index); it != opOfKernel.end())
+            k.op = it->second.name;
         k.kernel = cat == "kernel";
         k.breaks = !k.kernel || k.op.empty();
         out[{e["pid"].dump(), e["tid"].dump()}].push_back(k);
@@ -277,6 +347,57 @@ private slots:
             *t, {20, static_cast<uint32_t>(minLength), static_cast<uint32_t>(maxLength), std::nullopt});
         QVERIFY(!r.sequences.empty());
         checkAgainstRaw(*t, r, path.toStdString());
+    }
+
+    // Pre-2.0 traces (External id = correlation id on every activity): each kernel's op is the innermost
+    // cpu_op enclosing its launch call, as found in the raw events by time, for every kernel.
+    void preTwoZeroOpsAreTheEnclosingOps_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<int>("withOp"); // kernels with an op, counted in the raw events
+        QTest::newRow("hta alexnet") << QString::fromStdString(
+            testutil::dataPath("external/hta/critical_path_alexnet_benchmark_result_2869224_1695835535_trace.json.gz"))
+                                     << 79;
+        QTest::newRow("hta trace_filter_sampled rank 0")
+            << QString::fromStdString(testutil::dataPath("ranks/hta/trace_filter_sampled_rank-0.json.gz")) << 1138;
+    }
+
+    void preTwoZeroOpsAreTheEnclosingOps()
+    {
+        QFETCH(QString, path);
+        QFETCH(int, withOp);
+        const nlohmann::json doc = testutil::readExactJson(path.toStdString());
+        std::map<int64_t, RawOp> expected; // by the kernel's correlation
+        for (const auto& [index, op] : rawKernelOps(doc))
+            QVERIFY(expected.emplace(doc["traceEvents"][index]["args"]["correlation"].get<int64_t>(), op).second);
+        const auto t = load(path.toStdString());
+        QVERIFY(t->meta.externalIdEqualsCorrelationMeansNone);
+        size_t kernels = 0, found = 0;
+        for (uint32_t i = 0; i < t->events.size(); ++i) {
+            const trace::Event& e = t->events[i];
+            if (e.kind != trace::EventKind::Kernel)
+                continue;
+            ++kernels;
+            const uint32_t op = t->opOf(i);
+            const auto it = expected.find(e.correlation);
+            QCOMPARE(op != trace::kNoIndex, it != expected.end());
+            if (op == trace::kNoIndex)
+                continue;
+            ++found;
+            QCOMPARE(std::string(t->name(t->events[op])), it->second.name);
+            QCOMPARE(t->events[op].start, it->second.start);
+            QCOMPARE(t->events[op].kind, trace::EventKind::CpuOp);
+        }
+        QCOMPARE(found, expected.size());
+        QCOMPARE(found, size_t(withOp));
+        QVERIFY(kernels > 0);
+        const analysis::KernelSequenceReport r = analysis::findKernelSequences(*t, {20, 2, 8, std::nullopt});
+        QCOMPARE(r.steps, uint64_t(found));
+        QVERIFY(!r.sequences.empty());
+        checkAgainstRaw(*t, r, path.toStdString());
+        const auto run = ::cli({"sequences", path});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(!run.out.contains("no repeated kernel sequence"));
     }
 
     // Only kernels starting in the window: the middle third of train_scheduled, checked as above; the CLI's

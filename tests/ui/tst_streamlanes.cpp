@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The per-stream analyses in the timeline (issue #13), driven as a user would under the offscreen platform: hovering a
 // GPU stream's label or an empty stretch of its lane shows its idle split; View > Show Queue Lanes adds a queue lane
-// under every stream, drawn as a step chart whose hover names the length at that time.
+// under every stream, drawn as a step chart whose hover names the length at that time; a stream's context menu
+// shows or hides its own.
 #include "testutil.h"
 #include "uitestutil.h"
 
@@ -10,7 +11,9 @@
 #include "timelineview.h"
 #include "tracedocument.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
+#include <QMenu>
 #include <QMenuBar>
 #include <QScrollBar>
 #include <QToolTip>
@@ -138,6 +141,92 @@ private slots:
         QVERIFY2(tip.contains(QStringLiteral("max %1").arg(q->maxLength)), qPrintable(tip));
         toggle->trigger();
         QCOMPARE(queueLanes(), 0);
+    }
+
+    // A stream's context menu shows or hides its own queue lane; the View menu's action stays "all shown".
+    void queueLaneFromItsStream()
+    {
+        MainWindow w;
+        testutil::showExposed(w);
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("streams_overlap")));
+        const TraceDocument* doc = w.document();
+        TimelineView* timeline = w.timeline();
+        QAction* all = menuAction(w, QStringLiteral("Show &Queue Lanes"));
+        QVERIFY(all && !all->isChecked());
+        std::vector<uint32_t> streams; // from the trace: the GPU streams the view shows
+        for (const uint32_t track : doc->laneOrder)
+            if (doc->trace->tracks[track].type == trace::Track::Type::GpuStream)
+                streams.push_back(track);
+        QCOMPARE(streams.size(), size_t(2));
+        const auto queueLanesOf = [&](uint32_t track) {
+            return std::count_if(timeline->lanes().begin(), timeline->lanes().end(),
+                                 [&](const auto& l) { return l.kind == TimelineView::Lane::Kind::Queue && l.id == track; });
+        };
+        const auto queueLanes = [&] {
+            return std::count_if(timeline->lanes().begin(), timeline->lanes().end(),
+                                 [](const auto& l) { return l.kind == TimelineView::Lane::Kind::Queue; });
+        };
+        // Right-clicks a lane (its label or its canvas) and triggers the menu entry named `entry`.
+        const auto choose = [&](TimelineView::Lane::Kind kind, uint32_t id, int x, const QString& entry) {
+            const TimelineView::Lane* lane = nullptr;
+            for (const auto& l : timeline->lanes())
+                if (l.kind == kind && l.id == id && !lane)
+                    lane = &l;
+            QVERIFY(lane);
+            timeline->verticalScrollBar()->setValue(std::max(0, lane->y - timeline->axisHeight()));
+            const QPoint at(x, lane->y - timeline->verticalScrollBar()->value() + 6);
+            QContextMenuEvent menuEvent(QContextMenuEvent::Mouse, at, timeline->viewport()->mapToGlobal(at));
+            QCoreApplication::sendEvent(timeline->viewport(), &menuEvent);
+            QMenu* menu = nullptr;
+            for (QMenu* m : timeline->findChildren<QMenu*>())
+                if (m->isVisible())
+                    menu = m;
+            QVERIFY(menu);
+            QStringList texts;
+            QAction* chosen = nullptr;
+            for (QAction* a : menu->actions()) {
+                texts << a->text();
+                if (a->text() == entry)
+                    chosen = a;
+            }
+            QVERIFY2(chosen, qPrintable(texts.join(QLatin1Char('|'))));
+            chosen->trigger();
+            menu->close();
+        };
+        // The first stream's lane, on its canvas: exactly one queue lane, right under that stream.
+        choose(TimelineView::Lane::Kind::Track, streams[0], timeline->canvasLeft() + 50, QStringLiteral("Show Queue Lane"));
+        QCOMPARE(queueLanes(), 1L);
+        QCOMPARE(queueLanesOf(streams[0]), 1L);
+        for (size_t i = 1; i < timeline->lanes().size(); ++i)
+            if (timeline->lanes()[i].kind == TimelineView::Lane::Kind::Queue) {
+                QCOMPARE(timeline->lanes()[i - 1].kind, TimelineView::Lane::Kind::Track);
+                QCOMPARE(timeline->lanes()[i - 1].id, streams[0]);
+            }
+        QVERIFY(!all->isChecked() && !timeline->showQueueLanes());
+        // The second one from its label: now every stream shows its queue, and the View action says so.
+        choose(TimelineView::Lane::Kind::Track, streams[1], 20, QStringLiteral("Show Queue Lane"));
+        QCOMPARE(queueLanes(), 2L);
+        QCOMPARE(queueLanesOf(streams[1]), 1L);
+        QVERIFY(all->isChecked() && timeline->showQueueLanes());
+        // Hiding the first from its queue lane leaves the second's, and unchecks the action only.
+        choose(TimelineView::Lane::Kind::Queue, streams[0], timeline->canvasLeft() + 50, QStringLiteral("Hide Queue Lane"));
+        QCOMPARE(queueLanes(), 1L);
+        QCOMPARE(queueLanesOf(streams[1]), 1L);
+        QVERIFY(!all->isChecked());
+        // The GPU's header: all of its streams' at once.
+        const uint32_t gpu = doc->trace->tracks[streams[0]].process;
+        QCOMPARE(doc->trace->tracks[streams[1]].process, gpu);
+        choose(TimelineView::Lane::Kind::Header, gpu, 20, QStringLiteral("Show Queue Lanes"));
+        QCOMPARE(queueLanes(), 2L);
+        QVERIFY(all->isChecked());
+        choose(TimelineView::Lane::Kind::Header, gpu, 20, QStringLiteral("Hide Queue Lanes"));
+        QCOMPARE(queueLanes(), 0L);
+        QVERIFY(!all->isChecked());
+        // The action shows and hides them all.
+        all->trigger();
+        QCOMPARE(queueLanes(), 2L);
+        all->trigger();
+        QCOMPARE(queueLanes(), 0L);
     }
 };
 
