@@ -5,11 +5,11 @@
 // during the export (reset between the two, so the second is what the export itself holds on top of the
 // model), and the database's size. The database goes to DB (default /tmp/bench_export.db) and is deleted.
 //   bench_export TRACE [DB]
+#include "benchtimer.h"
 #include "export/sqliteexport.h"
 #include "trace/traceloader.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -49,11 +49,6 @@ double cpuSeconds(int who = RUSAGE_SELF)
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
-double secondsSince(std::chrono::steady_clock::time_point start)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -66,24 +61,24 @@ int main(int argc, char** argv)
     const std::string db = argc > 2 ? argv[2] : "/tmp/bench_export.db";
     try {
         std::filesystem::remove(db);
-        auto start = std::chrono::steady_clock::now();
+        auto start = bench::Clock::now();
         double cpuStart = cpuSeconds();
         trace::LoadOptions options;
         options.keepRawArgs = false;
         const auto t = trace::loadTrace(path, options);
-        const double load = secondsSince(start);
+        const double load = bench::secondsSince(start);
         const double loadCpu = cpuSeconds() - cpuStart;
         const double loadPeak = statusMb("VmHWM:");
         const double modelRss = statusMb("VmRSS:");
         const bool reset = resetPeak();
 
-        start = std::chrono::steady_clock::now();
+        start = bench::Clock::now();
         cpuStart = cpuSeconds();
         const double writerStart = cpuSeconds(RUSAGE_THREAD);
         sqlexport::SqliteExport out(db, false);
         const sqlexport::TraceCounts counts = out.addTrace(*t, {path, std::nullopt, std::nullopt, "", {}});
         out.finish();
-        const double exportSeconds = secondsSince(start);
+        const double exportSeconds = bench::secondsSince(start);
         const double exportCpu = cpuSeconds() - cpuStart;
         const double writerCpu = cpuSeconds(RUSAGE_THREAD) - writerStart; // this thread writes the rows
         const double exportPeak = statusMb("VmHWM:");
