@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The app's first frame against a bare scan of the same file, in one run: bench_load's tokenizer scan
-# (and bench_simdjson's on-demand scan when built), then bench_firstframe offscreen, each RUNS times in
+# (and bench_scan_simdjson's on-demand scan when built), then bench_firstframe offscreen, each RUNS times in
 # its own process; prints the best of each and the ratios, and peak RSS against the file size.
 # Usage: tools/bench_firstframe.sh [BUILD_DIR] TRACE [RUNS]
 set -euo pipefail
@@ -14,8 +14,8 @@ best() { sort -g | head -1; }
 scan=$(for _ in $(seq "$runs"); do "$build/tests/bench/bench_load" scan "$trace" 2>/dev/null | grep -o '[0-9.]* s' | head -1 | cut -d' ' -f1; done | best)
 echo "tokenizer scan: $scan s"
 simd=""
-if [ -x "$build/tests/bench/bench_simdjson" ]; then
-    simd=$(for _ in $(seq "$runs"); do "$build/tests/bench/bench_simdjson" "$trace" 2>/dev/null | grep -o '[0-9.]* s' | head -1 | cut -d' ' -f1; done | best)
+if [ -x "$build/tests/bench/bench_scan_simdjson" ]; then
+    simd=$(for _ in $(seq "$runs"); do "$build/tests/bench/bench_scan_simdjson" "$trace" 2>/dev/null | sed -n 's/.* \([0-9.]*\) s (read .*/\1/p'; done | best)
     echo "simdjson on-demand scan: $simd s"
 fi
 out=$(mktemp)
