@@ -14,6 +14,7 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -548,6 +549,11 @@ struct EventChunk final : RawArgsSink
     }
 };
 
+// Thrown inside a parallel load that met anything unexpected: the load starts again in one streaming
+// pass, which reports bad input (or keeps a partial load) exactly as it always has.
+struct ParallelLoadFailed
+{ };
+
 // Threads that parse chunks as they are handed over; the loader waits for each in file order.
 class ChunkWorkers
 {
@@ -556,20 +562,15 @@ public:
         : m_sourceName(std::move(sourceName))
         , m_keepRawArgs(keepRawArgs)
     {
-        for (unsigned i = 0; i < threads; ++i)
-            m_threads.emplace_back([this] { work(); });
-    }
-    // Stops after the chunks being parsed (queued ones are dropped) and joins.
-    ~ChunkWorkers()
-    {
-        {
-            std::lock_guard lock(m_mutex);
-            m_stop = true;
+        try {
+            for (unsigned i = 0; i < threads; ++i)
+                m_threads.emplace_back([this] { work(); });
+        } catch (const std::system_error&) { // no threads to be had: one streaming pass then
+            stop();
+            throw ParallelLoadFailed();
         }
-        m_ready.notify_all();
-        for (std::thread& thread : m_threads)
-            thread.join();
     }
+    ~ChunkWorkers() { stop(); }
 
     void submit(EventChunk* chunk)
     {
@@ -591,6 +592,19 @@ public:
     }
 
 private:
+    // Stops after the chunks being parsed (queued ones are dropped) and joins.
+    void stop()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+        }
+        m_ready.notify_all();
+        for (std::thread& thread : m_threads)
+            thread.join();
+        m_threads.clear();
+    }
+
     void work()
     {
         for (;;) {
@@ -624,11 +638,6 @@ private:
     bool m_stop = false;
     std::vector<std::thread> m_threads;
 };
-
-// Thrown inside a parallel load that met anything unexpected: the load starts again in one streaming
-// pass, which reports bad input (or keeps a partial load) exactly as it always has.
-struct ParallelLoadFailed
-{ };
 
 class Loader final : RawArgsSink
 {
