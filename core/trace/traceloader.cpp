@@ -492,8 +492,8 @@ void EventParser::readArgs()
 // trace's. Parsing knows nothing of other chunks; everything stateful happens in the merge.
 struct EventChunk final : RawArgsSink
 {
-    std::string text; // the elements' bytes, without the separators around them
-    size_t depth = 1; // nesting of the array (for the same nesting limit as the streaming pass)
+    std::vector<char> text; // the elements' bytes, without the separators around them
+    size_t depth = 1;       // nesting of the array (for the same nesting limit as the streaming pass)
     StringPool strings;
     OpInputTable opInputs;
     std::vector<ParsedRecord> records;
@@ -513,8 +513,15 @@ struct EventChunk final : RawArgsSink
 
     void parse(const std::string& sourceName, bool keepRawArgs)
     {
-        const auto source = io::memorySource(text, sourceName);
-        JsonReader reader(*source);
+        const auto source = io::memorySource({}, sourceName);
+        JsonReader reader(*source, 64);
+        reader.adoptBuffer(std::move(text)); // parsed where it lies: no copy
+        struct GiveBack                      // the buffer goes back to the chunk, for reuse, whatever happens
+        {
+            JsonReader& reader;
+            std::vector<char>& text;
+            ~GiveBack() { text = reader.releaseBuffer(); }
+        } giveBack{reader, text};
         ParsedRecord rec;
         CounterValues values;
         EventParser parser(reader, strings, keepRawArgs ? this : nullptr, rec, values);
@@ -958,7 +965,8 @@ void Loader::readEventArrayInParallel()
     m_wentParallel = true;
     uint64_t pendingOffset = m_reader.bytesRead();
     const size_t depth = m_reader.depth();
-    std::string pending(m_reader.takeUnread());
+    const std::string_view unread = m_reader.takeUnread();
+    std::vector<char> pending(unread.begin(), unread.end());
     const size_t readBlock = std::clamp<size_t>(m_chunkBytes, 1, 1 << 20);
     io::ArraySplitter splitter;
     std::deque<std::unique_ptr<EventChunk>> inFlight; // before the workers: they go first, joined
@@ -984,7 +992,7 @@ void Loader::readEventArrayInParallel()
             chunk = std::move(spare.back());
             spare.pop_back();
         }
-        chunk->text.assign(pending, next);
+        chunk->text.assign(pending.begin() + static_cast<ptrdiff_t>(next), pending.end());
         std::swap(chunk->text, pending);
         chunk->text.resize(end);
         pending.reserve(m_chunkBytes + readBlock);
@@ -1002,15 +1010,15 @@ void Loader::readEventArrayInParallel()
             throw ParallelLoadFailed();
         if (found.arrayEnd != SIZE_MAX) {
             // An empty array has no chunk; after a ',' an empty chunk is an error the worker reports.
-            if (anyChunk || std::string_view(pending).substr(0, found.arrayEnd).find_first_not_of(" \t\r\n") != std::string::npos) {
+            if (anyChunk || std::string_view(pending.data(), found.arrayEnd).find_first_not_of(" \t\r\n") != std::string_view::npos) {
                 dispatch(found.arrayEnd, found.arrayEnd + 1);
             } else {
-                pending.erase(0, found.arrayEnd + 1);
+                pending.erase(pending.begin(), pending.begin() + static_cast<ptrdiff_t>(found.arrayEnd + 1));
                 pendingOffset += found.arrayEnd + 1;
             }
             while (!inFlight.empty())
                 mergeOldest();
-            m_reader.resumeAfterArray(pending, pendingOffset);
+            m_reader.resumeAfterArray(std::string_view(pending.data(), pending.size()), pendingOffset);
             return;
         }
         if (found.separator != SIZE_MAX) {
