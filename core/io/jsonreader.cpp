@@ -555,6 +555,15 @@ void JsonReader::beginElementRun(size_t depth)
     m_state = State::Value;
 }
 
+void JsonReader::adoptBuffer(std::vector<char>&& bytes)
+{
+    m_buffer = std::move(bytes);
+    m_pos = m_tokenStart = 0;
+    m_end = m_buffer.size();
+    m_base = 0;
+    m_eof = true;
+}
+
 bool JsonReader::atEndOfInput()
 {
     skipWhitespace();

@@ -57,6 +57,10 @@ public:
     // nesting limit). atEndOfInput() skips whitespace and says whether the input is exhausted.
     void beginElementRun(size_t depth);
     bool atEndOfInput();
+    // Parses `bytes` (all the input there is) in place instead of copying them in from the source;
+    // releaseBuffer() hands the buffer back for reuse.
+    void adoptBuffer(std::vector<char>&& bytes);
+    std::vector<char> releaseBuffer() { return std::move(m_buffer); }
 
     [[noreturn]] void fail(const std::string& problem) const;
     [[noreturn]] void failAt(uint64_t offset, const std::string& problem) const;

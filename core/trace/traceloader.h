@@ -36,7 +36,7 @@ struct LoadOptions
     // Threads parsing traceEvents in parallel (the in-order merge runs on the calling thread): 0 = the
     // TILESCOPE_LOAD_THREADS environment variable when set, else one per core; 1 = one streaming pass.
     unsigned threads = 0;
-    // Bytes of traceEvents per parallel chunk; 0 = 4 MiB (tests force tiny chunks).
+    // Bytes of traceEvents per parallel chunk; 0 = 256 KiB (tests force tiny chunks).
     size_t chunkBytes = 0;
 };
 
