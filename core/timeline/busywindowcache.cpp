@@ -72,14 +72,39 @@ std::vector<float> BusyWindowCache::coverage(const analysis::IntervalSet& set, i
         ++m_stats.builds;
         m_stats.buildMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     };
-    if (!m_enabled) {
+    const int64_t t1 = t0 + static_cast<int64_t>(std::ceil(nsPerPixel * pixels)) + 1;
+    const auto& all = set.intervals();
+    const auto firstInView = std::upper_bound(all.begin(), all.end(), t0, [](int64_t t, const analysis::Interval& i) { return t < i.end; });
+    const auto endOfView = std::lower_bound(firstInView, all.end(), t1, [](const analysis::Interval& i, int64_t t) { return i.start < t; });
+    if (!m_enabled || double(endOfView - firstInView) < m_directBelow * pixels) {
         auto out = TimelineIndex::coverage(set, t0, nsPerPixel, pixels);
         countBuild();
         return out;
     }
     const int64_t width = bucketWidth(nsPerPixel);
-    const int64_t t1 = t0 + static_cast<int64_t>(std::ceil(nsPerPixel * pixels)) + 1;
     auto it = m_windows.find(&set);
+    if (it != m_windows.end() && width > it->second.width && width % it->second.width == 0) {
+        // A zoom out: the coarser buckets are sums of the finer ones (both on the absolute grid), without
+        // another pass over the intervals; only the coarse buckets the old window covers whole are kept.
+        Window& old = it->second;
+        const int64_t factor = width / old.width;
+        const int64_t first = -floorDiv(-old.firstBucket, factor);
+        const int64_t end = floorDiv(old.firstBucket + int64_t(old.busy.size()), factor);
+        if (end > first && first * width <= t0 && t1 <= end * width) {
+            Window merged;
+            merged.width = width;
+            merged.firstBucket = first;
+            merged.busy.assign(size_t(end - first), 0);
+            for (size_t j = 0; j < merged.busy.size(); ++j)
+                for (int64_t i = 0; i < factor; ++i)
+                    merged.busy[j] += old.busy[size_t((first + int64_t(j)) * factor - old.firstBucket + i)];
+            merged.busyBefore.assign(merged.busy.size() + 1, 0);
+            for (size_t k = 0; k < merged.busy.size(); ++k)
+                merged.busyBefore[k + 1] = merged.busyBefore[k] + merged.busy[k];
+            old = std::move(merged);
+            countBuild();
+        }
+    }
     if (it == m_windows.end() || it->second.width != width || t0 < it->second.start() || t1 > it->second.end()) {
         it = m_windows.insert_or_assign(&set, build(set, t0, t1, width)).first;
         countBuild();

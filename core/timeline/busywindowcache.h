@@ -22,6 +22,10 @@ namespace tilescope::timeline {
 // that errs by at most a quarter of a bucket per edge: |difference| <= bucketWidth / (2 * nsPerPixel),
 // at most 1/8 of a pixel, and none at all below 4 ns per pixel (1 ns buckets on integer ns intervals).
 //
+// A view with fewer than directBelow() intervals per pixel (2 by default) is computed directly and
+// exactly (TimelineIndex::coverage): there a pass over its few intervals costs less than the buckets.
+// The choice depends on the view alone, so kept and fresh windows still give the same floats.
+//
 // Disabled, every request computes TimelineIndex::coverage directly: the behaviour before the cache.
 class BusyWindowCache
 {
@@ -40,6 +44,8 @@ public:
     // Busy fraction (0..1) of each of `pixels` pixels of nsPerPixel from t0 on.
     std::vector<float> coverage(const analysis::IntervalSet& set, int64_t t0, double nsPerPixel, int pixels);
 
+    void setDirectBelow(double intervalsPerPixel) { m_directBelow = intervalsPerPixel; }
+    double directBelow() const { return m_directBelow; }
     void setEnabled(bool enabled);
     bool enabled() const { return m_enabled; }
     // The sets changed (they are keyed by address): every window is dropped.
@@ -63,6 +69,7 @@ private:
     std::map<const analysis::IntervalSet*, Window> m_windows;
     Stats m_stats;
     bool m_enabled = true;
+    double m_directBelow = 2;
 };
 
 } // namespace tilescope::timeline
