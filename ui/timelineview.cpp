@@ -375,6 +375,7 @@ void TimelineView::updateAnalyses(std::shared_ptr<const TraceDocument> document)
 void TimelineView::setDrawCacheEnabled(bool enabled)
 {
     m_drawCache.setEnabled(enabled);
+    m_busyCache.setEnabled(enabled);
     viewport()->update();
 }
 
@@ -384,6 +385,7 @@ void TimelineView::rebuildLanes()
 {
     m_lanes.clear();
     m_drawCache.clear();
+    m_busyCache.clear();
     int y = m_axisHeight;
     for (int group = 0; group < groupCount(); ++group)
         rebuildGroupLanes(group, y);
@@ -833,7 +835,7 @@ void TimelineView::drawBusy(QPainter& p, const Lane& lane, int top)
     // Each pixel column is shaded by how busy it is, so a 3% busy GPU does not look solid when zoomed out.
     auto fill = [&](const analysis::IntervalSet& set, const QColor& colour) {
         const int width = canvasWidth();
-        const auto fractions = timeline::TimelineIndex::coverage(set, viewStart(), m_axis.nsPerPixel(), width);
+        const auto fractions = m_busyCache.coverage(set, viewStart(), m_axis.nsPerPixel(), width);
         int run = 0;
         for (int x = 0; x <= width; ++x) {
             const int level = x < width ? int(std::ceil(fractions[size_t(x)] * 4)) : -1; // 0..4

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "timeline/busywindowcache.h"
 #include "timeline/drawwindowcache.h"
 #include "timeline/timeaxis.h"
 #include "timeline/timelineindex.h"
@@ -24,6 +25,7 @@ class QFontMetrics;
 // kCollapsedRows rows; clicking its label shows every row. Draw lists come from core's TimelineIndex
 // (folded below 3 px), so a frame costs what the pixels cost, not what the events cost, through a
 // DrawWindowCache: a pan or a small zoom redraws the lane's cached, padded window instead of querying again.
+// The busy lanes' per-pixel coverage comes the same way from a BusyWindowCache.
 //
 // W/S zoom, A/D pan and F fit all are window-wide shortcuts (they work while the table has focus) that
 // do nothing while a text field has focus.
@@ -118,9 +120,11 @@ public:
     int labelWidth() const { return m_labelWidth; }
     int rowHeight() const { return m_rowHeight; } // of one nesting depth in a lane
     QString laneToolTip(const Lane& lane) const;
-    // The draw-window cache (on by default): off, every frame queries the index as before (benchmarks).
+    // The draw-window and busy-window caches (on by default): off, every frame queries the index and
+    // computes the busy coverage as before (benchmarks).
     void setDrawCacheEnabled(bool enabled);
     const tilescope::timeline::DrawWindowCache::Stats& drawCacheStats() const { return m_drawCache.stats(); }
+    const tilescope::timeline::BusyWindowCache::Stats& busyCacheStats() const { return m_busyCache.stats(); }
 
 signals:
     void eventSelected(uint32_t event); // in the document of selectedGroup()
@@ -176,6 +180,7 @@ private:
     bool m_showQueueLanes = false;                    // every stream's queue lane is shown
     tilescope::timeline::TimeAxis m_axis;             // time <-> pixels of the canvas right of the labels
     tilescope::timeline::DrawWindowCache m_drawCache; // track lanes' draw lists; cleared with the lanes
+    tilescope::timeline::BusyWindowCache m_busyCache; // busy lanes' coverage; cleared with the lanes
     int m_labelWidth = 180;
     int m_rowHeight = 16;
     static constexpr int kTickBandHeight = 22, kStepRulerHeight = 16;

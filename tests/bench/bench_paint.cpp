@@ -3,6 +3,7 @@
 // steps, an eighth of the canvas) and zooming (W/S steps, 0.7x) at several zoom levels, with the
 // draw-window cache on and off in the same run, with the draw lists each frame built.
 // Usage: QT_QPA_PLATFORM=offscreen bench_paint TRACE [REPEATS]   (best of REPEATS runs per row, default 3)
+#include "timeline/busywindowcache.h"
 #include "timelineview.h"
 #include "tracedocument.h"
 
@@ -92,7 +93,7 @@ int main(int argc, char** argv)
     const int64_t first = doc->contentStart, span = doc->contentEnd - doc->contentStart;
     const int canvas = view.canvasWidth();
     {
-        // What the busy lanes compute each frame (drawBusy's per-pixel coverage, not cached), at the whole trace.
+        // What the busy lanes computed each frame before BusyWindowCache (drawBusy's per-pixel coverage), at the whole trace.
         view.fitAll();
         const auto& ov = doc->overlap;
         std::vector<const tilescope::analysis::IntervalSet*> sets{&ov.cpuBusy, &ov.gpuBusy, &ov.cpuBusy, &doc->cpuAndGpu};
@@ -112,6 +113,20 @@ int main(int argc, char** argv)
         }
         std::printf("busy-lane coverage at the whole trace: %.2f ms a frame, best of 5 (%zu sets, %zu intervals)\n", coverageMs,
                     sets.size(), intervals);
+        // The same through BusyWindowCache: a frame that builds every window (3x the view), and one that reuses them.
+        tilescope::timeline::BusyWindowCache cache;
+        double buildMs = 1e9, reuseMs = 1e9;
+        for (int r = 0; r < 5; ++r) {
+            cache.clear();
+            for (double* best : {&buildMs, &reuseMs}) {
+                const auto a = std::chrono::steady_clock::now();
+                for (const auto* set : sets)
+                    (void)cache.coverage(*set, view.viewStart(), view.nsPerPixel(), canvas);
+                *best = std::min(*best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
+            }
+        }
+        std::printf("the same from BusyWindowCache: %.2f ms building the windows, %.2f ms from built windows, best of 5\n", buildMs,
+                    reuseMs);
     }
     const int middle = view.canvasLeft() + canvas / 2;
     std::vector<Sequence> sequences;
