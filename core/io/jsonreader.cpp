@@ -8,6 +8,10 @@
 
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace tilescope::io {
 
 namespace {
@@ -100,6 +104,20 @@ inline bool wordNeedsAttention(uint64_t v)
     const uint64_t hasControl = (v - ones * 0x20) & ~v;
     return ((hasQuote | hasSlash | hasControl) & highs) | (v & highs);
 }
+
+#if defined(__SSE2__)
+// Offset of the first byte of p[0..16) that readString must look at ('"', '\\', a control byte or a
+// non-ASCII byte), 16 if none: one signed compare finds both the control bytes (0x00-0x1f) and the
+// non-ASCII ones (0x80-0xff, negative as signed bytes).
+inline unsigned firstStringSpecial16(const char* p)
+{
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                                         _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+    const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+    return mask ? static_cast<unsigned>(__builtin_ctz(mask)) : 16u;
+}
+#endif
 
 } // namespace
 
@@ -399,6 +417,15 @@ void JsonReader::readString()
     size_t i = m_pos + 1;
     bool escaped = false;
     for (;;) {
+#if defined(__SSE2__)
+        // 16 bytes at a time, landing on the first byte that needs a look.
+        while (i + 16 <= m_end) {
+            const unsigned skip = firstStringSpecial16(m_buffer.data() + i);
+            i += skip;
+            if (skip < 16)
+                break;
+        }
+#endif
         while (i + 8 <= m_end) {
             uint64_t word;
             std::memcpy(&word, m_buffer.data() + i, 8);

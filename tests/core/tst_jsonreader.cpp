@@ -92,6 +92,30 @@ private slots:
             QCOMPARE(tokens(doc, size), reference);
     }
 
+    // Strings are scanned many bytes at a time: a byte that needs a look (quote, escape, control byte,
+    // UTF-8) must be found at every position of a long string, in every buffer size.
+    void longStringsAtEveryOffset()
+    {
+        const std::string filler(47, 'x');
+        for (size_t at = 0; at <= filler.size(); ++at) {
+            const std::string head = filler.substr(0, at);
+            const std::string tail = filler.substr(at);
+            for (size_t size : {64, 71, 4096}) {
+                QCOMPARE(tokens("[\"" + head + "\\n" + tail + "\"]", size).value(1),
+                         QString::fromStdString("a string:" + head + "\n" + tail));
+                QCOMPARE(tokens("[\"" + head + "é" + tail + "\"]", size).value(1), QString::fromUtf8("a string:" + head + "é" + tail));
+                QCOMPARE(tokens("[\"" + head + "\", \"" + tail + "\"]", size).value(1), QString::fromStdString("a string:" + head));
+            }
+            uint64_t offset = 0;
+            QVERIFY(errorOf("[\"" + head + "\t" + tail + "\"]", &offset).find("control character") != std::string::npos);
+            QCOMPARE(offset, uint64_t(2 + at));
+            QVERIFY(errorOf("[\"" + head + "\xff" + tail + "\"]", &offset).find("invalid UTF-8") != std::string::npos);
+            QCOMPARE(offset, uint64_t(2 + at));
+            QVERIFY(errorOf("[\"" + head + std::string(1, '\0') + tail + "\"]", &offset).find("control character") != std::string::npos);
+            QCOMPARE(offset, uint64_t(2 + at));
+        }
+    }
+
     void capture()
     {
         const std::string doc = "{\"args\": {\"External id\": 4, \"x\": [1, {\"y\": \"z\"}]}, \"after\": 1}";
