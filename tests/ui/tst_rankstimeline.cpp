@@ -107,7 +107,7 @@ private slots:
         m_window = new RanksTimelines;
         std::vector<RanksTimelines::Rank> ranks;
         for (int r = 0; r < 4; ++r)
-            ranks.push_back({r, QString::fromStdString(rankFile("slow", r)), r == 2});
+            ranks.push_back({r, QString::fromStdString(rankFile("slow", r)), r == 2, QString()});
         QSignalSpy loaded(m_window, &RanksTimelines::loaded);
         m_window->setRanks(ranks);
         QVERIFY(loaded.wait(30000));
