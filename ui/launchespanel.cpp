@@ -95,21 +95,15 @@ LaunchesPanel::LaunchesPanel(QWidget* parent)
 
 void LaunchesPanel::setDocument(std::shared_ptr<const TraceDocument> document)
 {
-    if (!document || !document->trace) {
+    // No trace, or its analyses still running (TraceDocument::analyse): the dock fills when they are in.
+    const bool noTrace = !document || !document->trace;
+    if (noTrace || !document->launchStats || !document->kernelSequences) {
+        const QString why = noTrace ? tr("No trace") : tr("Analysing…");
         m_distributions->setStats(nullptr, nullptr);
         m_outliers->setStats(nullptr, nullptr);
-        m_header->setText(tr("No trace"));
+        m_header->setText(why);
         m_sequences->setReport(nullptr, nullptr);
-        m_sequenceHeader->setText(tr("No trace"));
-        return;
-    }
-    if (!document->launchStats || !document->kernelSequences) {
-        // The analyses are still running (TraceDocument::analyse): the dock fills when they are in.
-        m_distributions->setStats(nullptr, nullptr);
-        m_outliers->setStats(nullptr, nullptr);
-        m_header->setText(tr("Analysing…"));
-        m_sequences->setReport(nullptr, nullptr);
-        m_sequenceHeader->setText(tr("Analysing…"));
+        m_sequenceHeader->setText(why);
         return;
     }
     const std::shared_ptr<const trace::Trace> trace(document, document->trace.get());
