@@ -65,6 +65,12 @@ run_installed() {
         || { cat screenshot.log; echo "package-check: installed tilescope --screenshot failed"; exit 1; }
     [ -s shot.png ] || { echo "package-check: installed tilescope wrote no screenshot"; exit 1; }
     echo "package-check: tilescope --screenshot (offscreen): $(stat -c %s shot.png) bytes"
+    # The installed CLI's report, its pictures drawn by the installed app (found beside the CLI in bin).
+    /usr/bin/tilescope-cli report "$sample" --out report.md > report.log 2>&1 || { cat report.log; echo "package-check: installed tilescope-cli report failed"; exit 1; }
+    if grep -q "no pictures" report.log || [ ! -s report.timeline.png ]; then
+        cat report.log; echo "package-check: the installed report has no pictures"; exit 1
+    fi
+    echo "package-check: tilescope-cli report: $(ls report.*.png | wc -l) pictures from the installed app"
 }
 export -f run_installed
 export sample

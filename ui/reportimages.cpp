@@ -5,6 +5,8 @@
 
 #include "reportimages.h"
 
+#include "answer/reportimagefiles.h"
+
 #include "memorypanel.h"
 #include "rooflinepanel.h"
 #include "timelineview.h"
@@ -102,4 +104,13 @@ std::vector<ReportImage> renderReportImages(const std::shared_ptr<const TraceDoc
         }
     }
     return images;
+}
+
+void writeReportImagesOf(const std::string& tracePath, const std::string& dir, bool partial)
+{
+    tilescope::trace::LoadOptions options;
+    options.partial = partial;
+    options.keepRawArgs = false; // as the CLI's commands load
+    const auto document = TraceDocument::build(QString::fromStdString(tracePath), {}, options);
+    tilescope::answer::writeReportImageFiles(dir, renderReportImages(document));
 }

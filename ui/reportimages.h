@@ -6,6 +6,7 @@
 #include <QSize>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 class QImage;
@@ -23,6 +24,11 @@ struct ReportImageSizes
 };
 std::vector<tilescope::answer::ReportImage> renderReportImages(const std::shared_ptr<const TraceDocument>& document,
                                                                const ReportImageSizes& sizes = {});
+
+// `tilescope --report-images DIR TRACE` (what `tilescope-cli report` runs for its pictures): loads TRACE as
+// the CLI's commands do (raw args not kept; `partial` as --partial), draws the pictures and writes them into
+// DIR with answer::writeReportImageFiles. Throws TraceFileError as loading and writing do.
+void writeReportImagesOf(const std::string& tracePath, const std::string& dir, bool partial);
 
 // True when every pixel has one colour: a picture that shows nothing.
 bool isBlankImage(const QImage& image);

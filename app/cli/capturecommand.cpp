@@ -268,13 +268,6 @@ std::string progressText(const SessionEvent& e)
     return s + "] " + e.message;
 }
 
-std::string executablePath(char** argv)
-{
-    std::error_code ec;
-    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-    return ec ? std::string(argv[0]) : self.string();
-}
-
 } // namespace
 
 int runCaptureCommand(int argc, char** argv)
@@ -286,7 +279,7 @@ int runCaptureCommand(int argc, char** argv)
         std::cerr << "tilescope-cli: " << u.message << "\n(run 'tilescope-cli --help' for usage)\n";
         return kExitUsage;
     }
-    const SessionTools tools = locateSessionTools(executablePath(argv));
+    const SessionTools tools = locateSessionTools(currentExecutablePath(argv[0]));
     if (!a.saveConfig.empty()) {
         io::writeTextFile(a.saveConfig, toJson(a.config), "the session config");
     }
@@ -364,7 +357,7 @@ int runCaptureCommand(int argc, char** argv)
 
 int runCalibrateCommand(int argc, char** argv)
 {
-    const SessionTools tools = locateSessionTools(executablePath(argv));
+    const SessionTools tools = locateSessionTools(currentExecutablePath(argv[0]));
     if (tools.torchTool.empty()) {
         std::cerr << "tilescope-cli: calibrate needs tilescope-torch, which is built only where LibTorch is found "
                      "(Debian: libtorch-dev; or set TILESCOPE_TORCH)\n";

@@ -776,9 +776,6 @@ int runReport(const Arguments& a)
         throw UsageError{"report needs --out FILE.html or --out FILE.md"};
     if (!answer::reportFormatOf(*out))
         throw UsageError{"--out for report ends in .html or .md (the format goes by the suffix), got '" + *out + "'"};
-#if defined(TILESCOPE_CLI_PICTURES)
-    return cli::runReportWithPictures(a.trace, *out, a.has("partial"));
-#else
     roofline::ClassifyOptions classifyOptions;
     if (const std::string annotations = annotationsBeside(a.trace); !annotations.empty())
         classifyOptions.annotations = roofline::loadAnnotations(annotations);
@@ -788,10 +785,11 @@ int runReport(const Arguments& a)
     const analysis::OverlapReport overlap = analysis::computeOverlap(*t);
     const memory::MemoryAnalysis memory = memory::analyzeMemory(*t);
     const roofline::ClassifyReport classification = roofline::classify(*t, classifyOptions);
-    std::cerr << "tilescope-cli: report: no pictures (timeline, roofline, memory): they are drawn by the app's widgets and need a "
-                 "build with Qt and the GUI; the figures are all there\n";
-    return cli::writeReport(a.trace, {t.get(), &averages, &overlap, &classification, &memory}, {}, *out);
-#endif
+    std::string why;
+    const std::vector<answer::ReportImage> images = cli::drawReportPictures(a.trace, a.has("partial"), why);
+    if (!why.empty())
+        std::cerr << "tilescope-cli: report: no pictures (timeline, roofline, memory): " << why << "; the figures are all there\n";
+    return cli::writeReport(a.trace, {t.get(), &averages, &overlap, &classification, &memory}, images, *out);
 }
 
 int runCompare(const Arguments& a)

@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "reportcommand.h"
 
+#include "answer/reportimagefiles.h"
+#include "io/tracefileerror.h"
+#include "session/childprocess.h"
+#include "session/sessionrunner.h"
+
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 namespace tilescope::cli {
@@ -13,7 +20,8 @@ const char* const kReportUsage = R"(  report TRACE --out FILE.html|FILE.md [--pa
       has tilelang_kernel (or custom_kernel) and torch_ref regions; each as the command that prints it
       does (diagnose, summary, overlap, classify, memory, compare, info). HTML is one self-contained file with the
       pictures (timeline, roofline, memory) embedded; Markdown writes them beside it as
-      FILE.timeline.png etc. Pictures are drawn with the app's widgets and need a Qt build
+      FILE.timeline.png etc. The pictures are drawn by the desktop app (`tilescope --report-images`),
+      found beside tilescope-cli or named by TILESCOPE_APP; without it the report has none
 )";
 
 int writeReport(const std::string& tracePath, const ReportFigures& f, const std::vector<answer::ReportImage>& images,
@@ -32,6 +40,47 @@ int writeReport(const std::string& tracePath, const ReportFigures& f, const std:
     for (const std::string& file : answer::writeAnswerReport(out, answer::gatherAnswerReport(inputs), images))
         std::cout << "wrote " << file << "\n";
     return 0;
+}
+
+std::vector<answer::ReportImage> drawReportPictures(const std::string& tracePath, bool partial, std::string& why)
+{
+    namespace fs = std::filesystem;
+    const session::SessionTools tools = session::locateSessionTools(session::currentExecutablePath("tilescope-cli"));
+    if (tools.app.empty()) {
+        why = "they are drawn by the desktop app (tilescope), which was not found beside tilescope-cli (a build without "
+              "Qt has none; TILESCOPE_APP names another)";
+        return {};
+    }
+    std::error_code ec;
+    std::string pattern = (fs::temp_directory_path(ec) / "tilescope-report-XXXXXX").string();
+    if (ec || !mkdtemp(pattern.data())) {
+        why = "no temporary folder for them (" + (fs::temp_directory_path(ec) / "").string() + ")";
+        return {};
+    }
+    const std::string dir = pattern;
+    std::vector<std::string> argv = {tools.app, "--report-images", dir, tracePath};
+    if (partial)
+        argv.push_back("--partial");
+    std::string lastError;
+    const session::ChildOutcome outcome = session::runChild({argv, {}, {}}, [&](const std::string& line, bool isStderr) {
+        if (isStderr && !line.empty())
+            lastError = line;
+    });
+    std::vector<answer::ReportImage> images;
+    if (!outcome.started) {
+        why = tools.app + " did not start: " + outcome.startError;
+    } else if (!outcome.exited || outcome.exitCode != 0) {
+        why = tools.app + " failed (" + (outcome.exited ? "exit code " + std::to_string(outcome.exitCode) : "signal " + std::to_string(outcome.signal))
+            + (lastError.empty() ? std::string(")") : "): " + lastError);
+    } else {
+        try {
+            images = answer::readReportImageFiles(dir);
+        } catch (const io::TraceFileError& e) {
+            why = e.what();
+        }
+    }
+    fs::remove_all(dir, ec);
+    return images;
 }
 
 } // namespace tilescope::cli

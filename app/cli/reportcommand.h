@@ -40,8 +40,9 @@ struct ReportFigures
 int writeReport(const std::string& tracePath, const ReportFigures& figures, const std::vector<answer::ReportImage>& images,
                 const std::string& out);
 
-// A Qt build (TILESCOPE_CLI_PICTURES): loads the trace as the app does, draws the pictures with the app's
-// widgets on the offscreen platform and writes the report. Throws TraceFileError as loading does.
-int runReportWithPictures(const std::string& tracePath, const std::string& out, bool partial);
+// The report's pictures, drawn by the desktop app (`tilescope --report-images DIR TRACE`, located as the
+// session tools are) into a temporary folder that is removed again. None, and the reason in `why`, when there
+// is no app (a build without Qt) or it failed; the report is written without them then.
+std::vector<answer::ReportImage> drawReportPictures(const std::string& tracePath, bool partial, std::string& why);
 
 } // namespace tilescope::cli

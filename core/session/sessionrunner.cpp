@@ -115,7 +115,17 @@ SessionTools locateSessionTools(const std::string& executablePath)
                                  exeDir / "torch" / "tilescope-torch", exeDir.parent_path() / "torch" / "tilescope-torch",
                                  binary.empty() ? fs::path() : binary / "app" / "tilescope-torch",
                                  binary.empty() ? fs::path() : binary / "app" / "torch" / "tilescope-torch"});
+    const char* appEnv = std::getenv("TILESCOPE_APP");
+    t.app = firstExisting({appEnv ? fs::path(appEnv) : fs::path(), exeDir / "tilescope",
+                           binary.empty() ? fs::path() : binary / "app" / "tilescope"});
     return t;
+}
+
+std::string currentExecutablePath(const std::string& argv0)
+{
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? argv0 : self.string();
 }
 
 std::vector<std::string> sessionCommand(const SessionConfig& c, const SessionTools& tools, const std::string& configPath)

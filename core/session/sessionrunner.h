@@ -12,16 +12,20 @@
 
 namespace tilescope::session {
 
-// Where the programs a session runs live.
+// Where the programs TileScope runs live.
 struct SessionTools
 {
     std::string harness;   // tilescope_harness.py (Script and Kernel modes)
     std::string torchTool; // tilescope-torch (TorchScript and Calibrate modes); empty when not built
+    std::string app;       // tilescope, the desktop app: draws tilescope-cli report's pictures; empty when not built
 };
 
-// TILESCOPE_HARNESS / TILESCOPE_TORCH override; else next to the executable, the install's share folder,
-// then the build and source trees this binary came from.
+// TILESCOPE_HARNESS / TILESCOPE_TORCH / TILESCOPE_APP override; else next to the executable, the install's
+// share folder, then the build and source trees this binary came from.
 SessionTools locateSessionTools(const std::string& executablePath);
+
+// This process's executable (/proc/self/exe), or argv0 where that cannot be read.
+std::string currentExecutablePath(const std::string& argv0);
 
 struct SessionResult
 {

@@ -6,6 +6,7 @@
 #include "analysis/overlap.h"
 #include "answer/answerreport.h"
 #include "answer/base64.h"
+#include "answer/reportimagefiles.h"
 #include "findings/diagnose.h"
 #include "io/textfile.h"
 #include "io/tracefileerror.h"
@@ -272,8 +273,9 @@ private slots:
         QVERIFY(!testutil::contains(html, "id=\"compare\""));
     }
 
-    // `tilescope-cli report` writes what the core renders from the same figures: in a Qt build it computes them
-    // through the app's TraceDocument and adds pictures, without Qt it says it has none.
+    // `tilescope-cli report` writes what the core renders from the same figures; the desktop app draws the
+    // pictures (`tilescope --report-images`) when it is built, and without it, or when it fails, the report
+    // is written without them and says why.
     void cliReport()
     {
         QTemporaryDir dir;
@@ -284,11 +286,39 @@ private slots:
         QVERIFY2(run.exitCode == 0, run.err.constData());
         QVERIFY2(run.out.contains("wrote " + md.toUtf8()), run.out.constData());
         const std::string written = testutil::readFile(md.toStdString());
-        const bool pictures = !run.err.contains("no pictures");
-        for (const char* key : {answer::kTimelineImage, answer::kRooflineImage, answer::kMemoryImage})
-            QCOMPARE(QFile::exists(dir.filePath(QStringLiteral("r.%1.png").arg(QLatin1String(key)))), pictures);
-        if (!pictures)
-            QVERIFY2(run.err.contains("need a build with Qt"), run.err.constData());
+#if defined(TILESCOPE_APP_BUILT)
+        const bool pictures = true;
+        QVERIFY2(!run.err.contains("no pictures"), run.err.constData());
+#else
+        const bool pictures = false;
+        QVERIFY2(run.err.contains("no pictures") && run.err.contains("not found"), run.err.constData());
+#endif
+        for (const char* key : {answer::kTimelineImage, answer::kRooflineImage, answer::kMemoryImage}) {
+            const QString png = dir.filePath(QStringLiteral("r.%1.png").arg(QLatin1String(key)));
+            QCOMPARE(QFile::exists(png), pictures);
+            if (pictures)
+                QVERIFY(testutil::readFile(png.toStdString()).starts_with("\x89PNG"));
+        }
+        // An app that fails, or hands back something that is not the pictures: the report without them, and why.
+        const QString fakeApp = dir.filePath(QStringLiteral("fake-app.sh"));
+        for (const auto& [script, reason] :
+             {std::pair{"echo 'tilescope: error: it broke' >&2; exit 3", "exit code 3): tilescope: error: it broke"},
+              std::pair{"echo '{\"images\": [{\"key\": \"../x\", \"caption\": \"c\"}]}' > \"$2/images.json\"",
+                        "'../x' is not one of the report's pictures"},
+              std::pair{"echo '{\"images\": [{\"key\": \"timeline\", \"caption\": \"c\"}]}' > \"$2/images.json\"",
+                        "timeline.png: cannot read"}}) {
+            io::writeTextFile(fakeApp.toStdString(), std::string("#!/bin/sh\n") + script + "\n", "the fake app");
+            QFile::setPermissions(fakeApp, QFile::permissions(fakeApp) | QFileDevice::ExeOwner);
+            const QString fakeMd = dir.filePath(QStringLiteral("f.md"));
+            qputenv("TILESCOPE_APP", fakeApp.toUtf8());
+            const auto failed = testutil::runProcess(QStringLiteral(TILESCOPE_CLI),
+                                                     {QStringLiteral("report"), QString::fromStdString(path), QStringLiteral("--out"), fakeMd});
+            qunsetenv("TILESCOPE_APP");
+            QVERIFY2(failed.exitCode == 0, failed.err.constData());
+            QVERIFY2(failed.err.contains("no pictures") && failed.err.contains(reason), failed.err.constData());
+            QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("f.timeline.png"))));
+            QVERIFY(!testutil::contains(testutil::readFile(fakeMd.toStdString()), "!["));
+        }
         // Without the picture lines, the file is the core's rendering of the core's figures.
         // A picture is four lines: "![caption](file)", "", "*caption*", "".
         std::istringstream in(written);
@@ -403,6 +433,44 @@ private slots:
         QVERIFY(answer::reportFormatOf("a/B.HTML") == answer::ReportFormat::Html);
         QVERIFY(answer::reportFormatOf("b.md") == answer::ReportFormat::Markdown);
         QVERIFY(!answer::reportFormatOf("b.pdf"));
+    }
+
+    // The pictures as files (the app hands them to the CLI so): read back byte for byte with their captions;
+    // a list that is not one, a key that is not a picture, a missing or non-PNG file each name the file.
+    void imageFilesRoundTrip()
+    {
+        QTemporaryDir dir;
+        const std::string folder = dir.path().toStdString();
+        const std::string png = std::string("\x89PNG\r\n\x1a\n", 8) + std::string("\0\x01\x02\xff binary", 11);
+        const std::vector<answer::ReportImage> images{{answer::kTimelineImage, "the \"timeline\"", png},
+                                                      {answer::kMemoryImage, "memory \xc3\xa9", png + "x"}};
+        answer::writeReportImageFiles(folder, images);
+        const std::vector<answer::ReportImage> back = answer::readReportImageFiles(folder);
+        QCOMPARE(back.size(), images.size());
+        for (size_t i = 0; i < images.size(); ++i) {
+            QCOMPARE(back[i].key, images[i].key);
+            QCOMPARE(back[i].caption, images[i].caption);
+            QCOMPARE(back[i].png, images[i].png);
+        }
+        const std::string manifest = folder + "/" + answer::kReportImagesManifest;
+        const auto failsNaming = [&](const std::string& manifestText, const std::string& file, const std::string& what) {
+            io::writeTextFile(manifest, manifestText, "a test list");
+            try {
+                answer::readReportImageFiles(folder);
+            } catch (const io::TraceFileError& e) {
+                return testutil::contains(e.what(), file) && testutil::contains(e.what(), what);
+            }
+            return false;
+        };
+        QVERIFY(failsNaming("[1, 2]", "images.json", "not a list of report pictures"));
+        QVERIFY(failsNaming("{\"images\": [{\"key\": \"timeline\"}]}", "images.json", "without a key or caption"));
+        QVERIFY(failsNaming("{\"images\": [{\"key\": \"../../etc/passwd\", \"caption\": \"\"}]}", "images.json",
+                            "not one of the report's pictures"));
+        QVERIFY(failsNaming("{\"images\": [{\"key\": \"roofline\", \"caption\": \"\"}]}", "roofline.png", "cannot read"));
+        io::writeTextFile(folder + "/roofline.png", "GIF89a", "a test picture");
+        QVERIFY(failsNaming("{\"images\": [{\"key\": \"roofline\", \"caption\": \"\"}]}", "roofline.png", "not a PNG image"));
+        QDir(dir.path()).removeRecursively();
+        QVERIFY_THROWS_EXCEPTION(io::TraceFileError, answer::readReportImageFiles(folder));
     }
 
     // A session folder: what was profiled comes from its manifest and config.
