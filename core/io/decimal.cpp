@@ -98,19 +98,26 @@ std::optional<Scaled> scale(std::string_view text, int shift)
 
 std::optional<int64_t> parseScaledDecimal(std::string_view text, int shift)
 {
-    // Fast path for Kineto's own form: up to 15 integer digits and exactly `shift` decimals.
-    if (shift == 3 && text.size() >= 5 && text.size() <= 19 && text[text.size() - 4] == '.') {
-        int64_t v = 0;
-        bool plain = true;
-        for (size_t i = 0; i < text.size() && plain; ++i) {
-            if (i == text.size() - 4)
-                continue;
-            const char c = text[i];
-            plain = c >= '0' && c <= '9';
-            v = v * 10 + (c - '0');
+    // Fast path for the forms traces write: an unsigned integer ("ts": 1669783687464181, older Kineto and
+    // Chrome) or one with at most `shift` decimals ("ts": 1712195495519689.047), 19 digits at most once
+    // scaled; anything else (a sign, an exponent, more decimals to round, past int64) goes the exact way.
+    if (shift >= 0 && shift <= 9 && text.size() <= 20) { // 19 digits and a point
+        const size_t n = text.size();
+        uint64_t v = 0; // 19 digits fit
+        size_t i = 0, digits = 0, decimals = 0;
+        for (; i < n && text[i] >= '0' && text[i] <= '9'; ++i, ++digits)
+            v = v * 10 + static_cast<uint64_t>(text[i] - '0');
+        if (digits > 0 && i < n && text[i] == '.')
+            for (++i; i < n && text[i] >= '0' && text[i] <= '9'; ++i, ++decimals)
+                v = v * 10 + static_cast<uint64_t>(text[i] - '0');
+        const bool pointWithoutDecimals = digits < n && decimals == 0;
+        if (i == n && digits > 0 && !pointWithoutDecimals && decimals <= static_cast<size_t>(shift)
+            && digits + static_cast<size_t>(shift) <= 19) { // below 10^19 < 2^64: no wrap
+            for (size_t k = decimals; k < static_cast<size_t>(shift); ++k)
+                v *= 10;
+            if (v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+                return static_cast<int64_t>(v);
         }
-        if (plain)
-            return v;
     }
     const auto scaled = scale(text, shift);
     if (!scaled)

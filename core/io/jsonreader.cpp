@@ -105,6 +105,17 @@ inline bool wordNeedsAttention(uint64_t v)
     return ((hasQuote | hasSlash | hasControl) & highs) | (v & highs);
 }
 
+// How many of the 8 bytes of `word` (in memory order) are ASCII digits before the first one that is not.
+inline unsigned leadingDigits8(uint64_t word)
+{
+    constexpr uint64_t ones = 0x0101010101010101ull;
+    const uint64_t t = word ^ (ones * '0'); // a digit byte becomes 0..9
+    // The high bit marks a byte of 10 or more (t + 0x76 reaches 0x80) or one already past 0x7f; a carry
+    // can only spoil the bytes after the first marked one, which are not looked at.
+    const uint64_t notDigit = ((t + ones * 0x76) | t) & (ones * 0x80);
+    return notDigit ? static_cast<unsigned>(__builtin_ctzll(notDigit)) / 8 : 8u;
+}
+
 #if defined(__SSE2__)
 // Offset of the first byte of p[0..16) that readString must look at ('"', '\\', a control byte or a
 // non-ASCII byte), 16 if none: one signed compare finds both the control bytes (0x00-0x1f) and the
@@ -116,6 +127,16 @@ inline unsigned firstStringSpecial16(const char* p)
                                          _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
     const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
     return mask ? static_cast<unsigned>(__builtin_ctz(mask)) : 16u;
+}
+
+// Offset of the first byte of p[0..16) that is not JSON whitespace (' ', '\n', '\r', '\t'), 16 if none.
+inline unsigned firstNonWhitespace16(const char* p)
+{
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i space = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+                                       _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+    const auto other = ~static_cast<unsigned>(_mm_movemask_epi8(space)) & 0xffffu;
+    return other ? static_cast<unsigned>(__builtin_ctz(other)) : 16u;
 }
 #endif
 
@@ -194,22 +215,18 @@ std::string_view JsonReader::lookahead(size_t count)
 
 void JsonReader::skipWhitespace()
 {
-    constexpr uint64_t spaces = 0x2020202020202020ull;
     for (;;) {
-        for (;;) {
-            while (m_pos < m_end && isWhitespace(m_buffer[m_pos])) {
-                ++m_pos;
-                // Pretty-printed traces indent with runs of spaces: skip them a word at a time.
-                while (m_pos + 8 <= m_end) {
-                    uint64_t word;
-                    std::memcpy(&word, m_buffer.data() + m_pos, 8);
-                    if (word != spaces)
-                        break;
-                    m_pos += 8;
-                }
-            }
-            break;
+#if defined(__SSE2__)
+        // Pretty-printed traces put a newline and a run of indentation between tokens: 16 bytes at a time.
+        while (m_pos + 16 <= m_end) {
+            const unsigned skip = firstNonWhitespace16(m_buffer.data() + m_pos);
+            m_pos += skip;
+            if (skip < 16)
+                return;
         }
+#endif
+        while (m_pos < m_end && isWhitespace(m_buffer[m_pos]))
+            ++m_pos;
         if (m_pos < m_end)
             return;
         m_tokenStart = m_pos;
@@ -366,6 +383,14 @@ JsonToken JsonReader::readNumber()
         const char* problem = nullptr;
         auto digits = [&] {
             const char* first = p;
+            while (p + 8 <= end) { // timestamps and ids run to 16 digits: 8 at a time
+                uint64_t word;
+                std::memcpy(&word, p, 8);
+                const unsigned run = leadingDigits8(word);
+                p += run;
+                if (run < 8)
+                    return p > first;
+            }
             while (p < end && isDigit(*p))
                 ++p;
             return p > first;

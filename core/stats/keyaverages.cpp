@@ -24,18 +24,16 @@ constexpr StringId kRewrittenBit = 0x80000000u;
 // torch's FunctionEvent, reduced to what key_averages reads.
 struct FunctionEvent
 {
-    double startUs = 0;
-    double endUs = 0;
     int64_t startNs = 0; // relative to the origin, for exact interval tests
     int64_t endNs = 0;
     int64_t id = 0;
     int64_t linked = 0;
-    uint32_t thread = 0;
-    StringId name = 0;
-    StringId shapes = 0; // 0: "[]"
     int64_t cpuMemory = 0;
     int64_t deviceMemory = 0;
     uint64_t flops = 0;
+    uint32_t thread = 0;
+    StringId name = 0;
+    StringId shapes = 0; // 0: "[]"
     uint32_t kernelsBegin = 0, kernelsCount = 0;
     uint32_t parent = kNoIndex;
     uint32_t childrenBegin = 0, childrenCount = 0;
@@ -44,8 +42,13 @@ struct FunctionEvent
     bool removed = false;
     EventKind kind = EventKind::CpuOp;
 
-    double duration() const { return endUs - startUs; }
+    // torch's times are microseconds as doubles: made from the nanoseconds when asked, not stored (one
+    // of these per op and activity of the trace).
+    double startUs() const { return static_cast<double>(startNs) / 1000.0; }
+    double endUs() const { return static_cast<double>(endNs) / 1000.0; }
+    double duration() const { return endUs() - startUs(); }
 };
+static_assert(sizeof(FunctionEvent) == 96);
 
 bool isCpuKind(EventKind k)
 {
@@ -190,8 +193,6 @@ void Builder::selectEvents()
         }
         f.startNs = e.start - m_origin;
         f.endNs = f.startNs + e.duration;
-        f.startUs = static_cast<double>(f.startNs) / 1000.0;
-        f.endUs = static_cast<double>(f.endNs) / 1000.0;
         f.thread = threadOf(e.track);
         switch (e.kind) {
         case EventKind::CpuOp:
@@ -352,7 +353,6 @@ void Builder::addLeftoverMemory()
         f.kind = EventKind::Instant;
         f.name = m.outOfMemory ? oomName : memoryName;
         f.startNs = f.endNs = m.time - m_origin;
-        f.startUs = f.endUs = static_cast<double>(f.startNs) / 1000.0;
         f.thread = threadOf(m.track);
         if (!m.outOfMemory) { // nbytes() of an OOM record is 0
             f.cpuMemory = isCpuMemoryDevice(m.deviceType) ? m.bytes : 0;
@@ -374,7 +374,7 @@ void Builder::sortEvents()
     };
     std::vector<SortKey> keys(m_events.size());
     for (uint32_t f = 0; f < m_events.size(); ++f)
-        keys[f] = {m_events[f].startUs, -m_events[f].endUs, f};
+        keys[f] = {m_events[f].startUs(), -m_events[f].endUs(), f};
     std::sort(keys.begin(), keys.end(), [](const SortKey& x, const SortKey& y) {
         if (x.start != y.start)
             return x.start < y.start;
@@ -402,7 +402,7 @@ void Builder::buildTree()
             FunctionEvent& e = m_events[f];
             while (!stack.empty()) {
                 const FunctionEvent& top = m_events[stack.back()];
-                if (e.startUs >= top.endUs || e.endUs > top.endUs) {
+                if (e.startUs() >= top.endUs() || e.endUs() > top.endUs()) {
                     stack.pop_back();
                 } else {
                     e.parent = stack.back();

@@ -3,8 +3,14 @@
 
 #include <QtTest>
 
+#include <limits>
+#include <random>
+#include <string>
+
 using tilescope::io::parseExactInteger;
 using tilescope::io::parseMicrosecondsAsNanoseconds;
+
+__extension__ typedef __int128 Wide; // exact arithmetic past int64, for the checks
 
 class TestDecimal : public QObject
 {
@@ -26,6 +32,10 @@ private slots:
         QTest::newRow("negative") << "-2.25" << qint64(-2250);
         QTest::newRow("zero") << "0" << qint64(0);
         QTest::newRow("many decimals") << "3.14159265" << qint64(3142);
+        QTest::newRow("two decimals") << "12.25" << qint64(12250);
+        QTest::newRow("15 integer digits") << "999999999999999" << qint64(999999999999999000);
+        QTest::newRow("16 integer digits") << "9223372036854775" << qint64(9223372036854775000);
+        QTest::newRow("the largest") << "9223372036854775.807" << qint64(9223372036854775807);
     }
     void microsecondsToNanoseconds()
     {
@@ -52,6 +62,36 @@ private slots:
         QVERIFY(!parseMicrosecondsAsNanoseconds("abc"));
         QVERIFY(!parseMicrosecondsAsNanoseconds(""));
         QVERIFY(!parseMicrosecondsAsNanoseconds("1.2.3"));
+        QVERIFY(!parseMicrosecondsAsNanoseconds("9223372036854775.808"));
+        QVERIFY(!parseMicrosecondsAsNanoseconds("12a"));
+        QVERIFY(!parseMicrosecondsAsNanoseconds("1.5x"));
+    }
+
+    // Every shape of unsigned number a trace writes, against exact arithmetic: the digits shifted by 3,
+    // rounded half up on the first dropped digit, nothing when the result leaves int64.
+    void agreesWithExactArithmetic()
+    {
+        std::mt19937_64 random(7);
+        for (int round = 0; round < 200000; ++round) {
+            const int intDigits = 1 + int(random() % 19), fracDigits = int(random() % 6);
+            std::string text, digits;
+            for (int k = 0; k < intDigits + fracDigits; ++k)
+                digits += char('0' + (k == 0 && intDigits > 1 ? 1 + random() % 9 : random() % 10));
+            text = digits.substr(0, size_t(intDigits)) + (fracDigits ? "." + digits.substr(size_t(intDigits)) : "");
+            Wide expected = 0;
+            const int kept = intDigits + 3;
+            for (int k = 0; k < kept; ++k)
+                expected = expected * 10 + (k < intDigits + fracDigits ? digits[size_t(k)] - '0' : 0);
+            if (kept < intDigits + fracDigits && digits[size_t(kept)] >= '5')
+                ++expected;
+            const auto v = parseMicrosecondsAsNanoseconds(text);
+            if (expected > std::numeric_limits<int64_t>::max()) {
+                QVERIFY2(!v, text.c_str());
+            } else {
+                QVERIFY2(v, text.c_str());
+                QVERIFY2(*v == int64_t(expected), text.c_str());
+            }
+        }
     }
 
     void exactIntegers()

@@ -116,6 +116,50 @@ private slots:
         }
     }
 
+    // Whitespace runs of every length at every offset, across buffer refills: the same tokens, and an
+    // error after them at the right offset.
+    void whitespaceRunsAtEveryOffset()
+    {
+        for (size_t lead = 0; lead < 20; ++lead) {
+            for (size_t run = 0; run < 40; ++run) {
+                std::string gap;
+                for (size_t k = 0; k < run; ++k)
+                    gap += " \n\t\r"[(k * 7 + lead) % 4];
+                const std::string doc = "[" + std::string(lead, ' ') + "1," + gap + "\"a\"" + gap + "]";
+                for (size_t size : {64, 71, 4096}) {
+                    const QStringList got = tokens(doc, size);
+                    QCOMPARE(got.size(), 4);
+                    QCOMPARE(got.value(2), QStringLiteral("a string:a"));
+                }
+                uint64_t offset = 0;
+                QVERIFY(errorOf("[1," + gap + "\x01]", &offset).find("expected a JSON value") != std::string::npos);
+                QCOMPARE(offset, uint64_t(3 + run));
+            }
+        }
+    }
+
+    // Numbers of every length at every offset (the digits are read 8 at a time), each byte after them
+    // tried: the same number, or the error the grammar asks for.
+    void numbersAtEveryOffset()
+    {
+        const std::string digits = "12345678901234567890123";
+        for (size_t lead = 0; lead < 9; ++lead) {
+            for (size_t len = 1; len <= digits.size(); ++len) {
+                const std::string number = digits.substr(0, len);
+                for (const std::string& form : {number, number + ".5", "-" + number, number + "e7", "0." + number}) {
+                    for (size_t size : {64, 71, 4096})
+                        QCOMPARE(tokens("[" + std::string(lead, ' ') + form + "]", size).value(1), QString::fromStdString("a number:" + form));
+                }
+                for (int byte = 0; byte < 256; ++byte) {
+                    const char c = char(byte);
+                    if ((c >= '0' && c <= '9') || c == ']' || c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t')
+                        continue;
+                    QVERIFY2(!errorOf("[" + std::string(lead, ' ') + number + c + "]").empty(), (number + c).c_str());
+                }
+            }
+        }
+    }
+
     void capture()
     {
         const std::string doc = "{\"args\": {\"External id\": 4, \"x\": [1, {\"y\": \"z\"}]}, \"after\": 1}";
