@@ -45,7 +45,8 @@ sample=/usr/share/tilescope/samples/train_scheduled.pt.trace.json.gz
 for f in /usr/bin/tilescope /usr/bin/tilescope-cli /usr/share/tilescope/harness/tilescope_harness.py /usr/share/tilescope/devices.json \
     /usr/share/tilescope/examples/train_mlp.py "$sample" /usr/share/applications/tilescope.desktop /usr/share/mime/packages/tilescope.xml \
     /usr/share/icons/hicolor/scalable/apps/tilescope.svg /usr/share/icons/hicolor/48x48/apps/tilescope.png \
-    /usr/share/man/man1/tilescope.1.gz /usr/share/man/man1/tilescope-cli.1.gz; do
+    /usr/share/man/man1/tilescope.1.gz /usr/share/man/man1/tilescope-cli.1.gz /usr/share/doc/tilescope/README.md.gz \
+    /usr/share/doc/tilescope/sqlite-export.md.gz /usr/share/doc/tilescope/sessions.md.gz; do
     [ -e "$f" ] || { echo "package-check: the package did not install $f"; exit 1; }
 done
 # The installed programs on the installed files. Run where the source tree (and the build folder in it)

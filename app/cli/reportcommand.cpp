@@ -70,7 +70,8 @@ std::vector<answer::ReportImage> drawReportPictures(const std::string& tracePath
     if (!outcome.started) {
         why = tools.app + " did not start: " + outcome.startError;
     } else if (!outcome.exited || outcome.exitCode != 0) {
-        why = tools.app + " failed (" + (outcome.exited ? "exit code " + std::to_string(outcome.exitCode) : "signal " + std::to_string(outcome.signal))
+        why = tools.app + " failed ("
+            + (outcome.exited ? "exit code " + std::to_string(outcome.exitCode) : "signal " + std::to_string(outcome.signal))
             + (lastError.empty() ? std::string(")") : "): " + lastError);
     } else {
         try {

@@ -27,8 +27,7 @@ void writeReportImageFiles(const std::string& dir, const std::vector<ReportImage
         list.push_back({{"key", image.key}, {"caption", image.caption}});
     }
     const nlohmann::json manifest = {{"images", list}};
-    io::writeTextFile((std::filesystem::path(dir) / kReportImagesManifest).string(), manifest.dump(1) + "\n",
-                      "the report pictures' list");
+    io::writeTextFile((std::filesystem::path(dir) / kReportImagesManifest).string(), manifest.dump(1) + "\n", "the report pictures' list");
 }
 
 std::vector<ReportImage> readReportImageFiles(const std::string& dir)
@@ -41,7 +40,8 @@ std::vector<ReportImage> readReportImageFiles(const std::string& dir)
         throw bad("not a list of report pictures (expected {\"images\": [...]})");
     std::vector<ReportImage> images;
     for (const nlohmann::json& entry : manifest["images"]) {
-        if (!entry.is_object() || !entry.value("key", nlohmann::json()).is_string() || !entry.value("caption", nlohmann::json()).is_string())
+        if (!entry.is_object() || !entry.value("key", nlohmann::json()).is_string()
+            || !entry.value("caption", nlohmann::json()).is_string())
             throw bad("a picture without a key or caption");
         ReportImage image;
         image.key = entry["key"].get<std::string>();

@@ -116,8 +116,8 @@ SessionTools locateSessionTools(const std::string& executablePath)
                                  binary.empty() ? fs::path() : binary / "app" / "tilescope-torch",
                                  binary.empty() ? fs::path() : binary / "app" / "torch" / "tilescope-torch"});
     const char* appEnv = std::getenv("TILESCOPE_APP");
-    t.app = firstExisting({appEnv ? fs::path(appEnv) : fs::path(), exeDir / "tilescope",
-                           binary.empty() ? fs::path() : binary / "app" / "tilescope"});
+    t.app = firstExisting(
+        {appEnv ? fs::path(appEnv) : fs::path(), exeDir / "tilescope", binary.empty() ? fs::path() : binary / "app" / "tilescope"});
     return t;
 }
 

@@ -311,8 +311,8 @@ private slots:
             QFile::setPermissions(fakeApp, QFile::permissions(fakeApp) | QFileDevice::ExeOwner);
             const QString fakeMd = dir.filePath(QStringLiteral("f.md"));
             qputenv("TILESCOPE_APP", fakeApp.toUtf8());
-            const auto failed = testutil::runProcess(QStringLiteral(TILESCOPE_CLI),
-                                                     {QStringLiteral("report"), QString::fromStdString(path), QStringLiteral("--out"), fakeMd});
+            const auto failed = testutil::runProcess(
+                QStringLiteral(TILESCOPE_CLI), {QStringLiteral("report"), QString::fromStdString(path), QStringLiteral("--out"), fakeMd});
             qunsetenv("TILESCOPE_APP");
             QVERIFY2(failed.exitCode == 0, failed.err.constData());
             QVERIFY2(failed.err.contains("no pictures") && failed.err.contains(reason), failed.err.constData());

@@ -148,7 +148,8 @@ private slots:
                 const std::string number = digits.substr(0, len);
                 for (const std::string& form : {number, number + ".5", "-" + number, number + "e7", "0." + number}) {
                     for (size_t size : {64, 71, 4096})
-                        QCOMPARE(tokens("[" + std::string(lead, ' ') + form + "]", size).value(1), QString::fromStdString("a number:" + form));
+                        QCOMPARE(tokens("[" + std::string(lead, ' ') + form + "]", size).value(1),
+                                 QString::fromStdString("a number:" + form));
                 }
                 for (int byte = 0; byte < 256; ++byte) {
                     const char c = char(byte);
