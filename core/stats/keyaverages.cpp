@@ -92,13 +92,18 @@ private:
     void buildTree();
     void removeDuplicateNodes();
     void computeMetrics();
+    struct Metrics
+    {
+        double cpuTotal = 0, selfCpu = 0, deviceTotal = 0, selfDevice = 0;
+        int64_t selfCpuMemory = 0, selfDeviceMemory = 0;
+    };
+    Metrics metricsOf(uint32_t f) const;
     KeyAverages group();
 
     const trace::Trace& m_trace;
     const KeyAveragesOptions& m_options;
     int64_t m_origin = 0;
     std::vector<FunctionEvent> m_events;
-    std::vector<uint32_t> m_sourceEvent; // trace event index per FunctionEvent, kNoIndex for [memory] rows
     std::vector<double> m_kernels;
     std::vector<uint32_t> m_children;
     std::vector<uint32_t> m_order; // FunctionEvent indices after the global sort, minus removed ones
@@ -109,9 +114,9 @@ private:
     bool m_useDevice = false;
     StringId m_profilerStep = 0;
     trace::StringPool m_names; // rewritten names (ProfilerStep*, [memory]) next to the trace's own ids
-    // per FunctionEvent metrics
-    std::vector<double> m_cpuTotal, m_selfCpu, m_deviceTotal, m_selfDevice;
-    std::vector<int64_t> m_selfCpuMemory, m_selfDeviceMemory;
+    // per FunctionEvent: the device total, the one figure a parent needs from its children that is not in
+    // the child itself; the others are made when grouping (metricsOf), not stored (40 bytes an event less)
+    std::vector<double> m_deviceTotal;
 };
 
 uint32_t Builder::threadOf(trace::TrackId trackId)
@@ -217,7 +222,6 @@ void Builder::selectEvents()
         }
         m_useDevice = m_useDevice || !cpu;
         m_events.push_back(f);
-        m_sourceEvent.push_back(i);
     }
 }
 
@@ -307,8 +311,8 @@ void Builder::attachDeviceWork()
 {
     // torch keeps one map for External ids and correlation ids alike; only events with linked == 0 look
     // themselves up in it (key-averages.md §2.6), quirks included.
-    // The buckets as one array of (id, event) sorted by id, events in index order within an id, and
-    // where each id's run starts: no vector per id.
+    // The buckets as one array of (id, event) sorted by id, events in index order within an id, found by
+    // binary search: no vector per id and no hash map beside the array.
     std::vector<std::pair<int64_t, uint32_t>> linked;
     for (uint32_t f = 0; f < m_events.size(); ++f)
         if (m_events[f].linked > 0)
@@ -316,19 +320,14 @@ void Builder::attachDeviceWork()
     if (linked.empty())
         return;
     std::sort(linked.begin(), linked.end());
-    std::unordered_map<int64_t, uint32_t> runStart;
-    runStart.reserve(linked.size());
-    for (uint32_t k = 0; k < linked.size(); ++k)
-        if (k == 0 || linked[k].first != linked[k - 1].first)
-            runStart.emplace(linked[k].first, k);
     for (FunctionEvent& f : m_events) {
-        if (!f.cpu || f.linked != 0)
+        if (!f.cpu || f.linked != 0 || f.id <= 0)
             continue;
-        const auto it = runStart.find(f.id);
-        if (it == runStart.end())
+        const auto run = std::lower_bound(linked.begin(), linked.end(), std::pair<int64_t, uint32_t>{f.id, 0});
+        if (run == linked.end() || run->first != f.id)
             continue;
         f.kernelsBegin = static_cast<uint32_t>(m_kernels.size());
-        for (uint32_t k = it->second; k < linked.size() && linked[k].first == f.id; ++k) {
+        for (auto k = static_cast<size_t>(run - linked.begin()); k < linked.size() && linked[k].first == f.id; ++k) {
             FunctionEvent& other = m_events[linked[k].second];
             if (!other.cpu)
                 m_kernels.push_back(other.duration());
@@ -359,7 +358,6 @@ void Builder::addLeftoverMemory()
             f.deviceMemory = isDeviceMemoryDevice(m.deviceType) ? m.bytes : 0;
         }
         m_events.push_back(f);
-        m_sourceEvent.push_back(kNoIndex);
     }
 }
 
@@ -457,43 +455,55 @@ void Builder::removeDuplicateNodes()
 
 void Builder::computeMetrics()
 {
-    const size_t n = m_events.size();
-    m_cpuTotal.assign(n, 0);
-    m_selfCpu.assign(n, 0);
-    m_deviceTotal.assign(n, 0);
-    m_selfDevice.assign(n, 0);
-    m_selfCpuMemory.assign(n, 0);
-    m_selfDeviceMemory.assign(n, 0);
+    m_deviceTotal.assign(m_events.size(), 0);
     // Parents precede their children in the sorted order, so a reverse walk sees children first.
     for (auto it = m_order.rbegin(); it != m_order.rend(); ++it) {
         const uint32_t f = *it;
         const FunctionEvent& e = m_events[f];
         if (!e.cpu) {
             m_deviceTotal[f] = m_useDevice ? e.duration() : 0.0;
-            m_selfDevice[f] = m_deviceTotal[f];
             continue;
         }
+        if (!m_useDevice)
+            continue;
         // Python's sum() of a list starts at 0 and adds in order; keep that order for identical rounding.
-        double childrenCpu = 0, childrenDevice = 0, kernels = 0;
-        int64_t childrenCpuMemory = 0, childrenDeviceMemory = 0;
-        for (uint32_t c = 0; c < e.childrenCount; ++c) {
-            const uint32_t child = m_children[e.childrenBegin + c];
-            childrenCpu += m_cpuTotal[child];
-            childrenDevice += m_deviceTotal[child];
-            childrenCpuMemory += m_events[child].cpuMemory;
-            childrenDeviceMemory += m_events[child].deviceMemory;
-        }
+        double childrenDevice = 0, kernels = 0;
+        for (uint32_t c = 0; c < e.childrenCount; ++c)
+            childrenDevice += m_deviceTotal[m_children[e.childrenBegin + c]];
         for (uint32_t k = 0; k < e.kernelsCount; ++k)
             kernels += m_kernels[e.kernelsBegin + k];
-        m_cpuTotal[f] = e.duration();
-        m_selfCpu[f] = m_cpuTotal[f] - childrenCpu;
-        if (m_useDevice) {
-            m_deviceTotal[f] = kernels + childrenDevice;
-            m_selfDevice[f] = m_deviceTotal[f] - childrenDevice;
-        }
-        m_selfCpuMemory[f] = e.cpuMemory - childrenCpuMemory;
-        m_selfDeviceMemory[f] = e.deviceMemory - childrenDeviceMemory;
+        m_deviceTotal[f] = kernels + childrenDevice;
     }
+}
+
+// torch's figures of one event (cpu_time_total, self_cpu_time_total, ...): its own, less its children's,
+// summed in the children's order as computeMetrics sums them.
+Builder::Metrics Builder::metricsOf(uint32_t f) const
+{
+    const FunctionEvent& e = m_events[f];
+    Metrics m;
+    m.deviceTotal = m_deviceTotal[f];
+    if (!e.cpu) {
+        m.selfDevice = m.deviceTotal;
+        return m;
+    }
+    double childrenCpu = 0, childrenDevice = 0;
+    int64_t childrenCpuMemory = 0, childrenDeviceMemory = 0;
+    for (uint32_t c = 0; c < e.childrenCount; ++c) {
+        const uint32_t child = m_children[e.childrenBegin + c];
+        const FunctionEvent& ce = m_events[child];
+        childrenCpu += ce.cpu ? ce.duration() : 0.0;
+        childrenDevice += m_deviceTotal[child];
+        childrenCpuMemory += ce.cpuMemory;
+        childrenDeviceMemory += ce.deviceMemory;
+    }
+    m.cpuTotal = e.duration();
+    m.selfCpu = m.cpuTotal - childrenCpu;
+    if (m_useDevice)
+        m.selfDevice = m.deviceTotal - childrenDevice;
+    m.selfCpuMemory = e.cpuMemory - childrenCpuMemory;
+    m.selfDeviceMemory = e.deviceMemory - childrenDeviceMemory;
+    return m;
 }
 
 KeyAverages Builder::group()
@@ -533,15 +543,16 @@ KeyAverages Builder::group()
             out.rows.push_back(std::move(row));
         }
         KeyAverage& row = out.rows[it->second];
+        const Metrics m = metricsOf(f);
         row.count += 1;
-        row.cpuTimeTotal += m_cpuTotal[f];
-        row.selfCpuTimeTotal += m_selfCpu[f];
-        row.deviceTimeTotal += m_deviceTotal[f];
-        row.selfDeviceTimeTotal += m_selfDevice[f];
+        row.cpuTimeTotal += m.cpuTotal;
+        row.selfCpuTimeTotal += m.selfCpu;
+        row.deviceTimeTotal += m.deviceTotal;
+        row.selfDeviceTimeTotal += m.selfDevice;
         row.cpuMemoryUsage += e.cpuMemory;
-        row.selfCpuMemoryUsage += m_selfCpuMemory[f];
+        row.selfCpuMemoryUsage += m.selfCpuMemory;
         row.deviceMemoryUsage += e.deviceMemory;
-        row.selfDeviceMemoryUsage += m_selfDeviceMemory[f];
+        row.selfDeviceMemoryUsage += m.selfDeviceMemory;
         row.flops += e.flops;
     }
     return out;
