@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The Debian package, end to end: builds it from an existing build folder (`--target package` reuses its
 # objects), runs lintian on it (errors fail, warnings are printed), installs it with apt-get, runs the
-# installed programs on the installed sample (tilescope-cli summary, tilescope --screenshot offscreen),
+# installed programs on the installed sample (tilescope-cli summary and report with the installed app's
+# pictures, tilescope --screenshot offscreen),
 # then removes it (a tilescope installed before is removed too). tools/test.sh runs it after the test
 # suite; alone: tools/package-check.sh [BUILD_DIR].
 # Needs root or sudo (it installs and removes the package).
@@ -67,7 +68,7 @@ run_installed() {
     [ -s shot.png ] || { echo "package-check: installed tilescope wrote no screenshot"; exit 1; }
     echo "package-check: tilescope --screenshot (offscreen): $(stat -c %s shot.png) bytes"
     # The installed CLI's report, its pictures drawn by the installed app (found beside the CLI in bin).
-    /usr/bin/tilescope-cli report "$sample" --out report.md > report.log 2>&1 || { cat report.log; echo "package-check: installed tilescope-cli report failed"; exit 1; }
+    timeout 120 /usr/bin/tilescope-cli report "$sample" --out report.md > report.log 2>&1 || { cat report.log; echo "package-check: installed tilescope-cli report failed"; exit 1; }
     if grep -q "no pictures" report.log || [ ! -s report.timeline.png ]; then
         cat report.log; echo "package-check: the installed report has no pictures"; exit 1
     fi

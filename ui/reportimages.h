@@ -15,7 +15,8 @@ struct TraceDocument;
 // The report's pictures (answer::ReportImage), drawn by the app's own widgets offscreen: the timeline over
 // the whole trace (TimelineView), the roofline (RooflinePanel's plot) and, when the trace has [memory]
 // records, the memory graph (MemoryPanel). Widgets are made, drawn and deleted here, never shown on screen;
-// call on the GUI thread (a QApplication must exist: the CLI makes one with the offscreen platform).
+// call on the GUI thread (a QApplication must exist: `tilescope --report-images` makes one on the offscreen
+// platform).
 struct ReportImageSizes
 {
     QSize timeline{1400, 640};

@@ -779,14 +779,16 @@ int runReport(const Arguments& a)
     roofline::ClassifyOptions classifyOptions;
     if (const std::string annotations = annotationsBeside(a.trace); !annotations.empty())
         classifyOptions.annotations = roofline::loadAnnotations(annotations);
+    // The app draws first, so its copy of the trace is gone before this one is loaded (one in memory at a
+    // time); a trace it cannot load is reported by the load below, not as missing pictures.
+    std::string why;
+    const std::vector<answer::ReportImage> images = cli::drawReportPictures(a.trace, a.has("partial"), why);
     const auto t = load(a);
     // The same figures as diagnose, each once.
     const stats::KeyAverages averages = stats::computeKeyAverages(*t);
     const analysis::OverlapReport overlap = analysis::computeOverlap(*t);
     const memory::MemoryAnalysis memory = memory::analyzeMemory(*t);
     const roofline::ClassifyReport classification = roofline::classify(*t, classifyOptions);
-    std::string why;
-    const std::vector<answer::ReportImage> images = cli::drawReportPictures(a.trace, a.has("partial"), why);
     if (!why.empty())
         std::cerr << "tilescope-cli: report: no pictures (timeline, roofline, memory): " << why << "; the figures are all there\n";
     return cli::writeReport(a.trace, {t.get(), &averages, &overlap, &classification, &memory}, images, *out);

@@ -57,31 +57,41 @@ std::vector<answer::ReportImage> drawReportPictures(const std::string& tracePath
         why = "no temporary folder for them (" + (fs::temp_directory_path(ec) / "").string() + ")";
         return {};
     }
-    const std::string dir = pattern;
-    std::vector<std::string> argv = {tools.app, "--report-images", dir, tracePath};
+    struct RemovedAtEnd // whatever happens below
+    {
+        std::string dir;
+        ~RemovedAtEnd()
+        {
+            std::error_code ignored;
+            fs::remove_all(dir, ignored);
+        }
+    } folder{pattern};
+    // "--": a trace path that starts with '-' is still the trace.
+    std::vector<std::string> argv = {tools.app, "--report-images", folder.dir};
     if (partial)
         argv.push_back("--partial");
+    argv.insert(argv.end(), {"--", tracePath});
     std::string lastError;
     const session::ChildOutcome outcome = session::runChild({argv, {}, {}}, [&](const std::string& line, bool isStderr) {
         if (isStderr && !line.empty())
             lastError = line;
     });
-    std::vector<answer::ReportImage> images;
     if (!outcome.started) {
         why = tools.app + " did not start: " + outcome.startError;
-    } else if (!outcome.exited || outcome.exitCode != 0) {
+        return {};
+    }
+    if (!outcome.exited || outcome.exitCode != 0) {
         why = tools.app + " failed ("
             + (outcome.exited ? "exit code " + std::to_string(outcome.exitCode) : "signal " + std::to_string(outcome.signal))
             + (lastError.empty() ? std::string(")") : "): " + lastError);
-    } else {
-        try {
-            images = answer::readReportImageFiles(dir);
-        } catch (const io::TraceFileError& e) {
-            why = e.what();
-        }
+        return {};
     }
-    fs::remove_all(dir, ec);
-    return images;
+    try {
+        return answer::readReportImageFiles(folder.dir);
+    } catch (const io::TraceFileError& e) {
+        why = e.what();
+    }
+    return {};
 }
 
 } // namespace tilescope::cli

@@ -57,9 +57,8 @@ int writeReportImages(const QCommandLineParser& parser, const QString& dir, bool
 int main(int argc, char** argv)
 {
     const bool reportImages = asksForReportImages(argc, argv);
-    if (reportImages) { // files only: no window, on a box with no display too
-        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-            qputenv("QT_QPA_PLATFORM", "offscreen");
+    if (reportImages) { // files only: no window, on a box with no display too, whatever platform is set
+        qputenv("QT_QPA_PLATFORM", "offscreen");
         qInstallMessageHandler(quietQtMessages);
     }
     QApplication app(argc, argv);

@@ -2,6 +2,7 @@
 #include "io/jsonreader.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "io/bytesource.h"
 #include "io/tracefileerror.h"
@@ -105,7 +106,9 @@ inline bool wordNeedsAttention(uint64_t v)
     return ((hasQuote | hasSlash | hasControl) & highs) | (v & highs);
 }
 
-// How many of the 8 bytes of `word` (in memory order) are ASCII digits before the first one that is not.
+// How many of the 8 bytes of `word` (in memory order, little-endian) are ASCII digits before the first one
+// that is not.
+static_assert(std::endian::native == std::endian::little, "leadingDigits8 counts from the low byte");
 inline unsigned leadingDigits8(uint64_t word)
 {
     constexpr uint64_t ones = 0x0101010101010101ull;
@@ -383,7 +386,7 @@ JsonToken JsonReader::readNumber()
         const char* problem = nullptr;
         auto digits = [&] {
             const char* first = p;
-            while (p + 8 <= end) { // timestamps and ids run to 16 digits: 8 at a time
+            while (end - p >= 8) { // timestamps and ids run to 16 digits: 8 at a time
                 uint64_t word;
                 std::memcpy(&word, p, 8);
                 const unsigned run = leadingDigits8(word);

@@ -67,29 +67,32 @@ private slots:
         QVERIFY(!parseMicrosecondsAsNanoseconds("1.5x"));
     }
 
-    // Every shape of unsigned number a trace writes, against exact arithmetic: the digits shifted by 3,
-    // rounded half up on the first dropped digit, nothing when the result leaves int64.
+    // Every shape of unsigned number a trace writes, against exact arithmetic: the digits shifted by
+    // `shift`, rounded half up on the first dropped digit, nothing when the result leaves int64.
     void agreesWithExactArithmetic()
     {
         std::mt19937_64 random(7);
-        for (int round = 0; round < 200000; ++round) {
-            const int intDigits = 1 + int(random() % 19), fracDigits = int(random() % 6);
-            std::string text, digits;
-            for (int k = 0; k < intDigits + fracDigits; ++k)
-                digits += char('0' + (k == 0 && intDigits > 1 ? 1 + random() % 9 : random() % 10));
-            text = digits.substr(0, size_t(intDigits)) + (fracDigits ? "." + digits.substr(size_t(intDigits)) : "");
-            Wide expected = 0;
-            const int kept = intDigits + 3;
-            for (int k = 0; k < kept; ++k)
-                expected = expected * 10 + (k < intDigits + fracDigits ? digits[size_t(k)] - '0' : 0);
-            if (kept < intDigits + fracDigits && digits[size_t(kept)] >= '5')
-                ++expected;
-            const auto v = parseMicrosecondsAsNanoseconds(text);
-            if (expected > std::numeric_limits<int64_t>::max()) {
-                QVERIFY2(!v, text.c_str());
-            } else {
-                QVERIFY2(v, text.c_str());
-                QVERIFY2(*v == int64_t(expected), text.c_str());
+        for (int shift : {0, 3, 6, 9}) {
+            for (int round = 0; round < 100000; ++round) {
+                const int intDigits = 1 + int(random() % 19), fracDigits = int(random() % 12);
+                std::string digits;
+                for (int k = 0; k < intDigits + fracDigits; ++k)
+                    digits += char('0' + (k == 0 && intDigits > 1 ? 1 + random() % 9 : random() % 10));
+                const std::string text = digits.substr(0, size_t(intDigits)) + (fracDigits ? "." + digits.substr(size_t(intDigits)) : "");
+                Wide expected = 0;
+                const int kept = intDigits + shift;
+                for (int k = 0; k < kept; ++k)
+                    expected = expected * 10 + (k < intDigits + fracDigits ? digits[size_t(k)] - '0' : 0);
+                if (kept < intDigits + fracDigits && digits[size_t(kept)] >= '5')
+                    ++expected;
+                const auto v = tilescope::io::parseScaledDecimal(text, shift);
+                const std::string what = text + " shift " + std::to_string(shift);
+                if (expected > std::numeric_limits<int64_t>::max()) {
+                    QVERIFY2(!v, what.c_str());
+                } else {
+                    QVERIFY2(v, what.c_str());
+                    QVERIFY2(*v == int64_t(expected), what.c_str());
+                }
             }
         }
     }

@@ -138,12 +138,13 @@ private slots:
         }
     }
 
-    // Numbers of every length at every offset (the digits are read 8 at a time), each byte after them
-    // tried: the same number, or the error the grammar asks for.
+    // Numbers of every length at every offset (the digits are read 8 at a time), across buffer refills, each
+    // byte after them tried: the same number, or the error the grammar asks for.
     void numbersAtEveryOffset()
     {
         const std::string digits = "12345678901234567890123";
-        for (size_t lead = 0; lead < 9; ++lead) {
+        // Leads past 40 put the number across the 64- and 71-byte buffers' refills.
+        for (size_t lead : {0, 1, 2, 3, 4, 5, 6, 7, 8, 41, 44, 47, 50, 53, 56, 59, 62, 63, 64, 65, 68, 70}) {
             for (size_t len = 1; len <= digits.size(); ++len) {
                 const std::string number = digits.substr(0, len);
                 for (const std::string& form : {number, number + ".5", "-" + number, number + "e7", "0." + number}) {
