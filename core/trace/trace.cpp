@@ -260,17 +260,21 @@ void Trace::buildLinks()
         }
         if (e.correlation != kNoId) {
             if (isLaunchApi(e.kind))
-                m_launchByCorrelation.emplace(e.correlation, i);
+                m_launchByCorrelation.add(e.correlation, i);
             else if (isGpuActivity(e.kind) || e.kind == EventKind::CudaSync)
-                m_activitiesByCorrelation.emplace(e.correlation, i);
+                m_activitiesByCorrelation.add(e.correlation, i);
         }
         if (e.externalId != kNoId) {
             if (e.kind == EventKind::CpuOp || e.kind == EventKind::UserAnnotation)
-                m_opByExternalId.emplace(e.externalId, i);
+                m_opByExternalId.add(e.externalId, i);
             if (e.kind == EventKind::UserAnnotation)
-                m_annotationByExternalId.emplace(e.externalId, i);
+                m_annotationByExternalId.add(e.externalId, i);
         }
     }
+    m_launchByCorrelation.seal();
+    m_activitiesByCorrelation.seal();
+    m_opByExternalId.seal();
+    m_annotationByExternalId.seal();
     meta.externalIdEqualsCorrelationMeansNone = activities > 0 && withoutExternal == 0;
 
     // fwdbwd flows: the start sits on the forward op, the end on the backward op.
@@ -312,8 +316,7 @@ uint32_t Trace::launchOf(uint32_t gpuActivity) const
     const Event& e = events[gpuActivity];
     if (e.correlation == kNoId)
         return kNoIndex;
-    const auto it = m_launchByCorrelation.find(e.correlation);
-    return it == m_launchByCorrelation.end() ? kNoIndex : it->second;
+    return m_launchByCorrelation.first(e.correlation);
 }
 
 std::vector<uint32_t> Trace::activitiesOf(uint32_t launch) const
@@ -322,10 +325,7 @@ std::vector<uint32_t> Trace::activitiesOf(uint32_t launch) const
     const Event& e = events[launch];
     if (e.correlation == kNoId)
         return out;
-    const auto [begin, end] = m_activitiesByCorrelation.equal_range(e.correlation);
-    for (auto it = begin; it != end; ++it)
-        out.push_back(it->second);
-    std::sort(out.begin(), out.end());
+    m_activitiesByCorrelation.forEach(e.correlation, [&](uint32_t activity) { out.push_back(activity); }); // in event order
     return out;
 }
 
@@ -335,8 +335,8 @@ uint32_t Trace::opOf(uint32_t index) const
     if (e.kind == EventKind::CpuOp || e.kind == EventKind::UserAnnotation)
         return kNoIndex;
     if (hasExternalLink(e))
-        if (const auto it = m_opByExternalId.find(e.externalId); it != m_opByExternalId.end())
-            return it->second;
+        if (const uint32_t op = m_opByExternalId.first(e.externalId); op != kNoIndex)
+            return op;
     return enclosingOpOfLaunch(index);
 }
 
@@ -359,8 +359,7 @@ uint32_t Trace::annotationOf(uint32_t index) const
     const Event& e = events[index];
     if (e.kind != EventKind::GpuUserAnnotation || e.externalId == kNoId)
         return kNoIndex;
-    const auto it = m_annotationByExternalId.find(e.externalId);
-    return it == m_annotationByExternalId.end() ? kNoIndex : it->second;
+    return m_annotationByExternalId.first(e.externalId);
 }
 
 } // namespace tilescope::trace

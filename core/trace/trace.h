@@ -3,6 +3,7 @@
 
 #include "trace/argsstore.h"
 #include "trace/eventkind.h"
+#include "trace/idindex.h"
 #include "trace/ids.h"
 #include "trace/opinputs.h"
 #include "trace/stringpool.h"
@@ -247,10 +248,10 @@ private:
     int64_t m_firstTime = 0;
     int64_t m_lastTime = 0;
     int64_t m_originTime = 0;
-    std::unordered_map<int64_t, uint32_t> m_launchByCorrelation;
-    std::unordered_multimap<int64_t, uint32_t> m_activitiesByCorrelation;
-    std::unordered_map<int64_t, uint32_t> m_opByExternalId;
-    std::unordered_map<int64_t, uint32_t> m_annotationByExternalId;
+    IdIndex m_launchByCorrelation;
+    IdIndex m_activitiesByCorrelation;
+    IdIndex m_opByExternalId;
+    IdIndex m_annotationByExternalId;
     std::vector<std::pair<uint32_t, uint32_t>> m_forwardBackward;
 };
 

@@ -3,6 +3,7 @@
 
 #include "io/bytesource.h"
 #include "io/tracefileerror.h"
+#include "trace/idindex.h"
 #include "trace/traceloader.h"
 
 #include <QtTest>
@@ -36,6 +37,33 @@ class TestTraceLoader : public QObject
 {
     Q_OBJECT
 private slots:
+    // The links' index: the earliest event of an id, every event of it in event order, nothing for an id
+    // never given (below, between and above the given ones), negative and extreme ids included.
+    void idIndex()
+    {
+        using tilescope::trace::IdIndex;
+        IdIndex index;
+        const std::vector<std::pair<int64_t, uint32_t>> given{{7, 0}, {-3, 1}, {7, 2}, {INT64_MAX, 3}, {2, 4}, {7, 5}, {INT64_MIN + 1, 6}};
+        for (const auto& [id, event] : given)
+            index.add(id, event);
+        index.seal();
+        QCOMPARE(index.first(7), 0u);
+        QCOMPARE(index.first(-3), 1u);
+        QCOMPARE(index.first(INT64_MAX), 3u);
+        QCOMPARE(index.first(INT64_MIN + 1), 6u);
+        for (const int64_t absent : {int64_t(INT64_MIN), int64_t(-4), int64_t(0), int64_t(3), int64_t(8), int64_t(INT64_MAX - 1)})
+            QCOMPARE(index.first(absent), tilescope::trace::kNoIndex);
+        std::vector<uint32_t> seven;
+        index.forEach(7, [&](uint32_t e) { seven.push_back(e); });
+        QCOMPARE(seven, (std::vector<uint32_t>{0, 2, 5}));
+        std::vector<uint32_t> none;
+        index.forEach(5, [&](uint32_t e) { none.push_back(e); });
+        QVERIFY(none.empty());
+        IdIndex empty;
+        empty.seal();
+        QCOMPARE(empty.first(7), tilescope::trace::kNoIndex);
+    }
+
     void kinetoMetadataAndCounts()
     {
         const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
