@@ -21,16 +21,15 @@ namespace {
 // Names the builder makes itself (ProfilerStep*, [memory]) live in its own pool, marked by this bit.
 constexpr StringId kRewrittenBit = 0x80000000u;
 
-// torch's FunctionEvent, reduced to what key_averages reads.
+// torch's FunctionEvent, reduced to what key_averages reads. One of these per op and activity of the
+// trace, so what only some events have (memory, FLOPs, the launching op) is found through `source` or
+// kept beside it, not stored in every one.
 struct FunctionEvent
 {
     int64_t startNs = 0; // relative to the origin, for exact interval tests
     int64_t endNs = 0;
     int64_t id = 0;
-    int64_t linked = 0;
-    int64_t cpuMemory = 0;
-    int64_t deviceMemory = 0;
-    uint64_t flops = 0;
+    uint32_t source = kNoIndex; // the trace event, kNoIndex for a leftover [memory] record
     uint32_t thread = 0;
     StringId name = 0;
     StringId shapes = 0; // 0: "[]"
@@ -42,13 +41,20 @@ struct FunctionEvent
     bool removed = false;
     EventKind kind = EventKind::CpuOp;
 
-    // torch's times are microseconds as doubles: made from the nanoseconds when asked, not stored (one
-    // of these per op and activity of the trace).
+    // torch's times are microseconds as doubles: made from the nanoseconds when asked, not stored.
     double startUs() const { return static_cast<double>(startNs) / 1000.0; }
     double endUs() const { return static_cast<double>(endNs) / 1000.0; }
     double duration() const { return endUs() - startUs(); }
 };
-static_assert(sizeof(FunctionEvent) == 96);
+static_assert(sizeof(FunctionEvent) == 64);
+
+// The bytes of the [memory] records inside one event's interval (torch's cpu_memory_usage and
+// device_memory_usage).
+struct MemoryUse
+{
+    int64_t cpu = 0;
+    int64_t device = 0;
+};
 
 bool isCpuKind(EventKind k)
 {
@@ -98,6 +104,9 @@ private:
         int64_t selfCpuMemory = 0, selfDeviceMemory = 0;
     };
     Metrics metricsOf(uint32_t f) const;
+    int64_t linkedOf(const FunctionEvent& f) const;
+    uint64_t flopsOf(const FunctionEvent& f) const;
+    MemoryUse memoryOf(uint32_t f) const { return m_memoryUse.empty() ? MemoryUse{} : m_memoryUse[f]; }
     KeyAverages group();
 
     const trace::Trace& m_trace;
@@ -117,7 +126,35 @@ private:
     // per FunctionEvent: the device total, the one figure a parent needs from its children that is not in
     // the child itself; the others are made when grouping (metricsOf), not stored (40 bytes an event less)
     std::vector<double> m_deviceTotal;
+    std::vector<MemoryUse> m_memoryUse; // per FunctionEvent, only when the trace has [memory] records
 };
+
+// torch's linked_correlation_id: the External id of the op a runtime call or device activity belongs
+// to, 0 when none.
+int64_t Builder::linkedOf(const FunctionEvent& f) const
+{
+    if (f.source == kNoIndex)
+        return 0;
+    switch (f.kind) {
+    case EventKind::CpuOp:
+    case EventKind::UserAnnotation:
+    case EventKind::GpuUserAnnotation:
+    case EventKind::Overhead: return 0;
+    default: break;
+    }
+    const Event& e = m_trace.events[f.source];
+    if (!m_trace.hasExternalLink(e) || (e.kind == EventKind::CudaSync && e.externalId == e.correlation))
+        return 0;
+    return e.externalId;
+}
+
+uint64_t Builder::flopsOf(const FunctionEvent& f) const
+{
+    if (!m_trace.meta.withFlops || f.kind != EventKind::CpuOp || f.source == kNoIndex)
+        return 0;
+    const uint32_t op = m_trace.events[f.source].op;
+    return op == kNoIndex ? 0 : m_trace.ops[op].flops;
+}
 
 uint32_t Builder::threadOf(trace::TrackId trackId)
 {
@@ -199,26 +236,21 @@ void Builder::selectEvents()
         f.startNs = e.start - m_origin;
         f.endNs = f.startNs + e.duration;
         f.thread = threadOf(e.track);
+        f.source = i;
         switch (e.kind) {
         case EventKind::CpuOp:
         case EventKind::UserAnnotation:
         case EventKind::GpuUserAnnotation: f.id = e.externalId == kNoId ? 0 : e.externalId; break;
         case EventKind::Overhead: break; // borrowed in assignOverheadIds()
-        default:
-            f.id = e.correlation == kNoId ? 0 : e.correlation;
-            if (m_trace.hasExternalLink(e) && !(e.kind == EventKind::CudaSync && e.externalId == e.correlation))
-                f.linked = e.externalId;
-            break;
+        default: f.id = e.correlation == kNoId ? 0 : e.correlation; break;
         }
         // Activities without a linked op get the profiler-stopping thread (collection.cpp, setKinetoTID).
-        if ((e.kind == EventKind::Overhead || ((e.kind == EventKind::CudaRuntime || e.kind == EventKind::CudaDriver) && f.linked == 0))
+        if ((e.kind == EventKind::Overhead || ((e.kind == EventKind::CudaRuntime || e.kind == EventKind::CudaDriver) && linkedOf(f) == 0))
             && m_mainThread != kNoIndex)
             f.thread = m_mainThread;
         if (e.op != kNoIndex) {
-            const trace::OpInfo& op = m_trace.ops[e.op];
-            f.shapes = op.inputShapes == emptyShapes ? 0 : op.inputShapes; // one spelling of "[]"
-            if (m_trace.meta.withFlops && e.kind == EventKind::CpuOp)
-                f.flops = op.flops;
+            const StringId shapes = m_trace.ops[e.op].inputShapes;
+            f.shapes = shapes == emptyShapes ? 0 : shapes; // one spelling of "[]"
         }
         m_useDevice = m_useDevice || !cpu;
         m_events.push_back(f);
@@ -251,7 +283,7 @@ void Builder::assignOverheadIds()
         candidates.push_back({e.start - m_origin, e.end() - m_origin, id, kNoIndex});
     }
     for (const FunctionEvent& f : m_events)
-        if ((f.kind == EventKind::CudaRuntime || f.kind == EventKind::CudaDriver) && f.linked == 0)
+        if ((f.kind == EventKind::CudaRuntime || f.kind == EventKind::CudaDriver) && linkedOf(f) == 0)
             candidates.push_back({f.startNs, f.endNs, f.id, kNoIndex});
     std::stable_sort(overheads.begin(), overheads.end(), [&](uint32_t a, uint32_t b) { return m_events[a].startNs < m_events[b].startNs; });
     for (const uint32_t o : overheads) {
@@ -272,6 +304,9 @@ void Builder::attributeMemory()
 {
     const auto& memory = m_trace.memory;
     m_memoryUsed.assign(memory.size(), 0);
+    if (memory.empty())
+        return;
+    m_memoryUse.assign(m_events.size(), MemoryUse{});
     std::vector<uint32_t> order;
     for (uint32_t i = 0; i < memory.size(); ++i)
         if (!memory[i].outOfMemory)
@@ -287,7 +322,8 @@ void Builder::attributeMemory()
         devicePrefix[k + 1] = devicePrefix[k] + (isDeviceMemoryDevice(m.deviceType) ? m.bytes : 0);
     }
     std::vector<int32_t> coverage(order.size() + 1, 0);
-    for (FunctionEvent& f : m_events) {
+    for (uint32_t i = 0; i < m_events.size(); ++i) {
+        const FunctionEvent& f = m_events[i];
         if (!f.cpu)
             continue;
         // Records of any thread inside the closed interval [start, end].
@@ -295,8 +331,7 @@ void Builder::attributeMemory()
         const size_t hi = static_cast<size_t>(std::upper_bound(times.begin(), times.end(), f.endNs) - times.begin());
         if (lo >= hi)
             continue;
-        f.cpuMemory = cpuPrefix[hi] - cpuPrefix[lo];
-        f.deviceMemory = devicePrefix[hi] - devicePrefix[lo];
+        m_memoryUse[i] = {cpuPrefix[hi] - cpuPrefix[lo], devicePrefix[hi] - devicePrefix[lo]};
         ++coverage[lo];
         --coverage[hi];
     }
@@ -315,13 +350,13 @@ void Builder::attachDeviceWork()
     // binary search: no vector per id and no hash map beside the array.
     std::vector<std::pair<int64_t, uint32_t>> linked;
     for (uint32_t f = 0; f < m_events.size(); ++f)
-        if (m_events[f].linked > 0)
-            linked.emplace_back(m_events[f].linked, f);
+        if (const int64_t id = linkedOf(m_events[f]); id > 0)
+            linked.emplace_back(id, f);
     if (linked.empty())
         return;
     std::sort(linked.begin(), linked.end());
     for (FunctionEvent& f : m_events) {
-        if (!f.cpu || f.linked != 0 || f.id <= 0)
+        if (!f.cpu || f.id <= 0 || linkedOf(f) != 0)
             continue;
         const auto run = std::lower_bound(linked.begin(), linked.end(), std::pair<int64_t, uint32_t>{f.id, 0});
         if (run == linked.end() || run->first != f.id)
@@ -353,11 +388,11 @@ void Builder::addLeftoverMemory()
         f.name = m.outOfMemory ? oomName : memoryName;
         f.startNs = f.endNs = m.time - m_origin;
         f.thread = threadOf(m.track);
-        if (!m.outOfMemory) { // nbytes() of an OOM record is 0
-            f.cpuMemory = isCpuMemoryDevice(m.deviceType) ? m.bytes : 0;
-            f.deviceMemory = isDeviceMemoryDevice(m.deviceType) ? m.bytes : 0;
-        }
+        MemoryUse use; // nbytes() of an OOM record is 0
+        if (!m.outOfMemory)
+            use = {isCpuMemoryDevice(m.deviceType) ? m.bytes : 0, isDeviceMemoryDevice(m.deviceType) ? m.bytes : 0};
         m_events.push_back(f);
+        m_memoryUse.push_back(use);
     }
 }
 
@@ -494,15 +529,17 @@ Builder::Metrics Builder::metricsOf(uint32_t f) const
         const FunctionEvent& ce = m_events[child];
         childrenCpu += ce.cpu ? ce.duration() : 0.0;
         childrenDevice += m_deviceTotal[child];
-        childrenCpuMemory += ce.cpuMemory;
-        childrenDeviceMemory += ce.deviceMemory;
+        const MemoryUse childMemory = memoryOf(child);
+        childrenCpuMemory += childMemory.cpu;
+        childrenDeviceMemory += childMemory.device;
     }
     m.cpuTotal = e.duration();
     m.selfCpu = m.cpuTotal - childrenCpu;
     if (m_useDevice)
         m.selfDevice = m.deviceTotal - childrenDevice;
-    m.selfCpuMemory = e.cpuMemory - childrenCpuMemory;
-    m.selfDeviceMemory = e.deviceMemory - childrenDeviceMemory;
+    const MemoryUse memory = memoryOf(f);
+    m.selfCpuMemory = memory.cpu - childrenCpuMemory;
+    m.selfDeviceMemory = memory.device - childrenDeviceMemory;
     return m;
 }
 
@@ -549,11 +586,12 @@ KeyAverages Builder::group()
         row.selfCpuTimeTotal += m.selfCpu;
         row.deviceTimeTotal += m.deviceTotal;
         row.selfDeviceTimeTotal += m.selfDevice;
-        row.cpuMemoryUsage += e.cpuMemory;
+        const MemoryUse memory = memoryOf(f);
+        row.cpuMemoryUsage += memory.cpu;
         row.selfCpuMemoryUsage += m.selfCpuMemory;
-        row.deviceMemoryUsage += e.deviceMemory;
+        row.deviceMemoryUsage += memory.device;
         row.selfDeviceMemoryUsage += m.selfDeviceMemory;
-        row.flops += e.flops;
+        row.flops += flopsOf(e);
     }
     return out;
 }
