@@ -647,20 +647,28 @@ private:
     std::vector<std::thread> m_threads;
 };
 
+// The JSON a source holds, as far as can be told before reading it: a plain file's size; a compressed
+// file taken as 16x its size (Kineto traces gzip 13-23x); 0 when unknown.
+uint64_t expectedJsonBytes(const io::ByteSource& source)
+{
+    return source.totalInputBytes() * (source.isCompressed() ? 16 : 1);
+}
+
 // 256 KiB (measured best of 256 KiB to 16 MiB: a chunk stays in cache from the split to the parse, and
-// little is in flight); 1/256 of a plain file under 32 MiB, down to 64 KiB, where the 2N+1 chunks in
-// flight with their parsed records are a visible part of the peak (a 26 MB trace: 1.7 MB less at 100 KiB,
-// no slower; on 35-54 MB traces smaller chunks cost 3-5% and save under 1 MB); or TILESCOPE_LOAD_CHUNK_KB
-// (for measurements).
+// little is in flight); 1/256 of the JSON under 32 MiB, down to 64 KiB, where the 2N+1 chunks in flight
+// with their parsed records are a visible part of the peak (a 26 MB trace: 1.7 MB less at 100 KiB, no
+// slower; a 4.7 MB gzipped one: 11-12 MB -> 8 MB; on 35-54 MB traces smaller chunks cost 3-5% and save
+// under 1 MB); or TILESCOPE_LOAD_CHUNK_KB (for measurements).
 size_t defaultChunkBytes(const io::ByteSource& source)
 {
     if (const char* env = std::getenv("TILESCOPE_LOAD_CHUNK_KB"))
         if (const int kb = std::atoi(env); kb > 0)
             return size_t(kb) << 10;
     constexpr size_t full = size_t(256) << 10, least = size_t(64) << 10;
-    if (source.isCompressed() || source.totalInputBytes() == 0 || source.totalInputBytes() >= (uint64_t(32) << 20))
-        return full; // compressed: its JSON is many times its size
-    return std::clamp<size_t>(static_cast<size_t>(source.totalInputBytes() / 256), least, full);
+    const uint64_t json = expectedJsonBytes(source);
+    if (json == 0 || json >= (uint64_t(32) << 20))
+        return full;
+    return std::clamp<size_t>(static_cast<size_t>(json / 256), least, full);
 }
 
 class Loader final : RawArgsSink
@@ -949,11 +957,10 @@ void Loader::reportProgress()
 // Room for the events a file of this size may hold, set aside before the first is read, so that the vector
 // never moves: each move copied every event into fresh pages (a tenth of a load's time went to page faults,
 // half of them there). Capacity that is never written costs address space, not memory. Kineto's events
-// take 200-450 bytes of JSON, 128 or more even when compact; a compressed trace is 13-23x its size.
+// take 200-450 bytes of JSON, 128 or more even when compact.
 void Loader::reserveEvents()
 {
-    const uint64_t bytes = m_source.totalInputBytes() * (m_source.isCompressed() ? 16 : 1);
-    const uint64_t events = std::min<uint64_t>(bytes / 128, uint64_t(1) << 24); // at most 1 GiB of address space
+    const uint64_t events = std::min<uint64_t>(expectedJsonBytes(m_source) / 128, uint64_t(1) << 24); // at most 1 GiB of address space
     if (events <= t().events.capacity())
         return;
     try {
