@@ -649,10 +649,7 @@ private:
 
 // The JSON a source holds, as far as can be told before reading it: a plain file's size; a compressed
 // file taken as 16x its size (Kineto traces gzip 13-23x); 0 when unknown.
-uint64_t expectedJsonBytes(const io::ByteSource& source)
-{
-    return source.totalInputBytes() * (source.isCompressed() ? 16 : 1);
-}
+uint64_t expectedJsonBytes(const io::ByteSource& source) { return source.totalInputBytes() * (source.isCompressed() ? 16 : 1); }
 
 // 256 KiB (measured best of 256 KiB to 16 MiB: a chunk stays in cache from the split to the parse, and
 // little is in flight); 1/256 of the JSON under 32 MiB, down to 64 KiB, where the 2N+1 chunks in flight
