@@ -2,10 +2,13 @@
 # Measures `tilescope-cli summary` against its two yardsticks in one run and prints the ratios the
 # loader is held to (issue 14): summary <= 1.5x a bare simdjson on-demand scan of the same file,
 # <= 0.1x Python's json.load, peak RSS <= the file size. Wall time and peak RSS of each whole process
-# (/usr/bin/time), best of RUNS runs (json.load: best of PYRUNS, default 1: it is slow and large).
+# (wall time from bash's EPOCHREALTIME around the run, to the microsecond: /usr/bin/time's own %e has 10 ms
+# steps, a third of a small trace's time; peak RSS from /usr/bin/time), best of RUNS runs (json.load: best
+# of PYRUNS, default 1: it is slow and large).
 # Usage: tools/bench_floor.sh [BUILD_DIR] TRACE...   env: RUNS (3), PYRUNS (1), THREADS (the loader's), CLI (another
 #        tilescope-cli, e.g. a baseline build)
 set -euo pipefail
+export LC_ALL=C # EPOCHREALTIME and awk with '.' decimals
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build
 if [ $# -gt 0 ] && [ -d "$1" ]; then
@@ -26,9 +29,12 @@ best() {
     local bestTime="" bestRss="" out
     out=$(mktemp)
     for _ in $(seq "$n"); do
-        /usr/bin/time -f "%e %M" -o "$out" "$@" > /dev/null 2>&1 || true
-        local t r
-        read -r t r < <(tail -1 "$out")
+        local t0 t1 t r
+        t0=$EPOCHREALTIME
+        /usr/bin/time -f "%M" -o "$out" "$@" > /dev/null 2>&1 || true
+        t1=$EPOCHREALTIME
+        t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+        r=$(tail -1 "$out")
         if [ -z "$bestTime" ] || awk "BEGIN{exit !($t < $bestTime)}"; then bestTime=$t; fi
         if [ -z "$bestRss" ] || [ "$r" -lt "$bestRss" ]; then bestRss=$r; fi
     done
@@ -51,9 +57,11 @@ f=gzip.open(p,'rt') if open(p,'rb').read(2)==b'\x1f\x8b' else open(p); json.load
     else
         pyT=nan pyR=0
     fi
-    awk -v name="$(basename "$trace")" -v b="$bytes" -v st="$scanT" -v sr="$scanR" -v ut="$sumT" -v ur="$sumR" \
+    name=$(basename "$trace")
+    case $name in trace.json*) name=$(basename "$(dirname "$trace")")/$name ;; esac # the H200 fixtures' folders
+    awk -v name="$name" -v b="$bytes" -v st="$scanT" -v sr="$scanR" -v ut="$sumT" -v ur="$sumR" \
         -v pt="$pyT" -v pr="$pyR" 'BEGIN {
-        printf "%-28s %9.1f | %8.2f %8.2f %8s | %7.2fx %7.3fx %7.2fx | %9.0f %9.0f %9.0f\n", name, b / 1e6, st, ut,
+        printf "%-28s %9.1f | %8.3f %8.3f %8s | %7.2fx %7.3fx %7.2fx | %9.0f %9.0f %9.0f\n", name, b / 1e6, st, ut,
             pt, ut / st, (pt == "nan" ? 0 : ut / pt), ur * 1024 / b, sr / 1024, ur / 1024, pr / 1024 }'
 done
 echo "goals: sum/scan <= 1.5x, sum/json <= 0.1x, RSS/file <= 1.0x; load after: $(cut -d' ' -f1-3 /proc/loadavg)"
