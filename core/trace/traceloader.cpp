@@ -1380,15 +1380,31 @@ void Loader::closeOpenBegins()
 
 } // namespace
 
-unsigned loadThreads(const LoadOptions& options)
+namespace {
+
+// The threads asked for (options.threads, else TILESCOPE_LOAD_THREADS); 0 when the choice is left to
+// the loader.
+unsigned requestedThreads(const LoadOptions& options)
 {
     if (options.threads > 0)
         return options.threads;
-    if (const char* env = std::getenv("TILESCOPE_LOAD_THREADS")) {
-        const int n = std::atoi(env);
-        if (n > 0)
+    if (const char* env = std::getenv("TILESCOPE_LOAD_THREADS"))
+        if (const int n = std::atoi(env); n > 0)
             return static_cast<unsigned>(n);
-    }
+    return 0;
+}
+
+// Under this much JSON one streaming pass is done before the threads of a parallel one would pay for
+// their start (whole summary process: a 0.75 MB trace 5.6 ms in one pass against 6.2 ms on two threads,
+// a 96 kB one 3.1 against 3.8 ms; a 4.6 MB one 19.7 against 19.1 ms).
+constexpr uint64_t kParallelFromJsonBytes = uint64_t(2) << 20;
+
+} // namespace
+
+unsigned loadThreads(const LoadOptions& options)
+{
+    if (const unsigned requested = requestedThreads(options))
+        return requested;
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
@@ -1403,6 +1419,9 @@ std::unique_ptr<Trace> loadTrace(const std::function<std::unique_ptr<io::ByteSou
     const unsigned threads = loadThreads(options);
     if (threads > 1) {
         const auto source = open();
+        const uint64_t json = expectedJsonBytes(*source);
+        if (requestedThreads(options) == 0 && json > 0 && json < kParallelFromJsonBytes)
+            return loadTrace(*source, options);
         try {
             Loader loader(*source, options, threads);
             return loader.run();
