@@ -361,6 +361,30 @@ private slots:
         options.threads = 0;
         QVERIFY(trace::loadThreads(options) >= 1);
     }
+
+    // Left to the loader, a trace under 2 MiB of JSON is read in one streaming pass (threads cost more
+    // to start than they save there) and a larger one in parallel; a thread count asked for is kept.
+    void smallTracesStreamWhenLeftToTheLoader()
+    {
+        qunsetenv("TILESCOPE_LOAD_THREADS");
+        if (trace::loadThreads({}) < 2)
+            QSKIP("one core: every load is a streaming pass");
+        const std::string small = std::string(TILESCOPE_TEST_DATA) + "/h200/gemm_compare/trace.json";
+        QVERIFY(std::filesystem::file_size(small) < (2u << 20));
+        const auto openSmall = [&small] { return io::openTraceFile(small); };
+        QCOMPARE(std::get<std::unique_ptr<Trace>>(loadWith(openSmall, 0, 0, false))->stats.parallelChunks, 0u);
+        QVERIFY(std::get<std::unique_ptr<Trace>>(loadWith(openSmall, 2, 0, false))->stats.parallelChunks > 0);
+
+        // The same events repeated past 2 MiB, in memory: parallel unless one thread is asked for.
+        std::string large = R"({"traceEvents": [)";
+        for (int i = 0; large.size() < (3u << 20); ++i)
+            large += (i ? "," : "") + std::string(R"({"ph": "X", "name": "aten::add", "pid": 1, "tid": 1, "ts": )") + std::to_string(i * 10)
+                + R"(, "dur": 5, "args": {"External id": )" + std::to_string(i) + "}}";
+        large += "]}";
+        const auto openLarge = [&large] { return io::memorySource(large, "large.json"); };
+        QVERIFY(std::get<std::unique_ptr<Trace>>(loadWith(openLarge, 0, 0, false))->stats.parallelChunks > 0);
+        QCOMPARE(std::get<std::unique_ptr<Trace>>(loadWith(openLarge, 1, 0, false))->stats.parallelChunks, 0u);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestParallelLoad)
