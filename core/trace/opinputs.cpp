@@ -161,9 +161,10 @@ void OpInputReader::readStringList(JsonReader& reader, JsonToken first, bool typ
     }
 }
 
-std::string OpInputReader::key() const
+void OpInputReader::makeKey()
 {
-    std::string k;
+    std::string& k = m_key;
+    k.clear();
     appendBytes(k, static_cast<uint32_t>(m_count));
     k += char((m_hasStrides ? 1 : 0) | (m_hasConcrete ? 2 : 0));
     for (size_t i = 0; i < m_count; ++i) {
@@ -176,14 +177,15 @@ std::string OpInputReader::key() const
         appendText(k, in.type);
         appendText(k, in.concrete);
     }
-    return k;
 }
 
 uint32_t OpInputReader::store(OpInputTable& table, StringPool& strings)
 {
-    const auto [it, inserted] = m_known.try_emplace(key(), static_cast<uint32_t>(table.m_lists.size()));
-    if (!inserted)
-        return it->second;
+    makeKey();
+    if (const auto known = m_known.find(m_key); known != m_known.end())
+        return known->second;
+    const auto id = static_cast<uint32_t>(table.m_lists.size());
+    m_known.emplace(m_key, id);
     OpInputTable::List list{};
     list.firstEntry = static_cast<uint32_t>(table.m_entries.size());
     list.count = static_cast<uint32_t>(m_count);
@@ -220,7 +222,7 @@ uint32_t OpInputReader::store(OpInputTable& table, StringPool& strings)
     list.shapes = strings.intern(m_text);
     list.types = strings.intern(types);
     table.m_lists.push_back(list);
-    return it->second;
+    return id;
 }
 
 void OpInputReader::assign(const OpInputTable& table, uint32_t id, const StringPool& strings)

@@ -98,13 +98,14 @@ private:
     };
     Pending& input(size_t i);
     void readStringList(io::JsonReader& reader, io::JsonToken first, bool types);
-    std::string key() const;
+    void makeKey(); // into m_key
 
     std::vector<Pending> m_inputs; // the first m_count are this event's
     size_t m_count = 0;
     bool m_hasDims = false, m_hasStrides = false, m_hasConcrete = false;
     std::string m_text;
-    std::unordered_map<std::string, uint32_t> m_known; // key() -> list id
+    std::string m_key;                                 // made again per op in the same buffer: no allocation for a list seen before
+    std::unordered_map<std::string, uint32_t> m_known; // m_key -> list id
 };
 
 // The integers of a Concrete Inputs entry, "[1, 2]" or "3"; empty for "", "None", "same" or a float.
