@@ -3,11 +3,14 @@
 # loader is held to (issue 14): summary <= 1.5x a bare simdjson on-demand scan of the same file,
 # <= 0.1x Python's json.load, peak RSS <= the file size. Wall time and peak RSS of each whole process
 # (wall time from bash's EPOCHREALTIME around the run, to the microsecond: /usr/bin/time's own %e has 10 ms
-# steps, a third of a small trace's time; peak RSS from /usr/bin/time), best of RUNS runs (json.load: best
-# of PYRUNS, default 1: it is slow and large).
+# steps, a third of a small trace's time; it includes /usr/bin/time's own start, under a millisecond, the
+# same for every command, which pulls the ratios of traces of a few milliseconds towards 1; peak RSS from
+# /usr/bin/time), best of RUNS runs (json.load: best of PYRUNS, default 1: it is slow and large). Needs
+# bash 5 (EPOCHREALTIME).
 # Usage: tools/bench_floor.sh [BUILD_DIR] TRACE...   env: RUNS (3), PYRUNS (1), THREADS (the loader's), CLI (another
 #        tilescope-cli, e.g. a baseline build)
 set -euo pipefail
+[ -n "${EPOCHREALTIME:-}" ] || { echo "$0 needs bash 5 (EPOCHREALTIME)" >&2; exit 1; }
 export LC_ALL=C # EPOCHREALTIME and awk with '.' decimals
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build
@@ -33,7 +36,7 @@ best() {
         t0=$EPOCHREALTIME
         /usr/bin/time -f "%M" -o "$out" "$@" > /dev/null 2>&1 || true
         t1=$EPOCHREALTIME
-        t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+        t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
         r=$(tail -1 "$out")
         if [ -z "$bestTime" ] || awk "BEGIN{exit !($t < $bestTime)}"; then bestTime=$t; fi
         if [ -z "$bestRss" ] || [ "$r" -lt "$bestRss" ]; then bestRss=$r; fi

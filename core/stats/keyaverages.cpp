@@ -29,7 +29,7 @@ struct FunctionEvent
     int64_t startNs = 0; // relative to the origin, for exact interval tests
     int64_t endNs = 0;
     int64_t id = 0;
-    uint32_t source = kNoIndex; // the trace event, kNoIndex for a leftover [memory] record
+    uint32_t source = kNoIndex; // the trace event, kNoIndex for a leftover [memory] or [OutOfMemory] record
     uint32_t thread = 0;
     StringId name = 0;
     StringId shapes = 0; // 0: "[]"
@@ -399,7 +399,7 @@ void Builder::addLeftoverMemory()
 void Builder::sortEvents()
 {
     // torch's stable sort by (start, -end). Sorted as compact keys with the index as the last key (the
-    // same order a stable sort gives), not indices into the 96-byte events: 3-4x faster on large traces.
+    // same order a stable sort gives), not indices into the 64-byte events: 3-4x faster on large traces.
     struct SortKey
     {
         double start, negEnd;

@@ -953,11 +953,12 @@ void Loader::reportProgress()
 
 // Room for the events a file of this size may hold, set aside before the first is read, so that the vector
 // never moves: each move copied every event into fresh pages (a tenth of a load's time went to page faults,
-// half of them there). Capacity that is never written costs address space, not memory. Kineto's events
-// take 200-450 bytes of JSON, 128 or more even when compact.
+// half of them there). Capacity that is never written costs address space, not memory (but commit charge
+// where overcommit is strict, so the estimate is kept near the need). Kineto's events take 340-520 bytes
+// of JSON (HTA's, the H200 fixtures, the generated ones); a trace of smaller ones grows it once or twice.
 void Loader::reserveEvents()
 {
-    const uint64_t events = std::min<uint64_t>(expectedJsonBytes(m_source) / 128, uint64_t(1) << 24); // at most 1 GiB of address space
+    const uint64_t events = std::min<uint64_t>(expectedJsonBytes(m_source) / 256, uint64_t(1) << 23); // at most 512 MiB
     if (events <= t().events.capacity())
         return;
     try {

@@ -34,19 +34,21 @@ struct LoadOptions
     // Set from any thread to stop the load; it then throws io::LoadCancelled.
     const std::atomic<bool>* cancel = nullptr;
     // Threads parsing traceEvents in parallel (the in-order merge runs on the calling thread): 0 = the
-    // TILESCOPE_LOAD_THREADS environment variable when set, else one per core; 1 = one streaming pass.
+    // TILESCOPE_LOAD_THREADS environment variable when set, else one per core, except that a trace under
+    // 2 MiB of JSON is then read in one streaming pass; 1 = one streaming pass.
     unsigned threads = 0;
     // Bytes of traceEvents per parallel chunk; 0 = 256 KiB (tests force tiny chunks).
     size_t chunkBytes = 0;
 };
 
-// The parse threads a load with these options uses.
+// The parse threads a load of a trace of 2 MiB of JSON or more uses with these options.
 unsigned loadThreads(const LoadOptions& options);
 
 // Loads a Chrome trace: Kineto JSON (PyTorch 1.8 to 2.11), the legacy autograd export, or any Chrome
 // Trace Event Format file, gzip or plain. Throws io::TraceFileError on bad input.
 //
-// From a path (or a source `open` can make again) traceEvents is parsed on loadThreads() threads in
+// From a path (or a source `open` can make again) traceEvents is parsed on loadThreads() threads (one
+// streaming pass for a trace under 2 MiB of JSON when the count is left to the loader) in
 // chunks merged in file order; the Trace is the same as one streaming pass makes. Input the parallel pass
 // does not take as it is (a syntax or structure error anywhere, truncation, a traceEvents element that is
 // not an object) makes it start again in one streaming pass, which reports the error or keeps a partial
