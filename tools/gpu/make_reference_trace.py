@@ -4,6 +4,8 @@ form of ../shared/traces/h200/*/ref_key_averages*.json, so tilescope-cli summary
 against torch on data it has never seen.  Usage: make_reference_trace.py OUT_DIR"""
 import json, os, sys
 import torch
+
+from reference_rows import write_reference_rows
 from torch.profiler import profile, ProfilerActivity, record_function
 
 out = sys.argv[1]
@@ -38,20 +40,7 @@ with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_sh
         step()
 prof.export_chrome_trace(os.path.join(out, "trace.json"))
 
-def rows(group):
-    res = []
-    for e in prof.key_averages(group_by_input_shape=group):
-        res.append({"key": e.key, "count": e.count,
-                    "cpu_time_total_us": e.cpu_time_total, "self_cpu_time_total_us": e.self_cpu_time_total,
-                    "device_time_total_us": e.device_time_total, "self_device_time_total_us": e.self_device_time_total,
-                    "cpu_memory_usage": e.cpu_memory_usage, "self_cpu_memory_usage": e.self_cpu_memory_usage,
-                    "device_memory_usage": e.device_memory_usage, "self_device_memory_usage": e.self_device_memory_usage,
-                    "flops": e.flops, "input_shapes": str(e.input_shapes) if group else None,
-                    "is_user_annotation": getattr(e, "is_user_annotation", False), "device_type": str(e.device_type)})
-    return {"torch": torch.__version__, "rows": res}
-
-json.dump(rows(False), open(os.path.join(out, "ref_key_averages.json"), "w"), indent=1)
-json.dump(rows(True), open(os.path.join(out, "ref_key_averages_by_shape.json"), "w"), indent=1)
+write_reference_rows(prof, out)
 ka = prof.key_averages()
 with open(os.path.join(out, "ref_table.txt"), "w") as f:
     f.write(ka.table(sort_by="self_cuda_time_total", row_limit=-1, max_name_column_width=80))

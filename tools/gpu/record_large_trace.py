@@ -11,6 +11,8 @@ Then here: tools/bench_floor.sh on the gunzipped trace, and ../shared/tools/comp
 Usage: record_large_trace.py OUT_DIR [ACTIVE]"""
 import gzip, json, os, shutil, sys, time
 import torch
+
+from reference_rows import write_reference_rows
 from torch.profiler import profile, ProfilerActivity, schedule
 
 out = sys.argv[1]
@@ -58,21 +60,7 @@ json_load = time.time() - started
 os.remove(raw)
 
 
-def rows(group):
-    res = []
-    for e in prof.key_averages(group_by_input_shape=group):
-        res.append({"key": e.key, "count": e.count,
-                    "cpu_time_total_us": e.cpu_time_total, "self_cpu_time_total_us": e.self_cpu_time_total,
-                    "device_time_total_us": e.device_time_total, "self_device_time_total_us": e.self_device_time_total,
-                    "cpu_memory_usage": e.cpu_memory_usage, "self_cpu_memory_usage": e.self_cpu_memory_usage,
-                    "device_memory_usage": e.device_memory_usage, "self_device_memory_usage": e.self_device_memory_usage,
-                    "flops": e.flops, "input_shapes": str(e.input_shapes) if group else None,
-                    "is_user_annotation": getattr(e, "is_user_annotation", False), "device_type": str(e.device_type)})
-    return {"torch": torch.__version__, "rows": res}
-
-
-json.dump(rows(False), open(os.path.join(out, "ref_key_averages.json"), "w"), indent=1)
-json.dump(rows(True), open(os.path.join(out, "ref_key_averages_by_shape.json"), "w"), indent=1)
+write_reference_rows(prof, out)
 props = torch.cuda.get_device_properties(0)
 meta = {"what": f"{layers}-layer transformer (d={d}, T={T}, B={B}, bf16) training, schedule wait/warmup/active/repeat="
                 f"(1, 1, {active}, 1), record_shapes, profile_memory, with_stack, with_flops",
