@@ -98,9 +98,11 @@ RankSet loadRankSet(const std::vector<std::string>& files, const RankSetLoadOpti
             if (failed) // one bad file fails the set: do not spend minutes loading the others
                 return;
             LoadOptions load = options.load;
-            // Files load side by side: each gets its share of the cores for its own parallel parse.
+            // Files load side by side: each gets at most its share of the cores for its own parallel parse
+            // (a limit, not a count asked for, so that a small file still streams).
             if (load.threads == 0)
-                load.threads = std::max<unsigned>(1, loadThreads(options.load) / static_cast<unsigned>(std::max<size_t>(1, files.size())));
+                load.maxThreads = std::max<unsigned>(1,
+                                                     loadThreads(options.load) / static_cast<unsigned>(std::max<size_t>(1, files.size())));
             if (options.load.progress)
                 load.progress = [&, i](const LoadProgress& p) {
                     std::lock_guard lock(progressLock);

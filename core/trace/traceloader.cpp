@@ -5,6 +5,7 @@
 #include "io/bytesource.h"
 #include "io/decimal.h"
 #include "io/jsonreader.h"
+#include "io/readaheadsource.h"
 #include "io/tracefileerror.h"
 
 #include <charconv>
@@ -1406,7 +1407,8 @@ unsigned loadThreads(const LoadOptions& options)
 {
     if (const unsigned requested = requestedThreads(options))
         return requested;
-    return std::max(1u, std::thread::hardware_concurrency());
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    return options.maxThreads > 0 ? std::min(cores, options.maxThreads) : cores;
 }
 
 std::unique_ptr<Trace> loadTrace(io::ByteSource& source, const LoadOptions& options)
@@ -1419,10 +1421,17 @@ std::unique_ptr<Trace> loadTrace(const std::function<std::unique_ptr<io::ByteSou
 {
     const unsigned threads = loadThreads(options);
     if (threads > 1) {
-        const auto source = open();
+        auto source = open();
         const uint64_t json = expectedJsonBytes(*source);
         if (requestedThreads(options) == 0 && json > 0 && json < kParallelFromJsonBytes)
             return loadTrace(*source, options);
+        // Inflating is the one part of a compressed trace's load no chunk can take: it runs ahead on a
+        // thread of its own while this one splits and merges, in blocks of a chunk's size (few in flight: a
+        // small trace's peak stays where it was).
+        if (source->isCompressed()) {
+            const size_t block = defaultChunkBytes(*source);
+            source = io::readAheadSource(std::move(source), block, 4);
+        }
         try {
             Loader loader(*source, options, threads);
             return loader.run();

@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <variant>
+#include <zlib.h>
 
 using namespace tilescope;
 using trace::Trace;
@@ -153,6 +154,23 @@ std::function<std::unique_ptr<io::ByteSource>()> memoryOpener(const std::string&
 // Events with names and args that hold everything the splitter must see through: quotes, backslashes,
 // brackets and commas inside strings, escapes that end in a backslash, nested args, B/E pairs, metadata,
 // flows, counters, memory, op inputs, a collective, and whitespace between elements.
+// `data` as one gzip member (zlib, default level).
+std::string gzipped(const std::string& data)
+{
+    z_stream z{};
+    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return {};
+    std::string out(deflateBound(&z, static_cast<uLong>(data.size())) + 64, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+    z.avail_in = static_cast<uInt>(data.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    const int rc = deflate(&z, Z_FINISH);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return rc == Z_STREAM_END ? out : std::string();
+}
+
 std::string trickyTrace()
 {
     std::string s = "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"H200\", \"numSms\": 132}],\n"
@@ -309,6 +327,41 @@ private slots:
         }
     }
 
+    // A gzipped trace is inflated ahead on a thread of its own in the parallel pass: cut anywhere in the
+    // compressed stream, or with a byte of it damaged, it gives the streaming pass's error text (or, with
+    // --partial, its events), and whole it gives the same Trace.
+    void gzippedTruncatedAndDamaged()
+    {
+        // The tricky trace after 800 kB of plain events: several read-ahead blocks (a chunk's size, 64-256 KiB).
+        std::string data = trickyTrace();
+        std::string plain;
+        for (int i = 0; plain.size() < 800000; ++i)
+            plain += R"({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 7, "tid": 7, "ts": )" + std::to_string(i * 3)
+                + R"(, "dur": 2, "args": {"External id": )" + std::to_string(900000 + i) + "}},";
+        data.insert(data.find("\"traceEvents\" : [") + 17, plain);
+        const std::string whole = gzipped(data);
+        QVERIFY(whole.size() > 1000);
+        const Outcome serialWhole = loadWith(memoryOpener(whole), 1, 0, false);
+        if (const auto* error = std::get_if<std::string>(&serialWhole))
+            QFAIL(error->c_str());
+        const Outcome parallelWhole = loadWith(memoryOpener(whole), 2, 4096, false);
+        compareOutcomes(serialWhole, parallelWhole, "gzipped whole");
+        QVERIFY(std::get<std::unique_ptr<Trace>>(parallelWhole)->stats.parallelChunks > 10);
+        for (size_t cut = 10; cut < whole.size(); cut += whole.size() / 23) {
+            const std::string part = whole.substr(0, cut);
+            for (const bool partial : {false, true})
+                compareOutcomes(loadWith(memoryOpener(part), 1, 0, partial), loadWith(memoryOpener(part), 2, 1000 + cut % 3000, partial),
+                                "gzip cut at " + std::to_string(cut) + (partial ? " partial" : ""));
+        }
+        for (size_t at = 20; at + 8 < whole.size(); at += whole.size() / 17) {
+            std::string damaged = whole;
+            damaged[at] = static_cast<char>(damaged[at] ^ 0x5a);
+            for (const bool partial : {false, true})
+                compareOutcomes(loadWith(memoryOpener(damaged), 1, 0, partial), loadWith(memoryOpener(damaged), 3, 2048, partial),
+                                "gzip byte " + std::to_string(at) + " damaged" + (partial ? " partial" : ""));
+        }
+    }
+
     // The inputs of tst_badinput (inline), through the parallel path.
     void badInput_data()
     {
@@ -390,10 +443,19 @@ private slots:
         // Asked for: kept, whatever the size.
         QVERIFY(chunks(loadWith(openSmall, 2, 0, false)) > 0);
         QCOMPARE(chunks(loadWith(openLarge, 1, 0, false)), 0u);
+        // A limit (a rank set's share of the cores) is not a count asked for: a small trace still streams.
+        trace::LoadOptions limited;
+        limited.maxThreads = 1;
+        QCOMPARE(trace::loadThreads(limited), 1u);
+        QCOMPARE(trace::loadTrace(openLarge, limited)->stats.parallelChunks, 0u);
+        limited.maxThreads = 2;
+        QCOMPARE(trace::loadTrace(openSmall, limited)->stats.parallelChunks, 0u);
         if (trace::loadThreads({}) < 2)
             QSKIP("one core: a load left to the loader is always one streaming pass");
         QCOMPARE(chunks(loadWith(openSmall, 0, 0, false)), 0u);
         QVERIFY(chunks(loadWith(openLarge, 0, 0, false)) > 0);
+        QCOMPARE(trace::loadThreads(limited), 2u);
+        QVERIFY(trace::loadTrace(openLarge, limited)->stats.parallelChunks > 0);
     }
 };
 

@@ -229,6 +229,17 @@ private slots:
         }
     }
 
+    // Files loading side by side share the cores as a limit, not as a thread count asked for: a small
+    // rank file streams as it would alone (a set of one or two small files once went parallel).
+    void smallRankFilesStream()
+    {
+        if (qEnvironmentVariableIsSet("TILESCOPE_LOAD_THREADS") || trace::loadThreads({}) < 2)
+            QSKIP("needs two cores and the thread count left to the loader");
+        const trace::RankSet set = trace::loadRankSet({glooFolder("slow") + "/rank-0.json.gz"});
+        QCOMPARE(set.ranks.size(), size_t(1));
+        QCOMPARE(set.ranks[0].trace->stats.parallelChunks, 0u);
+    }
+
     void badFoldersAndFiles()
     {
         QTemporaryDir dir;
