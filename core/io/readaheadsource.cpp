@@ -134,10 +134,10 @@ private:
 
     std::mutex m_mutex;
     std::condition_variable m_filled, m_space;
-    std::deque<Block> m_ready;               // read, not yet handed out (at most m_blocks)
-    std::vector<std::vector<char>> m_free;   // handed-out blocks' buffers, for reuse
-    bool m_finished = false;                 // the inner source ended or threw
-    std::exception_ptr m_error;              // what it threw, after every block in m_ready
+    std::deque<Block> m_ready;             // read, not yet handed out (at most m_blocks)
+    std::vector<std::vector<char>> m_free; // handed-out blocks' buffers, for reuse
+    bool m_finished = false;               // the inner source ended or threw
+    std::exception_ptr m_error;            // what it threw, after every block in m_ready
     bool m_stop = false;
 
     Block m_current; // the reader's
