@@ -36,7 +36,7 @@ public:
     {
         try {
             m_thread = std::thread([this] { readAhead(); });
-        } catch (const std::system_error&) {
+        } catch (...) { // std::system_error, or std::bad_alloc for the thread's state
             return std::move(m_inner);
         }
         return self;
@@ -104,14 +104,19 @@ private:
             }
             block.bytes = std::move(bytes);
             std::lock_guard lock(m_mutex);
-            if (error || block.size == 0) {
-                m_error = error;
-                m_finished = true;
-                m_filled.notify_one();
-                return;
+            if (!error && block.size > 0) {
+                try {
+                    m_ready.push_back(std::move(block));
+                    m_filled.notify_one();
+                    continue;
+                } catch (...) { // no memory for the queue: the reader sees the error after what it has
+                    error = std::current_exception();
+                }
             }
-            m_ready.push_back(std::move(block));
+            m_error = error; // null at the end of the input
+            m_finished = true;
             m_filled.notify_one();
+            return;
         }
     }
 

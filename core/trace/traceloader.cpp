@@ -1405,10 +1405,12 @@ constexpr uint64_t kParallelFromJsonBytes = uint64_t(2) << 20;
 
 unsigned loadThreads(const LoadOptions& options)
 {
-    if (const unsigned requested = requestedThreads(options))
-        return requested;
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    return options.maxThreads > 0 ? std::min(cores, options.maxThreads) : cores;
+    if (options.threads > 0)
+        return options.threads;
+    // TILESCOPE_LOAD_THREADS, else the cores; a limit (a rank set's share) caps either.
+    const unsigned requested = requestedThreads(options);
+    const unsigned count = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
+    return options.maxThreads > 0 ? std::min(count, options.maxThreads) : count;
 }
 
 std::unique_ptr<Trace> loadTrace(io::ByteSource& source, const LoadOptions& options)

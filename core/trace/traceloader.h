@@ -38,7 +38,7 @@ struct LoadOptions
     // 2 MiB of JSON is then read in one streaming pass; 1 = one streaming pass.
     unsigned threads = 0;
     // With threads left at 0: at most this many (0: no limit), e.g. a core's share when several files
-    // load side by side; a small trace still streams.
+    // load side by side; it caps TILESCOPE_LOAD_THREADS too. A small trace still streams.
     unsigned maxThreads = 0;
     // Bytes of traceEvents per parallel chunk; 0 = 256 KiB (tests force tiny chunks).
     size_t chunkBytes = 0;

@@ -456,6 +456,16 @@ private slots:
         QVERIFY(chunks(loadWith(openLarge, 0, 0, false)) > 0);
         QCOMPARE(trace::loadThreads(limited), 2u);
         QVERIFY(trace::loadTrace(openLarge, limited)->stats.parallelChunks > 0);
+        // The environment's count is capped by the limit too (8 ranks under TILESCOPE_LOAD_THREADS=16 start
+        // 16 threads in all, not 128); a count passed in options is not.
+        qputenv("TILESCOPE_LOAD_THREADS", "16");
+        QCOMPARE(trace::loadThreads(limited), 2u);
+        limited.maxThreads = 0;
+        QCOMPARE(trace::loadThreads(limited), 16u);
+        limited.threads = 5;
+        limited.maxThreads = 1;
+        QCOMPARE(trace::loadThreads(limited), 5u);
+        qunsetenv("TILESCOPE_LOAD_THREADS");
     }
 };
 

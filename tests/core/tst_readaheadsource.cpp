@@ -9,6 +9,8 @@
 #include <QtTest>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <string>
 
 using namespace tilescope;
@@ -19,12 +21,13 @@ namespace {
 class ScriptedSource final : public io::ByteSource
 {
 public:
-    ScriptedSource(std::string data, size_t step, bool failAtEnd, std::atomic<int>* alive = nullptr)
+    ScriptedSource(std::string data, size_t step, bool failAtEnd, std::atomic<int>* alive = nullptr, std::atomic<size_t>* served = nullptr)
         : ByteSource("scripted.json.gz")
         , m_data(std::move(data))
         , m_step(step)
         , m_failAtEnd(failAtEnd)
         , m_alive(alive)
+        , m_served(served)
     {
         if (m_alive)
             ++*m_alive;
@@ -44,10 +47,12 @@ public:
         const size_t n = std::min({capacity, m_data.size() - m_pos, 1 + (m_reads++ * 7) % m_step});
         std::memcpy(buffer, m_data.data() + m_pos, n);
         m_pos += n;
+        if (m_served)
+            *m_served = m_pos;
         return n;
     }
-    uint64_t consumedInputBytes() const override { return m_pos / 10; }
-    uint64_t totalInputBytes() const override { return m_data.size() / 10; }
+    uint64_t consumedInputBytes() const override { return m_pos; }
+    uint64_t totalInputBytes() const override { return m_data.size(); }
     bool isCompressed() const override { return true; }
 
 private:
@@ -55,6 +60,7 @@ private:
     size_t m_pos = 0, m_step, m_reads = 0;
     bool m_failAtEnd;
     std::atomic<int>* m_alive;
+    std::atomic<size_t>* m_served; // bytes served so far, for another thread to look at
 };
 
 std::string pattern(size_t size)
@@ -103,13 +109,13 @@ private slots:
                     auto source = io::readAheadSource(std::make_unique<ScriptedSource>(data, 300, false), block, 3);
                     QCOMPARE(source->name(), std::string("scripted.json.gz"));
                     QVERIFY(source->isCompressed());
-                    QCOMPARE(source->totalInputBytes(), uint64_t(size / 10));
+                    QCOMPARE(source->totalInputBytes(), uint64_t(size));
                     const auto [out, error] = drain(*source, capacity);
                     QVERIFY2(out == data, ("size " + std::to_string(size) + " block " + std::to_string(block)).c_str());
                     QVERIFY(error.empty());
                     char c;
                     QCOMPARE(source->read(&c, 1), size_t(0)); // the end stays the end
-                    QCOMPARE(source->consumedInputBytes(), uint64_t(size / 10));
+                    QCOMPARE(source->consumedInputBytes(), uint64_t(size));
                 }
     }
 
@@ -127,6 +133,28 @@ private slots:
             char c;
             QVERIFY_THROWS_EXCEPTION(io::TraceFileError, source->read(&c, 1));
         }
+    }
+
+    // The reader runs at most `blocks` blocks ahead of what was handed out, plus the one it is filling
+    // (memory stays bounded however slow the consumer), and progress is that of the bytes handed out.
+    void boundedAheadAndProgress()
+    {
+        std::atomic<size_t> served = 0;
+        constexpr size_t block = 1000, blocks = 3;
+        auto source = io::readAheadSource(std::make_unique<ScriptedSource>(pattern(100000), 5000, false, nullptr, &served), block, blocks);
+        // Two blocks handed out (a read returns at most the rest of one block).
+        std::string buffer(100000, '\0');
+        size_t handedOut = 0;
+        for (int i = 0; i < 2; ++i)
+            handedOut += source->read(buffer.data(), buffer.size());
+        QVERIFY(handedOut > 0);
+        for (int waited = 0; served.load() <= handedOut && waited < 5000; waited += 10)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        QVERIFY(served.load() > handedOut); // it does read ahead
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        QVERIFY2(served.load() <= handedOut + (blocks + 1) * block, std::to_string(served.load()).c_str());
+        // Progress is that of the bytes handed out (each block remembers the input consumed with it).
+        QCOMPARE(source->consumedInputBytes(), uint64_t(handedOut));
     }
 
     // Stopped at any point, with the reader thread blocked on a full queue or still reading: no hang,
