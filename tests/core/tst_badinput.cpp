@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Bad input always gives a clear error naming the file and the problem: never a crash, hang or a
 // silently wrong result.
+#include "gziptext.h"
 #include "testutil.h"
 
 #include "io/tracefileerror.h"
@@ -10,7 +11,6 @@
 #include <QtTest>
 
 #include <sys/stat.h>
-#include <zlib.h>
 
 using namespace tilescope;
 
@@ -29,20 +29,7 @@ std::string write(const QTemporaryDir& dir, const std::string& name, const std::
     return path;
 }
 
-std::string gzipped(const std::string& data)
-{
-    z_stream s{};
-    deflateInit2(&s, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-    std::string out(deflateBound(&s, data.size()) + 64, '\0');
-    s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-    s.avail_in = static_cast<uInt>(data.size());
-    s.next_out = reinterpret_cast<Bytef*>(out.data());
-    s.avail_out = static_cast<uInt>(out.size());
-    deflate(&s, Z_FINISH);
-    out.resize(s.total_out);
-    deflateEnd(&s);
-    return out;
-}
+using testutil::gzipped;
 
 } // namespace
 

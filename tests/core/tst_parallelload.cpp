@@ -4,6 +4,7 @@
 // field (strings compared by text), tracks, processes, memory, flows, counters, ops, metadata, links,
 // warnings, and the same error text. Chunks are forced tiny so their boundaries, and the boundaries of
 // the blocks the array is read in, fall everywhere: inside strings, escapes and nested args.
+#include "gziptext.h"
 #include "testutil.h"
 
 #include "io/bytesource.h"
@@ -15,7 +16,6 @@
 
 #include <filesystem>
 #include <variant>
-#include <zlib.h>
 
 using namespace tilescope;
 using trace::Trace;
@@ -154,22 +154,7 @@ std::function<std::unique_ptr<io::ByteSource>()> memoryOpener(const std::string&
 // Events with names and args that hold everything the splitter must see through: quotes, backslashes,
 // brackets and commas inside strings, escapes that end in a backslash, nested args, B/E pairs, metadata,
 // flows, counters, memory, op inputs, a collective, and whitespace between elements.
-// `data` as one gzip member (zlib, default level).
-std::string gzipped(const std::string& data)
-{
-    z_stream z{};
-    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        return {};
-    std::string out(deflateBound(&z, static_cast<uLong>(data.size())) + 64, '\0');
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-    z.avail_in = static_cast<uInt>(data.size());
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = static_cast<uInt>(out.size());
-    const int rc = deflate(&z, Z_FINISH);
-    out.resize(z.total_out);
-    deflateEnd(&z);
-    return rc == Z_STREAM_END ? out : std::string();
-}
+using testutil::gzipped;
 
 std::string trickyTrace()
 {
