@@ -3,7 +3,7 @@
 # Usage: packaging/install-deps.sh [--core-only]   (--core-only: no Qt and no Debian torch, for a GPU box
 #        that brings its own PyTorch)
 set -euo pipefail
-core=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev zlib1g-dev libsqlite3-dev python3 clang libclang-rt-14-dev)
+core=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev zlib1g-dev libisal-dev libsqlite3-dev python3 clang libclang-rt-14-dev)
 # Debian's torch 1.13 (CPU, legacy profiler): the Python harness and LibTorch capture tests.
 torch=(python3-torch libtorch-dev)
 gui=(qt6-base-dev qt6-base-dev-tools libgl-dev libqcustomplot-dev libqcustomplot2.1-qt6 xvfb xauth)

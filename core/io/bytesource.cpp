@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "io/bytesource.h"
 
+#include "io/gzipsource.h"
 #include "io/tracefileerror.h"
 
 #include <cerrno>
@@ -9,10 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
-
-#if TILESCOPE_HAVE_ZLIB
-#include <zlib.h>
-#endif
 
 namespace tilescope::io {
 
@@ -48,70 +45,6 @@ private:
     uint64_t m_size;
     uint64_t m_consumed = 0;
 };
-
-#if TILESCOPE_HAVE_ZLIB
-// Inflates gzip (including concatenated members) on the fly; offsets in errors are compressed-file bytes.
-class GzipSource final : public ByteSource
-{
-public:
-    explicit GzipSource(std::unique_ptr<ByteSource> file)
-        : ByteSource(file->name())
-        , m_file(std::move(file))
-        , m_input(1 << 18)
-    {
-        std::memset(&m_stream, 0, sizeof(m_stream));
-        if (inflateInit2(&m_stream, 16 + MAX_WBITS) != Z_OK)
-            throw TraceFileError(name(), std::nullopt, "cannot initialise gzip decompression");
-    }
-    ~GzipSource() override { inflateEnd(&m_stream); }
-
-    size_t read(char* buffer, size_t capacity) override
-    {
-        if (m_truncated)
-            throw TraceFileError(name(), m_file->consumedInputBytes(), "truncated gzip stream (the file ends inside compressed data)");
-        m_stream.next_out = reinterpret_cast<Bytef*>(buffer);
-        m_stream.avail_out = static_cast<uInt>(std::min<size_t>(capacity, 1u << 30));
-        while (m_stream.avail_out > 0) {
-            if (m_stream.avail_in == 0) {
-                const size_t got = m_file->read(m_input.data(), m_input.size());
-                if (got == 0) {
-                    if (m_inMember) {
-                        // Hand over what did inflate first: a partial load keeps the events in it.
-                        m_truncated = true;
-                        if (m_stream.avail_out == capacity)
-                            return read(buffer, capacity);
-                    }
-                    break;
-                }
-                m_stream.next_in = reinterpret_cast<Bytef*>(m_input.data());
-                m_stream.avail_in = static_cast<uInt>(got);
-            }
-            m_inMember = true;
-            const int rc = inflate(&m_stream, Z_NO_FLUSH);
-            if (rc == Z_STREAM_END) {
-                m_inMember = false;
-                if (inflateReset(&m_stream) != Z_OK)
-                    throw TraceFileError(name(), m_file->consumedInputBytes(), "gzip reset failed");
-                continue;
-            }
-            if (rc != Z_OK && rc != Z_BUF_ERROR)
-                throw TraceFileError(name(), m_file->consumedInputBytes() - m_stream.avail_in,
-                                     std::string("corrupt gzip data: ") + (m_stream.msg ? m_stream.msg : "inflate failed"));
-        }
-        return capacity - m_stream.avail_out;
-    }
-    uint64_t consumedInputBytes() const override { return m_file->consumedInputBytes(); }
-    uint64_t totalInputBytes() const override { return m_file->totalInputBytes(); }
-    bool isCompressed() const override { return true; }
-
-private:
-    std::unique_ptr<ByteSource> m_file;
-    std::vector<char> m_input;
-    z_stream m_stream;
-    bool m_inMember = false;
-    bool m_truncated = false; // the file ended inside a member: the next read throws
-};
-#endif
 
 class MemorySource final : public ByteSource
 {
@@ -202,11 +135,7 @@ std::unique_ptr<ByteSource> openTraceFile(const std::string& path)
     auto source = std::make_unique<PrefixedSource>(std::move(file), std::string(magic, got));
     if (!gzip)
         return source;
-#if TILESCOPE_HAVE_ZLIB
-    return std::make_unique<GzipSource>(std::move(source));
-#else
-    throw TraceFileError(path, 0, "gzip-compressed trace, but this build has no zlib support");
-#endif
+    return gzipSource(std::move(source));
 }
 
 std::unique_ptr<ByteSource> memorySource(std::string_view data, std::string name)
@@ -215,11 +144,7 @@ std::unique_ptr<ByteSource> memorySource(std::string_view data, std::string name
     const bool gzip = data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f && static_cast<unsigned char>(data[1]) == 0x8b;
     if (!gzip)
         return source;
-#if TILESCOPE_HAVE_ZLIB
-    return std::make_unique<GzipSource>(std::move(source));
-#else
-    throw TraceFileError(name, 0, "gzip-compressed trace, but this build has no zlib support");
-#endif
+    return gzipSource(std::move(source));
 }
 
 } // namespace tilescope::io
