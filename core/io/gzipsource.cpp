@@ -80,17 +80,27 @@ struct IsalFunctions
     int (*inflate)(inflate_state*);
 };
 
+// dlerror()'s words when the library did not open, for the error that says ISA-L cannot be used.
+std::string isalOpenError;
+
 const IsalFunctions* isal()
 {
     static const IsalFunctions* const functions = []() -> const IsalFunctions* {
         void* library = dlopen(TILESCOPE_ISAL_SONAME, RTLD_NOW | RTLD_LOCAL);
-        if (!library)
+        if (!library) {
+            const char* why = dlerror();
+            isalOpenError = why ? why : "dlopen failed";
             return nullptr;
+        }
         static IsalFunctions found;
         found.init = reinterpret_cast<void (*)(inflate_state*)>(dlsym(library, "isal_inflate_init"));
         found.reset = reinterpret_cast<void (*)(inflate_state*)>(dlsym(library, "isal_inflate_reset"));
         found.inflate = reinterpret_cast<int (*)(inflate_state*)>(dlsym(library, "isal_inflate"));
-        return found.init && found.reset && found.inflate ? &found : nullptr;
+        if (!found.init || !found.reset || !found.inflate) {
+            isalOpenError = "it lacks isal_inflate_init, isal_inflate_reset or isal_inflate";
+            return nullptr;
+        }
+        return &found;
     }();
     return functions;
 }
@@ -122,8 +132,8 @@ public:
             return Step::Corrupt;
         return m_state.block_state == ISAL_BLOCK_FINISH ? Step::MemberEnd : Step::Inflating;
     }
-    // At a member's end ISA-L has handed back the bytes it read past the trailer; reset clears the input
-    // pointers and the gzip flag, so both are put back.
+    // ISA-L reads a trailer exactly, so the next member starts at next_in. Reset leaves the input and the
+    // gzip flag as they are in 2.30; they are set again all the same, as the documentation does not say so.
     bool nextMember()
     {
         uint8_t* const next = m_state.next_in;
@@ -157,6 +167,10 @@ private:
 
 // The gzip rules, whichever library inflates: members one after another, a file that ends inside a member
 // is truncated (after handing over what did inflate), corrupt bytes are an error at their offset.
+// A member starts with at least this much of the file in one piece, when the file has it (see fillInput):
+// far more than any real header, and a small copy for files of many small members (bgzip writes 64 KiB).
+constexpr size_t kMemberStartBytes = size_t(64) << 10;
+
 template <class Engine> class GzipSource final : public ByteSource
 {
 public:
@@ -173,7 +187,7 @@ public:
             throw TraceFileError(name(), m_file->consumedInputBytes(), "truncated gzip stream (the file ends inside compressed data)");
         size_t filled = 0;
         while (filled < capacity) {
-            if (!m_fileEnded && (m_engine.inputLeft() == 0 || (!m_inMember && m_engine.inputLeft() < m_input.size())))
+            if (!m_fileEnded && (m_engine.inputLeft() == 0 || (!m_inMember && m_engine.inputLeft() < kMemberStartBytes)))
                 fillInput();
             const bool noInput = m_fileEnded && m_engine.inputLeft() == 0;
             if (noInput && !m_inMember)
@@ -205,9 +219,9 @@ public:
     bool isCompressed() const override { return true; }
 
 private:
-    // Keeps the unread input and reads the file after it: one read inside a member; at a member's start
-    // until the buffer is full, so a header shorter than the buffer is in one piece (ISA-L 2.30 fails the
-    // header CRC, FHCRC, of a header split between two inputs).
+    // Keeps the unread input and reads the file after it: one read inside a member; at a member's start with
+    // less than kMemberStartBytes left, until the buffer is full, so that any header shorter than that is in
+    // one piece (ISA-L 2.30 fails the header CRC, FHCRC, of a header split between two inputs).
     void fillInput()
     {
         const size_t left = m_engine.inputLeft();
@@ -230,6 +244,16 @@ private:
     bool m_fileEnded = false;
     bool m_truncated = false; // the file ended inside a member: the next read throws
 };
+
+// Why `inflater` cannot be used, for the error.
+std::string unusable(Inflater inflater)
+{
+#if TILESCOPE_HAVE_ISAL
+    if (inflater == Inflater::Isal)
+        return TILESCOPE_ISAL_SONAME " cannot be used: " + isalOpenError;
+#endif
+    return std::string(inflater == Inflater::Isal ? "ISA-L" : "zlib") + " is not built in";
+}
 
 bool hasIsal()
 {
@@ -264,9 +288,7 @@ std::unique_ptr<ByteSource> gzipSource(std::unique_ptr<ByteSource> compressed, I
     if (inflater == Inflater::Zlib)
         return std::make_unique<GzipSource<ZlibEngine>>(std::move(compressed));
 #endif
-    throw TraceFileError(compressed->name(), 0,
-                         std::string("gzip-compressed trace, but this build cannot use ")
-                             + (inflater == Inflater::Isal ? "ISA-L" : "zlib"));
+    throw TraceFileError(compressed->name(), 0, "gzip-compressed trace, but " + unusable(inflater));
 }
 
 } // namespace tilescope::io

@@ -670,8 +670,8 @@ size_t defaultChunkBytes(const io::ByteSource& source)
 }
 
 // The streaming reader's first buffer (it doubles when a token needs more): 256 KiB, or the JSON and a page
-// when less. The buffer is zeroed when made, so a 100 kB trace touched 64 pages of it, not 26: a seventh of
-// the page faults of a whole run of the CLI on it.
+// when less. The buffer is zeroed when made: a 100 kB trace touched all 64 pages of a 256 KiB one, a
+// seventh of the page faults of a whole run of the CLI on it; 26 now.
 size_t readerBufferBytes(const io::ByteSource& source)
 {
     constexpr size_t full = size_t(256) << 10;
