@@ -7,7 +7,7 @@
 
 namespace tilescope::io {
 
-// The library that inflates a gzip trace. ISA-L's inflate (Intel's igzip, Debian's libisal2) runs about 3x
+// The library that inflates a gzip trace. ISA-L's inflate (Intel's igzip, Debian's libisal2) runs 2.2-2.7x
 // zlib's on trace JSON, so it is the one used where the build has its headers and its library opens (on first
 // use); zlib is the fallback (a GPU box building core with what it has).
 enum class Inflater {
