@@ -6,12 +6,17 @@
 
 namespace testutil {
 
-// `data` as one gzip member (zlib, level 6); empty if zlib fails. For tests that make gzipped traces.
-inline std::string gzipped(const std::string& data)
+// `data` as one gzip member (zlib, level 6), with `header`'s optional fields when given; empty if zlib
+// fails. For tests that make gzipped traces.
+inline std::string gzipped(const std::string& data, gz_header* header = nullptr)
 {
     z_stream z{};
     if (deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return {};
+    if (header && deflateSetHeader(&z, header) != Z_OK) {
+        deflateEnd(&z);
+        return {};
+    }
     std::string out(deflateBound(&z, static_cast<uLong>(data.size())) + 64, '\0');
     z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
     z.avail_in = static_cast<uInt>(data.size());

@@ -78,9 +78,6 @@ std::string traceText(size_t bytes, unsigned seed)
 // `data` as one gzip member with every optional header field (name, comment, extra, header CRC).
 std::string gzippedWithHeader(const std::string& data)
 {
-    z_stream z{};
-    if (deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        return {};
     char name[] = "trace.json";
     char comment[] = "recorded by a test";
     unsigned char extra[] = {'T', 'S', 4, 0, 1, 2, 3, 4};
@@ -91,16 +88,7 @@ std::string gzippedWithHeader(const std::string& data)
     header.extra_len = sizeof(extra);
     header.hcrc = 1;
     header.os = 3;
-    deflateSetHeader(&z, &header);
-    std::string out(deflateBound(&z, static_cast<uLong>(data.size())) + 256, '\0');
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-    z.avail_in = static_cast<uInt>(data.size());
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = static_cast<uInt>(out.size());
-    const int rc = deflate(&z, Z_FINISH);
-    out.resize(z.total_out);
-    deflateEnd(&z);
-    return rc == Z_STREAM_END ? out : std::string();
+    return testutil::gzipped(data, &header);
 }
 
 const io::Inflater kInflaters[] = {io::Inflater::Isal, io::Inflater::Zlib};
