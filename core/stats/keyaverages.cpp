@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "stats/keyaverages.h"
 
+#include "trace/sortruns.h"
 #include "trace/trace.h"
 
 #include <algorithm>
@@ -95,6 +96,7 @@ private:
     void attachDeviceWork();
     void addLeftoverMemory();
     void sortEvents();
+    void sortEventsAsDoubles();
     void buildTree();
     void removeDuplicateNodes();
     void computeMetrics();
@@ -354,7 +356,7 @@ void Builder::attachDeviceWork()
             linked.emplace_back(id, f);
     if (linked.empty())
         return;
-    std::sort(linked.begin(), linked.end());
+    trace::sortRuns(linked.begin(), linked.end(), std::less<>()); // ids rise along each stream and thread
     for (FunctionEvent& f : m_events) {
         if (!f.cpu || f.id <= 0 || linkedOf(f) != 0)
             continue;
@@ -398,8 +400,58 @@ void Builder::addLeftoverMemory()
 
 void Builder::sortEvents()
 {
-    // torch's stable sort by (start, -end). Sorted as compact keys with the index as the last key (the
-    // same order a stable sort gives), not indices into the 64-byte events: 3-4x faster on large traces.
+    // torch's stable sort by (start, -end), times in microseconds as doubles. Nanoseconds as integers give
+    // the same order while each nanosecond is its own double (|t| < 2^50 ns, 13 days from the origin); then
+    // the order is a merge of the tracks' own (Trace::sortAndNestTracks: start, longer first, file order),
+    // a few runs instead of one sort of every event: 5x less time on HTA's traces.
+    constexpr int64_t exact = int64_t(1) << 50;
+    const bool exactTimes = std::all_of(m_events.begin(), m_events.end(), [](const FunctionEvent& f) {
+        return f.startNs > -exact && f.startNs < exact && f.endNs > -exact && f.endNs < exact;
+    });
+    if (!exactTimes) {
+        sortEventsAsDoubles();
+        return;
+    }
+    struct SortKey
+    {
+        int64_t start, end;
+        uint32_t index;
+    };
+    std::vector<SortKey> keys;
+    keys.reserve(m_events.size());
+    std::vector<uint32_t> eventToFunction(m_trace.events.size(), kNoIndex);
+    size_t fromTrace = 0;
+    for (uint32_t f = 0; f < m_events.size(); ++f)
+        if (m_events[f].source != kNoIndex) {
+            eventToFunction[m_events[f].source] = f;
+            ++fromTrace;
+        }
+    for (const trace::Track& track : m_trace.tracks)
+        for (const uint32_t event : track.events)
+            if (const uint32_t f = eventToFunction[event]; f != kNoIndex)
+                keys.push_back({m_events[f].startNs, m_events[f].endNs, f});
+    const bool listed = keys.size() == fromTrace; // else a trace not finalized: every event, in file order
+    if (!listed)
+        keys.clear();
+    for (uint32_t f = 0; f < m_events.size(); ++f)
+        if (!listed || m_events[f].source == kNoIndex) // and [memory] records, in file order
+            keys.push_back({m_events[f].startNs, m_events[f].endNs, f});
+    trace::sortRuns(keys.begin(), keys.end(), [](const SortKey& x, const SortKey& y) {
+        if (x.start != y.start)
+            return x.start < y.start;
+        if (x.end != y.end)
+            return x.end > y.end;
+        return x.index < y.index;
+    });
+    m_order.resize(keys.size());
+    for (size_t k = 0; k < keys.size(); ++k)
+        m_order[k] = keys[k].index;
+}
+
+void Builder::sortEventsAsDoubles()
+{
+    // Sorted as compact keys with the index as the last key (the same order a stable sort gives), not
+    // indices into the 64-byte events: 3-4x faster on large traces.
     struct SortKey
     {
         double start, negEnd;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "trace/trace.h"
+
+#include "trace/sortruns.h"
 #include "trace/tracktypename.h"
 
 #include <algorithm>
@@ -219,8 +221,7 @@ void Trace::sortAndNestTracks()
             const Event& y = events[b];
             return x.start != y.start ? x.start < y.start : x.duration > y.duration;
         };
-        if (!std::is_sorted(list.begin(), list.end(), earlier)) // Kineto writes most lanes in order already
-            std::stable_sort(list.begin(), list.end(), earlier);
+        sortRuns(list.begin(), list.end(), earlier); // Kineto writes most lanes in order, or in a few runs
         stack.clear();
         for (const uint32_t index : list) {
             Event& e = events[index];

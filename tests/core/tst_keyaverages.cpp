@@ -5,6 +5,8 @@
 
 #include "stats/keyaverages.h"
 #include "stats/torchtable.h"
+#include "io/bytesource.h"
+#include "trace/trace.h"
 #include "trace/traceloader.h"
 
 #include <QJsonArray>
@@ -100,6 +102,54 @@ private slots:
         compareRows(plain, referenceRows(dir + "/ref_key_averages.json"), false, false);
         const auto byShape = stats::computeKeyAverages(*t, stats::KeyAveragesOptions::byInputShape(true));
         compareRows(byShape, referenceRows(dir + "/ref_key_averages_by_shape.json"), true, false);
+    }
+
+    // The global order is a merge of the tracks' own (sorted by the loader); without them every event is
+    // sorted afresh. The two must give the same rows, to the last bit, by name and by input shape.
+    void mergedTrackOrderEqualsFullSort_data() { h200_data(); }
+    void mergedTrackOrderEqualsFullSort()
+    {
+        QFETCH(QString, workload);
+        const auto t = trace::loadTrace(testutil::workloadTrace(workload.toStdString()));
+        for (const bool byShape : {false, true}) {
+            const auto options = stats::KeyAveragesOptions::byInputShape(byShape);
+            const auto merged = stats::computeKeyAverages(*t, options);
+            auto unlisted = trace::loadTrace(testutil::workloadTrace(workload.toStdString()));
+            for (trace::Track& track : unlisted->tracks)
+                track.events.clear();
+            const auto sorted = stats::computeKeyAverages(*unlisted, options);
+            QCOMPARE(merged.rows.size(), sorted.rows.size());
+            for (size_t i = 0; i < merged.rows.size(); ++i) {
+                const stats::KeyAverage& a = merged.rows[i];
+                const stats::KeyAverage& b = sorted.rows[i];
+                QVERIFY2(a.key == b.key && a.inputShapes == b.inputShapes && a.deviceType == b.deviceType
+                             && a.hasCpuParent == b.hasCpuParent && a.count == b.count && a.cpuTimeTotal == b.cpuTimeTotal
+                             && a.selfCpuTimeTotal == b.selfCpuTimeTotal && a.deviceTimeTotal == b.deviceTimeTotal
+                             && a.selfDeviceTimeTotal == b.selfDeviceTimeTotal && a.selfCpuMemoryUsage == b.selfCpuMemoryUsage
+                             && a.selfDeviceMemoryUsage == b.selfDeviceMemoryUsage && a.flops == b.flops,
+                         qPrintable(QString::fromStdString("row " + std::to_string(i) + ": " + describe(a) + " / " + describe(b))));
+            }
+        }
+    }
+
+    // Events more than 2^50 ns (13 days) from the first: nanoseconds no longer map one to one onto torch's
+    // microsecond doubles, and the events are sorted as doubles, as torch sorts them. 9e15 us from the
+    // start, "outer" begins 1 ns after "inner" but as a double at the same microsecond, and ends later: torch
+    // puts it first and nests "inner" in it (sorted as nanoseconds, "outer" would overlap "inner" instead).
+    void timesBeyondExactNanoseconds()
+    {
+        const std::string json = R"({"traceEvents": [
+            {"ph": "X", "cat": "cpu_op", "name": "first", "pid": 1, "tid": 1, "ts": 0, "dur": 1},
+            {"ph": "X", "cat": "cpu_op", "name": "inner", "pid": 1, "tid": 1, "ts": 9000000000000000, "dur": 1},
+            {"ph": "X", "cat": "cpu_op", "name": "outer", "pid": 1, "tid": 1, "ts": 9000000000000000.001, "dur": 5}]})";
+        const auto source = io::memorySource(json, "far.json");
+        const auto averages = stats::computeKeyAverages(*trace::loadTrace(*source));
+        QCOMPARE(averages.rows.size(), size_t(3));
+        QCOMPARE(averages.rows[1].key, std::string("outer"));
+        QCOMPARE(averages.rows[1].cpuTimeTotal, 5.0);
+        QCOMPARE(averages.rows[1].selfCpuTimeTotal, 4.0);
+        QCOMPARE(averages.rows[2].key, std::string("inner"));
+        QVERIFY(averages.rows[2].hasCpuParent);
     }
 
     // ref_table.txt: the table sorted by self CUDA time (memory_churn: self CUDA memory), then by self CPU.
