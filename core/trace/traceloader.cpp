@@ -737,8 +737,12 @@ private:
     bool m_sawModernCategory = false, m_sawOldCategory = false, m_sawLegacyPid = false;
     uint64_t m_nextProgressAt = 1 << 20;
     OpInputList m_opInputs; // reused for torch's FLOPs of each op
-    StringId m_kindCategory = kNoIndex;
-    EventKind m_kindCategoryKind = EventKind::Other;
+    // torch's FLOPs by (op name, input list): the lists are stored once each, and most ops repeat.
+    std::unordered_map<uint64_t, uint64_t> m_flopsByNameAndInputs;
+    std::vector<uint8_t> m_kindOfCategory; // by category StringId: the EventKind plus one, 0 until classified
+    StringId m_zero = kNoIndex;            // "0", the pid or tid of an event without one
+    TrackKey m_lastTrackKey{kNoIndex, kNoIndex, false, false};
+    TrackId m_lastTrack = 0;
     // Parallel loading: worker threads, chunk size, and the chunk being merged with its id maps.
     unsigned m_threads;
     size_t m_chunkBytes;
@@ -1171,8 +1175,13 @@ uint32_t Loader::processFor(StringId pid, bool pidIsString)
 TrackId Loader::trackFor(StringId pid, bool pidIsString, StringId tid, bool tidIsString)
 {
     const TrackKey key{pid, tid, pidIsString, tidIsString};
-    if (const auto it = m_tracks.find(key); it != m_tracks.end())
+    if (key == m_lastTrackKey) // events come in runs of one thread
+        return m_lastTrack;
+    if (const auto it = m_tracks.find(key); it != m_tracks.end()) {
+        m_lastTrackKey = key;
+        m_lastTrack = it->second;
         return it->second;
+    }
     const auto id = static_cast<TrackId>(t().tracks.size());
     Track track;
     track.process = processFor(pid, pidIsString);
@@ -1188,12 +1197,13 @@ EventKind Loader::kindFor()
 {
     if (m_rec.hasCat) {
         const std::string_view cat = t().strings.view(m_rec.cat);
-        // Few distinct categories, mostly repeating: classify the text again only when it changes.
-        if (m_rec.cat != m_kindCategory) {
-            m_kindCategory = m_rec.cat;
-            m_kindCategoryKind = eventKindFromCategory(cat);
-        }
-        const EventKind kind = m_kindCategoryKind;
+        // Few distinct categories: each is classified once.
+        if (m_rec.cat >= m_kindOfCategory.size())
+            m_kindOfCategory.resize(m_rec.cat + 1, 0);
+        uint8_t& known = m_kindOfCategory[m_rec.cat];
+        if (known == 0)
+            known = static_cast<uint8_t>(eventKindFromCategory(cat)) + 1;
+        const auto kind = static_cast<EventKind>(known - 1);
         if (kind != EventKind::Other && kind != EventKind::TraceSpan && kind != EventKind::Instant) {
             const bool old = !cat.empty() && cat[0] >= 'A' && cat[0] <= 'Z';
             (old ? m_sawOldCategory : m_sawModernCategory) = true;
@@ -1230,7 +1240,9 @@ void Loader::commit()
         failAt(m_rec.offset,
                "event " + std::to_string(tr.stats.records) + " ('" + std::string(tr.strings.view(m_rec.name)) + "', ph '"
                    + std::string(1, phase) + "') has no 'ts'");
-    const StringId zero = tr.strings.intern("0");
+    if (m_zero == kNoIndex)
+        m_zero = tr.strings.intern("0");
+    const StringId zero = m_zero;
     const TrackId track = trackFor(m_rec.hasPid ? m_rec.pid : zero, m_rec.hasPid && m_rec.pidIsString, m_rec.hasTid ? m_rec.tid : zero,
                                    m_rec.hasTid && m_rec.tidIsString);
     auto makeEvent = [&](EventKind kind, int64_t duration) {
@@ -1316,10 +1328,13 @@ void Loader::commitOp(Event& e)
     const auto index = static_cast<uint32_t>(tr.events.size()); // the event is appended next
     if (m_rec.hasInputs) {
         const uint32_t list = storeInputs();
-        tr.opInputs.get(list, tr.strings, m_opInputs);
+        const auto [flops, first] = m_flopsByNameAndInputs.try_emplace((uint64_t(m_rec.name) << 32) | list, 0);
+        if (first) {
+            tr.opInputs.get(list, tr.strings, m_opInputs);
+            flops->second = computeFlops(tr.strings.view(m_rec.name), m_opInputs.inputs);
+        }
         e.op = static_cast<uint32_t>(tr.ops.size());
-        tr.ops.push_back({tr.opInputs.shapesText(list), tr.opInputs.typesText(list),
-                          computeFlops(tr.strings.view(m_rec.name), m_opInputs.inputs), m_rec.sequence.value_or(kNoId), list});
+        tr.ops.push_back({tr.opInputs.shapesText(list), tr.opInputs.typesText(list), flops->second, m_rec.sequence.value_or(kNoId), list});
     }
     if (m_rec.transferBytes && (e.kind == EventKind::GpuMemcpy || e.kind == EventKind::GpuMemset))
         tr.transferBytes.emplace_back(index, *m_rec.transferBytes);
