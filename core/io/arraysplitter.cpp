@@ -13,7 +13,7 @@ namespace {
 
 struct BlockMasks
 {
-    uint64_t quote = 0, backslash = 0, structural = 0;
+    uint64_t quote = 0, backslash = 0, open = 0, close = 0, comma = 0;
 };
 
 #if defined(__SSE2__)
@@ -23,19 +23,27 @@ inline uint64_t matches16(__m128i bytes, char c)
     return static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(c))));
 }
 
+// The masks of 16 bytes, placed at bit `shift` (a constant once inlined into the unrolled calls below).
+inline void classify16(const char* bytes16, int shift, BlockMasks& m)
+{
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes16));
+    // '{' and '}' are '[' and ']' with bit 0x20 set: one comparison each for both.
+    const __m128i folded = _mm_or_si128(bytes, _mm_set1_epi8(0x20));
+    m.quote |= matches16(bytes, '"') << shift;
+    m.backslash |= matches16(bytes, '\\') << shift;
+    m.open |= matches16(folded, '{') << shift;
+    m.close |= matches16(folded, '}') << shift;
+    m.comma |= matches16(bytes, ',') << shift;
+}
+
 // The quotes, backslashes and structural characters ({ } [ ] ,) of 64 bytes.
 inline BlockMasks classify(const char* block)
 {
     BlockMasks m;
-    for (int i = 0; i < 4; ++i) {
-        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 * i));
-        // '{' and '}' are '[' and ']' with bit 0x20 set: one comparison each for both.
-        const __m128i folded = _mm_or_si128(bytes, _mm_set1_epi8(0x20));
-        const uint64_t brackets = matches16(folded, '{') | matches16(folded, '}');
-        m.quote |= matches16(bytes, '"') << (16 * i);
-        m.backslash |= matches16(bytes, '\\') << (16 * i);
-        m.structural |= (brackets | matches16(bytes, ',')) << (16 * i);
-    }
+    classify16(block, 0, m);
+    classify16(block + 16, 16, m);
+    classify16(block + 32, 32, m);
+    classify16(block + 48, 48, m);
     return m;
 }
 #else
@@ -47,7 +55,9 @@ inline BlockMasks classify(const char* block)
         const uint64_t bit = uint64_t(1) << i;
         m.quote |= c == '"' ? bit : 0;
         m.backslash |= c == '\\' ? bit : 0;
-        m.structural |= c == '{' || c == '}' || c == '[' || c == ']' || c == ',' ? bit : 0;
+        m.open |= c == '{' || c == '[' ? bit : 0;
+        m.close |= c == '}' || c == ']' ? bit : 0;
+        m.comma |= c == ',' ? bit : 0;
     }
     return m;
 }
@@ -98,21 +108,25 @@ ArraySplitter::Result ArraySplitter::scan(const char* text, size_t from, size_t 
         }
         const uint64_t inString = prefixXor(m.quote & ~escaped) ^ (m_inString ? ~uint64_t(0) : 0);
         m_inString = (inString >> (n - 1)) & 1;
-        for (uint64_t outside = m.structural & ~inString; outside != 0; outside &= outside - 1) {
-            const int p = __builtin_ctzll(outside);
-            const char c = block[p];
-            if (c == ',') {
-                if (m_depth == 0 && base + p >= cutFrom) {
-                    result.separator = base + p;
+        const uint64_t opens = m.open & ~inString;
+        // Before the cut only the depth matters: commas there are not looked at (most of the structural
+        // characters of an element are the commas between its keys).
+        const uint64_t commas = base + 64 > cutFrom ? m.comma & ~inString : 0;
+        for (uint64_t outside = opens | (m.close & ~inString) | commas; outside != 0; outside &= outside - 1) {
+            const uint64_t bit = outside & (~outside + 1);
+            if (bit & commas) {
+                if (m_depth == 0 && base + static_cast<size_t>(__builtin_ctzll(bit)) >= cutFrom) {
+                    result.separator = base + static_cast<size_t>(__builtin_ctzll(bit));
                     m_inString = m_escape = false;
                     return result;
                 }
-            } else if (c == '{' || c == '[') {
+            } else if (bit & opens) {
                 ++m_depth;
             } else if (m_depth > 0) {
                 --m_depth;
             } else {
-                if (c == '}')
+                const int p = __builtin_ctzll(bit);
+                if (block[p] == '}')
                     result.malformed = true;
                 else
                     result.arrayEnd = base + p;
