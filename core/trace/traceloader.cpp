@@ -1022,7 +1022,9 @@ void Loader::readEventArrayInParallel()
     const size_t depth = m_reader.depth();
     const std::string_view unread = m_reader.takeUnread();
     std::vector<char> pending(unread.begin(), unread.end());
-    const size_t readBlock = std::clamp<size_t>(m_chunkBytes, 1, 1 << 20);
+    // Read in pieces of at most 64 KiB: the bytes read past a chunk's cut are copied to the next chunk's
+    // buffer, half a piece on average (with 256 KiB pieces, half of every byte was copied twice).
+    const size_t readBlock = std::clamp<size_t>(m_chunkBytes, 1, size_t(64) << 10);
     io::ArraySplitter splitter;
     std::deque<std::unique_ptr<EventChunk>> inFlight; // before the workers: they go first, joined
     std::vector<std::unique_ptr<EventChunk>> spare;   // merged chunks, kept for their buffers
