@@ -37,15 +37,18 @@ fuzz fuzz_pickledecoder tests/fuzz/corpus-pickle
 #    File > Export Report on their workers, ranks loaded in parallel (core threads and the Ranks dock's job),
 #    Compare With…'s second load, one trace's traceEvents parsed on several threads (tst_parallelload) with a gzip trace inflated ahead
 #    on a thread of its own (tst_readaheadsource),
-#    the gzip inflaters' buffers (tst_gzipsource: ISA-L and zlib, members, cuts and damage), and
+#    the gzip inflaters' buffers (tst_gzipsource: ISA-L and zlib, members, cuts and damage), the string pool's
+#    blocks and table (tst_stringpool) and the array splitter's block scan (tst_arraysplitter), and
 #    the analyses after the first frame (cancelled, or the window closed while they run) with raw args read
 #    back from their temporary file.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTILESCOPE_SANITIZE=ON -DTILESCOPE_BUILD_BENCHMARKS=OFF \
     -DTILESCOPE_BUILD_TORCH=OFF -DTILESCOPE_WERROR=$werror > /dev/null
 cmake --build build-asan -j "$jobs" --target tst_rangestress tst_keyaveragesmodel tst_rooflinesettings tst_memorypanel tst_findingspanel tst_report \
-    tst_ranks tst_ranksmodel tst_rankstimeline tst_comparetraces tst_firstframe tst_argsstore tst_parallelload tst_readaheadsource tst_gzipsource
+    tst_ranks tst_ranksmodel tst_rankstimeline tst_comparetraces tst_firstframe tst_argsstore tst_parallelload tst_readaheadsource tst_gzipsource \
+    tst_stringpool tst_arraysplitter
 for t in tst_rangestress tst_keyaveragesmodel tst_rooflinesettings tst_memorypanel tst_findingspanel tst_report tst_ranks tst_ranksmodel \
-    tst_rankstimeline tst_comparetraces tst_firstframe tst_argsstore tst_parallelload tst_readaheadsource tst_gzipsource; do
+    tst_rankstimeline tst_comparetraces tst_firstframe tst_argsstore tst_parallelload tst_readaheadsource tst_gzipsource tst_stringpool \
+    tst_arraysplitter; do
     QT_QPA_PLATFORM=offscreen ASAN_OPTIONS=detect_leaks=0 "./build-asan/tests/$t" > "$work/$t.log" 2>&1 \
         || { cat "$work/$t.log"; echo "$t failed under ASan"; exit 1; }
     grep -E "^Totals" "$work/$t.log" | sed "s/^/$t (ASan): /"

@@ -4,10 +4,8 @@
 #include "trace/ids.h"
 
 #include <cstdint>
-#include <deque>
-#include <string>
+#include <memory>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace tilescope::trace {
@@ -16,20 +14,39 @@ using StringId = uint32_t;
 
 // Interns strings: each distinct text is stored once and named by a dense 32-bit id.
 // Id 0 is always the empty string.
+// The texts lie end to end in blocks that never move (views stay valid); the index is an open-addressing
+// table of (hash, id) in one array, probed linearly: no node or allocation per string, and a lookup
+// that reads one cache line before it compares the text (a loader interns every event's name).
 class StringPool
 {
 public:
     StringPool();
+    StringPool(StringPool&&) noexcept = default;
+    StringPool& operator=(StringPool&&) noexcept = default;
+
     StringId intern(std::string_view text);
     std::string_view view(StringId id) const { return m_strings[id]; }
     // The id of `text` if it was interned, else kNoIndex.
     StringId find(std::string_view text) const;
     size_t size() const { return m_strings.size(); }
+    // Forgets every string but keeps the memory, for a pool used again and again (a parallel load's chunks).
+    void clear();
 
 private:
-    std::deque<std::string> m_storage; // stable addresses for the views
+    static uint64_t hashOf(std::string_view text);
+    std::string_view store(std::string_view text);
+    void insert(uint64_t hash, StringId id);
+    void grow();
+
+    struct Block
+    {
+        std::unique_ptr<char[]> bytes;
+        size_t size = 0, used = 0;
+    };
+    std::vector<Block> m_blocks;
+    size_t m_block = 0; // the block being filled
     std::vector<std::string_view> m_strings;
-    std::unordered_map<std::string_view, StringId> m_index;
+    std::vector<uint64_t> m_slots; // 0: empty; else the hash's high 32 bits and id + 1
 };
 
 } // namespace tilescope::trace

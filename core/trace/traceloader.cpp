@@ -547,7 +547,7 @@ struct EventChunk final : RawArgsSink
     void recycle()
     {
         text.clear();
-        strings = StringPool();
+        strings.clear();
         opInputs = OpInputTable();
         records.clear();
         counters.clear();
