@@ -174,6 +174,10 @@ void JsonReader::fail(const std::string& problem) const { failAt(m_base + m_pos,
 
 void JsonReader::failAt(uint64_t offset, const std::string& problem) const { throw TraceFileError(m_source.name(), offset, problem); }
 
+void JsonReader::failText(const char* problem, const char* detail) const { fail(std::string(problem) + detail); }
+
+void JsonReader::failFound(const char* before, char c, const char* after) const { fail(before + printable(c) + after); }
+
 bool JsonReader::fill()
 {
     if (m_eof)
@@ -253,7 +257,7 @@ JsonToken JsonReader::next()
     switch (m_state) {
     case State::Done:
         if (!atEnd)
-            fail("unexpected " + printable(c) + " after the end of the JSON document");
+            failFound("unexpected ", c, " after the end of the JSON document");
         return JsonToken::End;
     case State::Value: return readValue();
     case State::ValueOrArrayEnd:
@@ -276,7 +280,8 @@ JsonToken JsonReader::next()
     case State::CommaOrEnd: {
         const bool inObject = m_stack.back();
         if (atEnd)
-            fail(std::string("unexpected end of file: the JSON document is truncated (inside an ") + (inObject ? "object)" : "array)"));
+            failText(inObject ? "unexpected end of file: the JSON document is truncated (inside an object)"
+                              : "unexpected end of file: the JSON document is truncated (inside an array)");
         if (c == ',') {
             ++m_pos;
             if (inObject) {
@@ -295,7 +300,7 @@ JsonToken JsonReader::next()
             afterValue();
             return inObject ? JsonToken::ObjectEnd : JsonToken::ArrayEnd;
         }
-        fail("expected ',' or " + std::string(inObject ? "'}'" : "']'") + ", found " + printable(c));
+        failFound(inObject ? "expected ',' or '}', found " : "expected ',' or ']', found ", c);
     }
     }
     return JsonToken::End;
@@ -304,9 +309,9 @@ JsonToken JsonReader::next()
 JsonToken JsonReader::readKey()
 {
     if (m_pos >= m_end)
-        fail("unexpected end of file: the JSON document is truncated (expected an object key)");
+        failText("unexpected end of file: the JSON document is truncated (expected an object key)");
     if (m_buffer[m_pos] != '"')
-        fail("expected an object key in double quotes, found " + printable(m_buffer[m_pos]));
+        failFound("expected an object key in double quotes, found ", m_buffer[m_pos]);
     readString();
     if (m_pos < m_end && m_buffer[m_pos] == ':') { // the common case: no refill, the text stays put
         ++m_pos;
@@ -319,9 +324,9 @@ JsonToken JsonReader::readKey()
     m_text = m_scratch;
     skipWhitespace();
     if (m_pos >= m_end)
-        fail("unexpected end of file: the JSON document is truncated (expected ':')");
+        failText("unexpected end of file: the JSON document is truncated (expected ':')");
     if (m_buffer[m_pos] != ':')
-        fail("expected ':' after an object key, found " + printable(m_buffer[m_pos]));
+        failFound("expected ':' after an object key, found ", m_buffer[m_pos]);
     ++m_pos;
     m_state = State::Value;
     return JsonToken::Key;
@@ -330,14 +335,15 @@ JsonToken JsonReader::readKey()
 JsonToken JsonReader::readValue()
 {
     if (m_pos >= m_end)
-        fail(m_stack.empty() && m_base == 0 && m_pos == 0 ? "empty document (expected a JSON value)"
-                                                          : "unexpected end of file: the JSON document is truncated (expected a value)");
+        failText(m_stack.empty() && m_base == 0 && m_pos == 0
+                     ? "empty document (expected a JSON value)"
+                     : "unexpected end of file: the JSON document is truncated (expected a value)");
     const char c = m_buffer[m_pos];
     switch (c) {
     case '{':
     case '[':
         if (m_stack.size() >= kMaxDepth)
-            fail("nesting deeper than 1000 levels");
+            failText("nesting deeper than 1000 levels");
         ++m_pos;
         m_stack.push_back(c == '{' ? 1 : 0);
         m_state = c == '{' ? State::KeyOrObjectEnd : State::ValueOrArrayEnd;
@@ -353,8 +359,8 @@ JsonToken JsonReader::readValue()
         if (c == '-' || isDigit(c))
             return readNumber();
         if (c == 'N' || c == 'I')
-            fail("expected a JSON value, found " + printable(c) + " (NaN and Infinity are not valid JSON)");
-        fail("expected a JSON value, found " + printable(c));
+            failFound("expected a JSON value, found ", c, " (NaN and Infinity are not valid JSON)");
+        failFound("expected a JSON value, found ", c);
     }
 }
 
@@ -424,13 +430,13 @@ JsonToken JsonReader::readNumber()
             continue;
         }
         if (problem)
-            fail(std::string("invalid number: ") + problem);
+            failText("invalid number: ", problem);
         if (p < end) {
             const char c = *p;
             if (c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' || isDigit(c))
-                fail("invalid number: unexpected character in number");
+                failText("invalid number: unexpected character in number");
             if (!(isWhitespace(c) || c == ',' || c == ']' || c == '}'))
-                fail("unexpected " + printable(c) + " after a number");
+                failFound("unexpected ", c, " after a number");
         }
         m_text = std::string_view(begin, static_cast<size_t>(p - begin));
         m_pos += static_cast<size_t>(p - begin);

@@ -66,6 +66,11 @@ public:
     [[noreturn]] void failAt(uint64_t offset, const std::string& problem) const;
 
 private:
+    // The error paths of the hot functions, out of line: building a message inline gave next() a large stack
+    // frame and register saves on every call.
+    [[noreturn, gnu::cold, gnu::noinline]] void failText(const char* problem, const char* detail = "") const;
+    [[noreturn, gnu::cold, gnu::noinline]] void failFound(const char* before, char c, const char* after = "") const;
+
     enum class State : uint8_t { Value, ValueOrArrayEnd, KeyOrObjectEnd, Key, CommaOrEnd, Done };
 
     bool fill(); // makes more bytes available; false at end of input
