@@ -244,13 +244,7 @@ void JsonReader::skipWhitespace()
 
 JsonToken JsonReader::next()
 {
-    // Fast path: most tokens follow no whitespace or exactly one space.
-    if (m_pos + 1 < m_end && static_cast<unsigned char>(m_buffer[m_pos]) > ' ') {
-    } else if (m_pos + 1 < m_end && m_buffer[m_pos] == ' ' && static_cast<unsigned char>(m_buffer[m_pos + 1]) > ' ') {
-        ++m_pos;
-    } else {
-        skipWhitespace();
-    }
+    skipWhitespaceBeforeToken();
     m_tokenStart = m_pos;
     const bool atEnd = m_pos >= m_end;
     const char c = atEnd ? '\0' : m_buffer[m_pos];
@@ -285,12 +279,12 @@ JsonToken JsonReader::next()
         if (c == ',') {
             ++m_pos;
             if (inObject) {
-                skipWhitespace();
+                skipWhitespaceBeforeToken();
                 m_tokenStart = m_pos;
                 return readKey();
             }
             m_state = State::Value;
-            skipWhitespace();
+            skipWhitespaceBeforeToken();
             m_tokenStart = m_pos;
             return readValue();
         }

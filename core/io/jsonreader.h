@@ -76,6 +76,16 @@ private:
     bool fill(); // makes more bytes available; false at end of input
     bool ensure(size_t count);
     void skipWhitespace();
+    // Most tokens follow no whitespace or exactly one space: those cases without a call.
+    void skipWhitespaceBeforeToken()
+    {
+        if (m_pos + 1 < m_end && static_cast<unsigned char>(m_buffer[m_pos]) > ' ')
+            return;
+        if (m_pos + 1 < m_end && m_buffer[m_pos] == ' ' && static_cast<unsigned char>(m_buffer[m_pos + 1]) > ' ')
+            ++m_pos;
+        else
+            skipWhitespace();
+    }
     JsonToken readValue();
     JsonToken readKey();
     void readString();
