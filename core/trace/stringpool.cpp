@@ -28,6 +28,29 @@ StringPool::StringPool()
     insert(hashOf({}), 0);
 }
 
+StringPool::StringPool(StringPool&& other)
+    : StringPool()
+{
+    swap(other);
+}
+
+StringPool& StringPool::operator=(StringPool&& other)
+{
+    if (this != &other) {
+        StringPool taken(std::move(other));
+        swap(taken);
+    }
+    return *this;
+}
+
+void StringPool::swap(StringPool& other) noexcept
+{
+    m_blocks.swap(other.m_blocks);
+    std::swap(m_block, other.m_block);
+    m_strings.swap(other.m_strings);
+    m_slots.swap(other.m_slots);
+}
+
 // 8 bytes at a time, multiplied and folded: a few cycles for the short names of a trace.
 uint64_t StringPool::hashOf(std::string_view text)
 {

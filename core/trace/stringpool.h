@@ -21,8 +21,9 @@ class StringPool
 {
 public:
     StringPool();
-    StringPool(StringPool&&) noexcept = default;
-    StringPool& operator=(StringPool&&) noexcept = default;
+    // The pool moved from is left empty and usable, as a new one (its table is never without slots).
+    StringPool(StringPool&& other);
+    StringPool& operator=(StringPool&& other);
 
     StringId intern(std::string_view text);
     std::string_view view(StringId id) const { return m_strings[id]; }
@@ -37,6 +38,7 @@ private:
     std::string_view store(std::string_view text);
     void insert(uint64_t hash, StringId id);
     void grow();
+    void swap(StringPool& other) noexcept;
 
     struct Block
     {

@@ -64,12 +64,15 @@ private slots:
         for (int i = 0; i < 1000; ++i)
             descending.push_back({1000 - i, i}); // 1000 runs of one: past the limit, a plain stable sort
         expectStableSorted(descending, "descending");
-        std::vector<Item> sawtooth; // 3 runs (odd: one is carried a round), 5 runs, 16 runs
-        for (const int runs : {3, 5, 16})
+        // Runs of 40 with ties inside and between them: 3 (odd: one is carried a round), 5 and 16 runs are
+        // merged (16 is the most for these sizes), 17 are past the limit and sorted plainly.
+        for (const int runs : {2, 3, 5, 16, 17}) {
+            std::vector<Item> sawtooth;
             for (int r = 0; r < runs; ++r)
                 for (int i = 0; i < 40; ++i)
-                    sawtooth.push_back({i % 7, static_cast<int>(sawtooth.size())});
-        expectStableSorted(sawtooth, "sawtooth");
+                    sawtooth.push_back({i / 3, static_cast<int>(sawtooth.size())});
+            expectStableSorted(sawtooth, qPrintable(QStringLiteral("%1 runs").arg(runs)));
+        }
     }
 
     void randomRuns()
