@@ -8,6 +8,7 @@
 #include "io/readaheadsource.h"
 #include "io/tracefileerror.h"
 
+#include <cerrno>
 #include <charconv>
 #include <condition_variable>
 #include <cstdlib>
@@ -19,6 +20,11 @@
 #include <system_error>
 #include <thread>
 #include <unordered_map>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
 
 namespace tilescope::trace {
 
@@ -563,6 +569,36 @@ struct EventChunk final : RawArgsSink
 struct ParallelLoadFailed
 { };
 
+// How much lower than the loading thread's the workers' priority is (a nice value; 0 keeps it equal;
+// TILESCOPE_LOAD_WORKER_NICE, for measurements). The loading thread splits, and merges in file order, what
+// N workers parse: on two cores it needs most of one, and at equal priority the scheduler gave it a third of
+// two, so it fell behind and the workers ran out of chunks (on a 35 MB trace they waited 42-55 ms of their
+// 130; 26-29 ms at nice 3, 5-10 at nice 10). At 5: 6-11% less wall time on 5-125 MB traces. Where cores
+// are free it changes nothing.
+int workerNiceIncrement()
+{
+    if (const char* env = std::getenv("TILESCOPE_LOAD_WORKER_NICE"))
+        return std::clamp(std::atoi(env), 0, 19);
+    return 5;
+}
+
+// Lowers the calling thread's priority by `increment` (Linux: setpriority applies to one thread). A
+// thread's priority cannot be raised back without privileges; the workers end with the load.
+void lowerThisThreadsPriority(int increment)
+{
+#if defined(__linux__)
+    if (increment > 0) {
+        const auto self = static_cast<id_t>(::gettid());
+        errno = 0;
+        const int current = ::getpriority(PRIO_PROCESS, self);
+        if (errno == 0)
+            ::setpriority(PRIO_PROCESS, self, std::min(current + increment, 19)); // failing is harmless
+    }
+#else
+    (void)increment;
+#endif
+}
+
 // Threads that parse chunks as they are handed over; the loader waits for each in file order.
 class ChunkWorkers
 {
@@ -570,6 +606,7 @@ public:
     ChunkWorkers(unsigned threads, std::string sourceName, bool keepRawArgs)
         : m_sourceName(std::move(sourceName))
         , m_keepRawArgs(keepRawArgs)
+        , m_niceIncrement(workerNiceIncrement())
     {
         try {
             for (unsigned i = 0; i < threads; ++i)
@@ -616,6 +653,7 @@ private:
 
     void work()
     {
+        lowerThisThreadsPriority(m_niceIncrement);
         for (;;) {
             EventChunk* chunk = nullptr;
             {
@@ -641,6 +679,7 @@ private:
 
     const std::string m_sourceName;
     const bool m_keepRawArgs;
+    const int m_niceIncrement;
     std::mutex m_mutex;
     std::condition_variable m_ready, m_finished;
     std::deque<EventChunk*> m_queue;
