@@ -96,7 +96,6 @@ private:
     void attachDeviceWork();
     void addLeftoverMemory();
     void sortEvents();
-    void sortEventsAsDoubles();
     void buildTree();
     void removeDuplicateNodes();
     void computeMetrics();
@@ -400,25 +399,13 @@ void Builder::addLeftoverMemory()
 
 void Builder::sortEvents()
 {
-    // torch's stable sort by (start, -end), times in microseconds as doubles. Nanoseconds as integers give
-    // the same order while each nanosecond is its own double (|t| < 2^50 ns, 13 days from the origin); then
-    // the order is a merge of the tracks' own (Trace::sortAndNestTracks: start, longer first, file order),
-    // a few runs instead of one sort of every event: 5x less time on HTA's traces.
-    constexpr int64_t exact = int64_t(1) << 50;
-    const bool exactTimes = std::all_of(m_events.begin(), m_events.end(), [](const FunctionEvent& f) {
-        return f.startNs > -exact && f.startNs < exact && f.endNs > -exact && f.endNs < exact;
-    });
-    if (!exactTimes) {
-        sortEventsAsDoubles();
-        return;
-    }
-    struct SortKey
-    {
-        int64_t start, end;
-        uint32_t index;
-    };
-    std::vector<SortKey> keys;
-    keys.reserve(m_events.size());
+    // torch's stable sort by (start, -end), times in microseconds as doubles; the index last gives a stable
+    // sort's order. The events are taken in the order of the tracks' own lists (Trace::sortAndNestTracks:
+    // start, longer first, file order), so the sort merges a few runs instead of sorting every event: 5x
+    // less time on HTA's traces. Nanoseconds as integers give torch's order while each nanosecond is its own
+    // double (|t| < 2^50 ns, 13 days from the origin); beyond, the doubles themselves are compared.
+    std::vector<uint32_t> gathered;
+    gathered.reserve(m_events.size());
     std::vector<uint32_t> eventToFunction(m_trace.events.size(), kNoIndex);
     size_t fromTrace = 0;
     for (uint32_t f = 0; f < m_events.size(); ++f)
@@ -429,47 +416,49 @@ void Builder::sortEvents()
     for (const trace::Track& track : m_trace.tracks)
         for (const uint32_t event : track.events)
             if (const uint32_t f = eventToFunction[event]; f != kNoIndex)
-                keys.push_back({m_events[f].startNs, m_events[f].endNs, f});
-    const bool listed = keys.size() == fromTrace; // else a trace not finalized: every event, in file order
+                gathered.push_back(f);
+    const bool listed = gathered.size() == fromTrace; // else a trace not finalized: every event, in file order
     if (!listed)
-        keys.clear();
+        gathered.clear();
     for (uint32_t f = 0; f < m_events.size(); ++f)
         if (!listed || m_events[f].source == kNoIndex) // and [memory] records, in file order
-            keys.push_back({m_events[f].startNs, m_events[f].endNs, f});
-    trace::sortRuns(keys.begin(), keys.end(), [](const SortKey& x, const SortKey& y) {
-        if (x.start != y.start)
-            return x.start < y.start;
-        if (x.end != y.end)
-            return x.end > y.end;
-        return x.index < y.index;
-    });
-    m_order.resize(keys.size());
-    for (size_t k = 0; k < keys.size(); ++k)
-        m_order[k] = keys[k].index;
-}
+            gathered.push_back(f);
 
-void Builder::sortEventsAsDoubles()
-{
-    // Sorted as compact keys with the index as the last key (the same order a stable sort gives), not
-    // indices into the 64-byte events: 3-4x faster on large traces.
-    struct SortKey
-    {
-        double start, negEnd;
-        uint32_t index;
+    const auto sortAs = [&](auto keyOf) {
+        using Key = decltype(keyOf(0u));
+        std::vector<Key> keys(gathered.size());
+        for (size_t k = 0; k < gathered.size(); ++k)
+            keys[k] = keyOf(gathered[k]);
+        trace::sortRuns(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+            if (x.start != y.start)
+                return x.start < y.start;
+            if (x.negEnd != y.negEnd)
+                return x.negEnd < y.negEnd;
+            return x.index < y.index;
+        });
+        m_order.resize(keys.size());
+        for (size_t k = 0; k < keys.size(); ++k)
+            m_order[k] = keys[k].index;
     };
-    std::vector<SortKey> keys(m_events.size());
-    for (uint32_t f = 0; f < m_events.size(); ++f)
-        keys[f] = {m_events[f].startUs(), -m_events[f].endUs(), f};
-    std::sort(keys.begin(), keys.end(), [](const SortKey& x, const SortKey& y) {
-        if (x.start != y.start)
-            return x.start < y.start;
-        if (x.negEnd != y.negEnd)
-            return x.negEnd < y.negEnd;
-        return x.index < y.index;
+    constexpr int64_t exact = int64_t(1) << 50;
+    const bool exactTimes = std::all_of(m_events.begin(), m_events.end(), [](const FunctionEvent& f) {
+        return f.startNs > -exact && f.startNs < exact && f.endNs > -exact && f.endNs < exact;
     });
-    m_order.resize(keys.size());
-    for (size_t k = 0; k < keys.size(); ++k)
-        m_order[k] = keys[k].index;
+    if (exactTimes) {
+        struct Key
+        {
+            int64_t start, negEnd;
+            uint32_t index;
+        };
+        sortAs([&](uint32_t f) { return Key{m_events[f].startNs, -m_events[f].endNs, f}; });
+    } else {
+        struct Key
+        {
+            double start, negEnd;
+            uint32_t index;
+        };
+        sortAs([&](uint32_t f) { return Key{m_events[f].startUs(), -m_events[f].endUs(), f}; });
+    }
 }
 
 // _populate_cpu_children: per thread, a stack scan over events sorted by (start, -end).

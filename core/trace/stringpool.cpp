@@ -71,40 +71,32 @@ uint64_t StringPool::hashOf(std::string_view text)
     return mix(h);
 }
 
-StringId StringPool::find(std::string_view text) const
+// The slot holding `text`, or the empty one where it would go.
+size_t StringPool::slotOf(std::string_view text, uint64_t hash) const
 {
-    const uint64_t hash = hashOf(text);
     const size_t mask = m_slots.size() - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
         const uint64_t slot = m_slots[i];
-        if (slot == 0)
-            return kNoIndex;
-        if ((slot >> 32) == (hash >> 32)) {
-            const auto id = static_cast<StringId>((slot & 0xffffffffu) - 1);
-            if (m_strings[id] == text)
-                return id;
-        }
+        if (slot == 0 || ((slot >> 32) == (hash >> 32) && m_strings[(slot & 0xffffffffu) - 1] == text))
+            return i;
     }
+}
+
+StringId StringPool::find(std::string_view text) const
+{
+    const uint64_t slot = m_slots[slotOf(text, hashOf(text))];
+    return slot == 0 ? kNoIndex : static_cast<StringId>((slot & 0xffffffffu) - 1);
 }
 
 StringId StringPool::intern(std::string_view text)
 {
     const uint64_t hash = hashOf(text);
-    const size_t mask = m_slots.size() - 1;
-    size_t i = hash & mask;
-    for (;; i = (i + 1) & mask) {
-        const uint64_t slot = m_slots[i];
-        if (slot == 0)
-            break;
-        if ((slot >> 32) == (hash >> 32)) {
-            const auto id = static_cast<StringId>((slot & 0xffffffffu) - 1);
-            if (m_strings[id] == text)
-                return id;
-        }
-    }
+    uint64_t& slot = m_slots[slotOf(text, hash)];
+    if (slot != 0)
+        return static_cast<StringId>((slot & 0xffffffffu) - 1);
     const auto id = static_cast<StringId>(m_strings.size());
     m_strings.push_back(store(text));
-    m_slots[i] = (hash & 0xffffffff00000000ull) | (uint64_t(id) + 1);
+    slot = (hash & 0xffffffff00000000ull) | (uint64_t(id) + 1);
     if (m_strings.size() * 2 > m_slots.size()) // at most half full: short probes
         grow();
     return id;

@@ -35,6 +35,7 @@ public:
 
 private:
     static uint64_t hashOf(std::string_view text);
+    size_t slotOf(std::string_view text, uint64_t hash) const;
     std::string_view store(std::string_view text);
     void insert(uint64_t hash, StringId id);
     void grow();
