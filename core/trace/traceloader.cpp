@@ -158,6 +158,21 @@ ArgField argFieldOf(std::string_view key)
     }
 }
 
+// The args only some events have ([memory] records, copies, collectives, metadata), beside the record
+// instead of in it: the record that every event fills, copies and merges stays at a third of the size.
+struct RecordDetails
+{
+    std::optional<int64_t> bytes, totalAllocated, totalReserved, address, deviceType, deviceId, sortIndex;
+    std::optional<double> transferBytes;
+    // NCCL message args: kept when "In msg nelems" or "Out msg nelems" is there.
+    std::optional<double> inNelems, outNelems;
+    std::optional<int64_t> groupSize;
+    StringId argName = 0, argLabels = 0, dtype = 0, collectiveName = 0;
+    bool hasArgName = false, hasArgLabels = false;
+    bool hasMessage = false, hasDtype = false;
+};
+const RecordDetails kNoDetails{};
+
 // One traceEvents element as read: fields arrive in any order. Strings are ids in the pool of whoever
 // parsed it (the trace's, or a parallel chunk's until the merge maps them). Plain data, copied per event.
 struct ParsedRecord
@@ -167,26 +182,21 @@ struct ParsedRecord
     bool pidIsString = false, tidIsString = false, hasId = false, bindsEnclosing = false;
     bool hasArgs = false;
     bool idIsString = false;
-    bool hasArgName = false, hasArgLabels = false;
-    // NCCL message args: kept when "In msg nelems" or "Out msg nelems" is there.
-    bool hasMessage = false, hasDtype = false;
-    bool hasInputs = false; // args had Input Dims
+    bool hasInputs = false;  // args had Input Dims
+    bool hasDetails = false; // the parser's RecordDetails were written for this record
     StringId name = 0, cat = 0, pid = 0, tid = 0;
-    StringId argName = 0, argLabels = 0, dtype = 0, collectiveName = 0;
     int64_t id = 0;
     int64_t ts = 0, dur = 0;
     uint64_t offset = 0;
     // args
     int64_t externalId = kNoId, correlation = kNoId;
-    std::optional<int64_t> bytes, totalAllocated, totalReserved, address, deviceType, deviceId, sortIndex;
-    std::optional<int64_t> sequence;
-    std::optional<double> transferBytes;
-    std::optional<double> inNelems, outNelems;
-    std::optional<int64_t> groupSize;
+    int64_t sequence = kNoId;
     uint32_t argsRef = kNoIndex;
-    // Parallel chunks only: the op's inputs in the chunk's table, its counter values in the chunk's list.
+    // Parallel chunks only: the op's inputs in the chunk's table, its counter values in the chunk's list,
+    // its details in the chunk's list.
     uint32_t inputs = kNoIndex;
     uint32_t counterBegin = 0, counterCount = 0;
+    uint32_t details = kNoIndex;
 };
 
 using CounterValues = std::vector<std::pair<StringId, double>>;
@@ -258,12 +268,14 @@ int64_t integerValue(JsonReader& reader, JsonToken token, const char* what)
 class EventParser
 {
 public:
-    EventParser(JsonReader& reader, StringPool& strings, RawArgsSink* rawArgs, ParsedRecord& rec, CounterValues& counters)
+    EventParser(JsonReader& reader, StringPool& strings, RawArgsSink* rawArgs, ParsedRecord& rec, CounterValues& counters,
+                RecordDetails& details)
         : m_reader(reader)
         , m_strings(strings)
         , m_rawArgs(rawArgs)
         , m_rec(rec)
         , m_counters(counters)
+        , m_details(details)
     { }
 
     // Right after the element's ObjectBegin.
@@ -273,12 +285,22 @@ public:
 
 private:
     void readArgs();
+    // The record's details, emptied on first use: most records have none, and skip the reset.
+    RecordDetails& details()
+    {
+        if (!m_rec.hasDetails) {
+            m_details = RecordDetails{};
+            m_rec.hasDetails = true;
+        }
+        return m_details;
+    }
 
     JsonReader& m_reader;
     StringPool& m_strings;
     RawArgsSink* m_rawArgs; // null: raw args not kept
     ParsedRecord& m_rec;
     CounterValues& m_counters;
+    RecordDetails& m_details;
     OpInputReader m_inputs;
     StringId m_lastCategory = 0;
     std::pair<StringId, std::string_view> m_idCache[2];
@@ -424,56 +446,57 @@ void EventParser::readArgs()
         switch (field) {
         case ArgField::ExternalId: m_rec.externalId = integerValue(m_reader, token, "args 'External id'"); break;
         case ArgField::Correlation: m_rec.correlation = integerValue(m_reader, token, "args 'correlation'"); break;
-        case ArgField::Bytes: m_rec.bytes = integerValue(m_reader, token, "args 'Bytes'"); break;
-        case ArgField::TotalAllocated: m_rec.totalAllocated = integerValue(m_reader, token, "args 'Total Allocated'"); break;
-        case ArgField::TotalReserved: m_rec.totalReserved = integerValue(m_reader, token, "args 'Total Reserved'"); break;
-        case ArgField::Address: m_rec.address = integerValue(m_reader, token, "args 'Addr'"); break;
-        case ArgField::DeviceType: m_rec.deviceType = integerValue(m_reader, token, "args 'Device Type'"); break;
-        case ArgField::DeviceId: m_rec.deviceId = integerValue(m_reader, token, "args 'Device Id'"); break;
-        case ArgField::SortIndex: m_rec.sortIndex = integerValue(m_reader, token, "args 'sort_index'"); break;
+        case ArgField::Bytes: details().bytes = integerValue(m_reader, token, "args 'Bytes'"); break;
+        case ArgField::TotalAllocated: details().totalAllocated = integerValue(m_reader, token, "args 'Total Allocated'"); break;
+        case ArgField::TotalReserved: details().totalReserved = integerValue(m_reader, token, "args 'Total Reserved'"); break;
+        case ArgField::Address: details().address = integerValue(m_reader, token, "args 'Addr'"); break;
+        case ArgField::DeviceType: details().deviceType = integerValue(m_reader, token, "args 'Device Type'"); break;
+        case ArgField::DeviceId: details().deviceId = integerValue(m_reader, token, "args 'Device Id'"); break;
+        case ArgField::SortIndex: details().sortIndex = integerValue(m_reader, token, "args 'sort_index'"); break;
         case ArgField::InputDims: m_inputs.readDims(m_reader, token); break;
         case ArgField::InputType: m_inputs.readTypes(m_reader, token); break;
         case ArgField::InputStrides: m_inputs.readStrides(m_reader, token); break;
         case ArgField::ConcreteInputs: m_inputs.readConcrete(m_reader, token); break;
         // The rest only feed analyses (the roofline's work estimate): never an error, just absent when odd.
         case ArgField::SequenceNumber:
-            m_rec.sequence = token == JsonToken::Number ? io::parseExactInteger(m_reader.text()) : std::nullopt;
+            m_rec.sequence = token == JsonToken::Number ? io::parseExactInteger(m_reader.text()).value_or(kNoId) : kNoId;
             m_reader.skipValue(token);
             break;
         case ArgField::TransferBytes:
-            m_rec.transferBytes = doubleValue(token, m_reader.text());
+            details().transferBytes = doubleValue(token, m_reader.text());
             m_reader.skipValue(token);
             break;
         case ArgField::InMsgNelems:
         case ArgField::OutMsgNelems:
-            m_rec.hasMessage = true;
-            (field == ArgField::InMsgNelems ? m_rec.inNelems : m_rec.outNelems) = doubleValue(token, m_reader.text());
+            details().hasMessage = true;
+            (field == ArgField::InMsgNelems ? m_details.inNelems : m_details.outNelems) = doubleValue(token, m_reader.text());
             m_reader.skipValue(token);
             break;
         case ArgField::GroupSize:
-            m_rec.groupSize = token == JsonToken::Number ? io::parseExactInteger(m_reader.text()) : std::nullopt;
+            details().groupSize = token == JsonToken::Number ? io::parseExactInteger(m_reader.text()) : std::nullopt;
             m_reader.skipValue(token);
             break;
         case ArgField::Dtype:
         case ArgField::CollectiveName: {
-            StringId& target = field == ArgField::Dtype ? m_rec.dtype : m_rec.collectiveName;
+            RecordDetails& d = details();
+            StringId& target = field == ArgField::Dtype ? d.dtype : d.collectiveName;
             target = token == JsonToken::String || token == JsonToken::Number ? m_strings.intern(m_reader.text()) : 0;
-            m_rec.hasDtype = m_rec.hasDtype || field == ArgField::Dtype;
+            d.hasDtype = d.hasDtype || field == ArgField::Dtype;
             m_reader.skipValue(token);
             break;
         }
         case ArgField::Name:
             if (token == JsonToken::String) {
-                m_rec.argName = m_strings.intern(m_reader.text());
-                m_rec.hasArgName = true;
+                details().argName = m_strings.intern(m_reader.text());
+                m_details.hasArgName = true;
             } else {
                 m_reader.skipValue(token);
             }
             break;
         case ArgField::Labels:
             if (token == JsonToken::String) {
-                m_rec.argLabels = m_strings.intern(m_reader.text());
-                m_rec.hasArgLabels = true;
+                details().argLabels = m_strings.intern(m_reader.text());
+                m_details.hasArgLabels = true;
             } else {
                 m_reader.skipValue(token);
             }
@@ -505,6 +528,7 @@ struct EventChunk final : RawArgsSink
     StringPool strings;
     OpInputTable opInputs;
     std::vector<ParsedRecord> records;
+    std::vector<RecordDetails> details;
     CounterValues counters;
     std::string argsText;
     std::vector<std::pair<size_t, uint32_t>> argsSpans;
@@ -532,7 +556,8 @@ struct EventChunk final : RawArgsSink
         } giveBack{reader, text};
         ParsedRecord rec;
         CounterValues values;
-        EventParser parser(reader, strings, keepRawArgs ? this : nullptr, rec, values);
+        RecordDetails recordDetails;
+        EventParser parser(reader, strings, keepRawArgs ? this : nullptr, rec, values, recordDetails);
         reader.beginElementRun(depth);
         do {
             const JsonToken token = reader.next();
@@ -544,6 +569,10 @@ struct EventChunk final : RawArgsSink
             rec.counterBegin = static_cast<uint32_t>(counters.size());
             rec.counterCount = static_cast<uint32_t>(values.size());
             counters.insert(counters.end(), values.begin(), values.end());
+            if (rec.hasDetails) {
+                rec.details = static_cast<uint32_t>(details.size());
+                details.push_back(recordDetails);
+            }
             records.push_back(rec);
         } while (!reader.atEndOfInput());
     }
@@ -556,6 +585,7 @@ struct EventChunk final : RawArgsSink
         strings.clear();
         opInputs = OpInputTable();
         records.clear();
+        details.clear();
         counters.clear();
         argsText.clear();
         argsSpans.clear();
@@ -726,7 +756,7 @@ public:
         , m_reader(source, readerBufferBytes(source))
         , m_options(options)
         , m_trace(std::make_unique<Trace>())
-        , m_parser(m_reader, m_trace->strings, options.keepRawArgs ? this : nullptr, m_rec, m_counters)
+        , m_parser(m_reader, m_trace->strings, options.keepRawArgs ? this : nullptr, m_rec, m_counters, m_details)
         , m_threads(threads)
         , m_chunkBytes(options.chunkBytes ? options.chunkBytes : defaultChunkBytes(source))
     { }
@@ -738,6 +768,8 @@ private:
     [[noreturn]] void failAt(uint64_t offset, const std::string& problem) { m_reader.failAt(offset, problem); }
     void expect(JsonToken got, JsonToken want, const char* what) { expectToken(m_reader, got, want, what); }
     int64_t integerValue(JsonToken token, const char* what) { return tilescope::trace::integerValue(m_reader, token, what); }
+    // m_rec's details, or none.
+    const RecordDetails& details() const { return m_rec.hasDetails ? m_details : kNoDetails; }
 
     [[noreturn]] void notATrace(const std::string& what, bool memoryData);
     void identifyNonTrace();
@@ -767,6 +799,7 @@ private:
     std::unique_ptr<Trace> m_trace;
     ParsedRecord m_rec; // the record being committed, strings in the trace's pool
     CounterValues m_counters;
+    RecordDetails m_details; // m_rec's, when m_rec.hasDetails
     EventParser m_parser;
     std::unordered_map<TrackKey, TrackId, TrackKeyHash> m_tracks;
     std::unordered_map<TrackKey, uint32_t, TrackKeyHash> m_processes; // tid unused
@@ -1153,10 +1186,13 @@ void Loader::mergeChunk(EventChunk& chunk)
         m_rec.cat = chunkString(local.cat);
         m_rec.pid = chunkString(local.pid);
         m_rec.tid = chunkString(local.tid);
-        m_rec.argName = chunkString(local.argName);
-        m_rec.argLabels = chunkString(local.argLabels);
-        m_rec.dtype = chunkString(local.dtype);
-        m_rec.collectiveName = chunkString(local.collectiveName);
+        if (local.hasDetails) {
+            m_details = chunk.details[local.details];
+            m_details.argName = chunkString(m_details.argName);
+            m_details.argLabels = chunkString(m_details.argLabels);
+            m_details.dtype = chunkString(m_details.dtype);
+            m_details.collectiveName = chunkString(m_details.collectiveName);
+        }
         if (local.hasId && local.idIsString)
             m_rec.id = chunkString(static_cast<StringId>(local.id));
         m_counters.clear();
@@ -1375,31 +1411,32 @@ void Loader::commitOp(Event& e)
             flops->second = computeFlops(tr.strings.view(m_rec.name), m_opInputs.inputs);
         }
         e.op = static_cast<uint32_t>(tr.ops.size());
-        tr.ops.push_back({tr.opInputs.shapesText(list), tr.opInputs.typesText(list), flops->second, m_rec.sequence.value_or(kNoId), list});
+        tr.ops.push_back({tr.opInputs.shapesText(list), tr.opInputs.typesText(list), flops->second, m_rec.sequence, list});
     }
-    if (m_rec.transferBytes && (e.kind == EventKind::GpuMemcpy || e.kind == EventKind::GpuMemset))
-        tr.transferBytes.emplace_back(index, *m_rec.transferBytes);
-    if (m_rec.hasMessage)
-        tr.collectiveArgs.push_back(
-            {index, m_rec.collectiveName, m_rec.dtype, m_rec.hasDtype, m_rec.inNelems, m_rec.outNelems, m_rec.groupSize});
+    const RecordDetails& d = details();
+    if (d.transferBytes && (e.kind == EventKind::GpuMemcpy || e.kind == EventKind::GpuMemset))
+        tr.transferBytes.emplace_back(index, *d.transferBytes);
+    if (d.hasMessage)
+        tr.collectiveArgs.push_back({index, d.collectiveName, d.dtype, d.hasDtype, d.inNelems, d.outNelems, d.groupSize});
 }
 
 void Loader::commitMemory(TrackId track)
 {
     Trace& tr = t();
-    if (!m_rec.bytes) {
+    const RecordDetails& d = details();
+    if (!d.bytes) {
         ++tr.stats.ignoredRecords;
         return;
     }
     MemoryRecord m{};
     m.time = m_rec.ts;
-    m.bytes = *m_rec.bytes;
-    m.totalAllocated = m_rec.totalAllocated.value_or(kNoId);
-    m.totalReserved = m_rec.totalReserved.value_or(kNoId);
-    m.address = m_rec.address.value_or(kNoId);
+    m.bytes = *d.bytes;
+    m.totalAllocated = d.totalAllocated.value_or(kNoId);
+    m.totalReserved = d.totalReserved.value_or(kNoId);
+    m.address = d.address.value_or(kNoId);
     m.track = track;
-    m.deviceType = static_cast<int16_t>(m_rec.deviceType.value_or(0));
-    m.deviceId = static_cast<int16_t>(m_rec.deviceId.value_or(-1));
+    m.deviceType = static_cast<int16_t>(d.deviceType.value_or(0));
+    m.deviceId = static_cast<int16_t>(d.deviceId.value_or(-1));
     m.outOfMemory = tr.strings.view(m_rec.name) == "[OutOfMemory]";
     tr.memory.push_back(m);
 }
@@ -1410,21 +1447,22 @@ void Loader::commitMetadata()
     if (!m_rec.hasPid)
         return;
     const std::string_view what = tr.strings.view(m_rec.name);
+    const RecordDetails& d = details();
     Process& process = tr.processes[processFor(m_rec.pid, m_rec.pidIsString)];
-    if (what == "process_name" && m_rec.hasArgName) {
-        process.name = m_rec.argName;
-    } else if (what == "process_labels" && m_rec.hasArgLabels) {
-        process.labels = m_rec.argLabels;
-    } else if (what == "process_sort_index" && m_rec.sortIndex) {
-        process.sortIndex = m_rec.sortIndex;
-    } else if (what == "thread_name" && m_rec.hasArgName && m_rec.hasTid) {
+    if (what == "process_name" && d.hasArgName) {
+        process.name = d.argName;
+    } else if (what == "process_labels" && d.hasArgLabels) {
+        process.labels = d.argLabels;
+    } else if (what == "process_sort_index" && d.sortIndex) {
+        process.sortIndex = d.sortIndex;
+    } else if (what == "thread_name" && d.hasArgName && m_rec.hasTid) {
         Track& track = tr.tracks[trackFor(m_rec.pid, m_rec.pidIsString, m_rec.tid, m_rec.tidIsString)];
         const std::string_view current = tr.strings.view(track.name);
         // Keep the first specific name: Kineto repeats records and sometimes adds a generic one.
-        if (track.name == 0 || (isGenericThreadName(current) && !isGenericThreadName(tr.strings.view(m_rec.argName))))
-            track.name = m_rec.argName;
-    } else if (what == "thread_sort_index" && m_rec.sortIndex && m_rec.hasTid) {
-        tr.tracks[trackFor(m_rec.pid, m_rec.pidIsString, m_rec.tid, m_rec.tidIsString)].sortIndex = m_rec.sortIndex;
+        if (track.name == 0 || (isGenericThreadName(current) && !isGenericThreadName(tr.strings.view(d.argName))))
+            track.name = d.argName;
+    } else if (what == "thread_sort_index" && d.sortIndex && m_rec.hasTid) {
+        tr.tracks[trackFor(m_rec.pid, m_rec.pidIsString, m_rec.tid, m_rec.tidIsString)].sortIndex = d.sortIndex;
     }
 }
 
