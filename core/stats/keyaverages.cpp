@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "stats/keyaverages.h"
 
+#include "trace/gallopsearch.h"
 #include "trace/sortruns.h"
 #include "trace/trace.h"
 
@@ -314,7 +315,7 @@ void Builder::attributeMemory()
             order.push_back(i);
     if (order.empty())
         return;
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return memory[a].time < memory[b].time; });
+    trace::sortRuns(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return memory[a].time < memory[b].time; }); // stable
     std::vector<int64_t> times(order.size()), cpuPrefix(order.size() + 1, 0), devicePrefix(order.size() + 1, 0);
     for (size_t k = 0; k < order.size(); ++k) {
         const trace::MemoryRecord& m = memory[order[k]];
@@ -323,13 +324,19 @@ void Builder::attributeMemory()
         devicePrefix[k + 1] = devicePrefix[k] + (isDeviceMemoryDevice(m.deviceType) ? m.bytes : 0);
     }
     std::vector<int32_t> coverage(order.size() + 1, 0);
+    // The events are in file order, where ops mostly start in time order: each search starts from the
+    // previous event's answer.
+    auto previous = times.begin();
     for (uint32_t i = 0; i < m_events.size(); ++i) {
         const FunctionEvent& f = m_events[i];
         if (!f.cpu)
             continue;
         // Records of any thread inside the closed interval [start, end].
-        const size_t lo = static_cast<size_t>(std::lower_bound(times.begin(), times.end(), f.startNs) - times.begin());
-        const size_t hi = static_cast<size_t>(std::upper_bound(times.begin(), times.end(), f.endNs) - times.begin());
+        const auto first = trace::gallopLowerBound(times.begin(), times.end(), previous, f.startNs, std::less<>());
+        const auto last = trace::gallopUpperBound(first, times.end(), first, f.endNs, std::less<>());
+        previous = first;
+        const auto lo = static_cast<size_t>(first - times.begin());
+        const auto hi = static_cast<size_t>(last - times.begin());
         if (lo >= hi)
             continue;
         m_memoryUse[i] = {cpuPrefix[hi] - cpuPrefix[lo], devicePrefix[hi] - devicePrefix[lo]};
@@ -356,10 +363,13 @@ void Builder::attachDeviceWork()
     if (linked.empty())
         return;
     trace::sortRuns(linked.begin(), linked.end(), std::less<>()); // ids rise along each stream and thread
+    auto previous = linked.begin();                               // and mostly along the file: each search starts from the last answer
     for (FunctionEvent& f : m_events) {
         if (!f.cpu || f.id <= 0 || linkedOf(f) != 0)
             continue;
-        const auto run = std::lower_bound(linked.begin(), linked.end(), std::pair<int64_t, uint32_t>{f.id, 0});
+        const auto run = trace::gallopLowerBound(linked.begin(), linked.end(), previous, std::pair<int64_t, uint32_t>{f.id, 0},
+                                                 std::less<>());
+        previous = run;
         if (run == linked.end() || run->first != f.id)
             continue;
         f.kernelsBegin = static_cast<uint32_t>(m_kernels.size());
