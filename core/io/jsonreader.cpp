@@ -610,11 +610,11 @@ void JsonReader::beginElementRun(size_t depth)
     m_state = State::Value;
 }
 
-void JsonReader::adoptBuffer(std::vector<char>&& bytes)
+void JsonReader::adoptBuffer(std::vector<char>&& bytes, size_t size)
 {
     m_buffer = std::move(bytes);
     m_pos = m_tokenStart = 0;
-    m_end = m_buffer.size();
+    m_end = std::min(size, m_buffer.size());
     m_base = 0;
     m_eof = true;
 }

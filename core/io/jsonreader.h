@@ -57,9 +57,9 @@ public:
     // nesting limit). atEndOfInput() skips whitespace and says whether the input is exhausted.
     void beginElementRun(size_t depth);
     bool atEndOfInput();
-    // Parses `bytes` (all the input there is) in place instead of copying them in from the source;
-    // releaseBuffer() hands the buffer back for reuse.
-    void adoptBuffer(std::vector<char>&& bytes);
+    // Parses bytes[0, size) (all the input there is) in place instead of copying them in from the source;
+    // releaseBuffer() hands the buffer back for reuse, at the size it had.
+    void adoptBuffer(std::vector<char>&& bytes, size_t size);
     std::vector<char> releaseBuffer() { return std::move(m_buffer); }
 
     [[noreturn]] void fail(const std::string& problem) const;

@@ -523,8 +523,11 @@ void EventParser::readArgs()
 // trace's. Parsing knows nothing of other chunks; everything stateful happens in the merge.
 struct EventChunk final : RawArgsSink
 {
-    std::vector<char> text; // the elements' bytes, without the separators around them
-    size_t depth = 1;       // nesting of the array (for the same nesting limit as the streaming pass)
+    // The elements' bytes, without the separators around them: text[0, textSize). The buffer keeps its size
+    // from chunk to chunk, so that bytes are never zeroed before they are written.
+    std::vector<char> text;
+    size_t textSize = 0;
+    size_t depth = 1; // nesting of the array (for the same nesting limit as the streaming pass)
     StringPool strings;
     OpInputTable opInputs;
     std::vector<ParsedRecord> records;
@@ -547,8 +550,8 @@ struct EventChunk final : RawArgsSink
     {
         const auto source = io::memorySource({}, sourceName);
         JsonReader reader(*source, 64);
-        reader.adoptBuffer(std::move(text)); // parsed where it lies: no copy
-        struct GiveBack                      // the buffer goes back to the chunk, for reuse, whatever happens
+        reader.adoptBuffer(std::move(text), textSize); // parsed where it lies: no copy
+        struct GiveBack                                // the buffer goes back to the chunk, for reuse, whatever happens
         {
             JsonReader& reader;
             std::vector<char>& text;
@@ -581,7 +584,7 @@ struct EventChunk final : RawArgsSink
     // faults per chunk once the first few are made.
     void recycle()
     {
-        text.clear();
+        textSize = 0;
         strings.clear();
         opInputs = OpInputTable();
         records.clear();
@@ -1093,7 +1096,10 @@ void Loader::readEventArrayInParallel()
     uint64_t pendingOffset = m_reader.bytesRead();
     const size_t depth = m_reader.depth();
     const std::string_view unread = m_reader.takeUnread();
+    // The bytes read and not yet handed over: pending[0, filled). The rest of pending is room for the next
+    // read, written by it without being zeroed first (resize() zeroes only where a buffer grows).
     std::vector<char> pending(unread.begin(), unread.end());
+    size_t filled = pending.size();
     // Read in pieces of at most 64 KiB: the bytes read past a chunk's cut are copied to the next chunk's
     // buffer, half a piece on average (with 256 KiB pieces, half of every byte was copied twice).
     const size_t readBlock = std::clamp<size_t>(m_chunkBytes, 1, size_t(64) << 10);
@@ -1110,7 +1116,7 @@ void Loader::readEventArrayInParallel()
         spare.back()->recycle();
         inFlight.pop_front();
     };
-    // Hands pending[0, end) to a worker; pending goes on with its bytes from `next` (in a recycled buffer).
+    // Hands pending[0, end) to a worker; pending goes on with its bytes from `next` (in the chunk's old buffer).
     const auto dispatch = [&](size_t end, size_t next) {
         while (inFlight.size() >= maxInFlight)
             mergeOldest();
@@ -1121,10 +1127,13 @@ void Loader::readEventArrayInParallel()
             chunk = std::move(spare.back());
             spare.pop_back();
         }
-        chunk->text.assign(pending.begin() + static_cast<ptrdiff_t>(next), pending.end());
+        const size_t rest = filled - next;
+        if (chunk->text.size() < rest + readBlock)
+            chunk->text.resize(std::max(rest, m_chunkBytes) + readBlock);
+        std::copy(pending.begin() + static_cast<ptrdiff_t>(next), pending.begin() + static_cast<ptrdiff_t>(filled), chunk->text.begin());
         std::swap(chunk->text, pending);
-        chunk->text.resize(end);
-        pending.reserve(m_chunkBytes + readBlock);
+        chunk->textSize = end;
+        filled = rest;
         pendingOffset += next;
         chunk->depth = depth;
         workers.submit(chunk.get());
@@ -1134,7 +1143,7 @@ void Loader::readEventArrayInParallel()
     };
     size_t scanned = 0;
     for (;;) {
-        const io::ArraySplitter::Result found = splitter.scan(pending.data(), scanned, pending.size(), m_chunkBytes);
+        const io::ArraySplitter::Result found = splitter.scan(pending.data(), scanned, filled, m_chunkBytes);
         if (found.malformed)
             throw ParallelLoadFailed();
         if (found.arrayEnd != SIZE_MAX) {
@@ -1143,11 +1152,12 @@ void Loader::readEventArrayInParallel()
                 dispatch(found.arrayEnd, found.arrayEnd + 1);
             } else {
                 pending.erase(pending.begin(), pending.begin() + static_cast<ptrdiff_t>(found.arrayEnd + 1));
+                filled -= found.arrayEnd + 1;
                 pendingOffset += found.arrayEnd + 1;
             }
             while (!inFlight.empty())
                 mergeOldest();
-            m_reader.resumeAfterArray(std::string_view(pending.data(), pending.size()), pendingOffset);
+            m_reader.resumeAfterArray(std::string_view(pending.data(), filled), pendingOffset);
             return;
         }
         if (found.separator != SIZE_MAX) {
@@ -1155,13 +1165,13 @@ void Loader::readEventArrayInParallel()
             scanned = 0;
             continue;
         }
-        scanned = pending.size();
+        scanned = filled;
         while (!inFlight.empty() && workers.isDone(inFlight.front().get()))
             mergeOldest();
-        const size_t old = pending.size();
-        pending.resize(old + readBlock);
-        const size_t got = m_source.read(pending.data() + old, readBlock);
-        pending.resize(old + got);
+        if (pending.size() < filled + readBlock)
+            pending.resize(filled + readBlock);
+        const size_t got = m_source.read(pending.data() + filled, readBlock);
+        filled += got;
         if (got == 0) // truncated: the streaming pass says where, or keeps what it can with --partial
             throw ParallelLoadFailed();
     }
