@@ -82,6 +82,19 @@ inline uint64_t prefixXor(uint64_t x)
 // structural characters outside strings are looked at one by one for the depth.
 ArraySplitter::Result ArraySplitter::scan(const char* text, size_t from, size_t size, size_t cutFrom)
 {
+    // The state in locals, written back on return: as members they went through memory every block (the
+    // bytes read are chars, which may alias them), and the string state carried from block to block waited
+    // on a store (an eighth of this function's samples). openString: the block starts inside a string;
+    // pendingEscape: it starts with an escaped byte.
+    uint32_t depth = m_depth;
+    bool openString = m_inString;
+    bool pendingEscape = m_escape;
+    const auto finish = [&](Result r) {
+        m_depth = depth;
+        m_inString = openString;
+        m_escape = pendingEscape;
+        return r;
+    };
     Result result;
     char padded[64];
     for (size_t base = from; base < size; base += 64) {
@@ -94,48 +107,49 @@ ArraySplitter::Result ArraySplitter::scan(const char* text, size_t from, size_t 
         }
         const BlockMasks m = classify(block);
         // Escapes: each backslash that is not itself escaped escapes the next byte (maybe the next block's).
-        uint64_t escaped = m_escape ? 1 : 0;
-        m_escape = false;
+        uint64_t escaped = pendingEscape ? 1 : 0;
+        pendingEscape = false;
         for (uint64_t starts = m.backslash & ~escaped; starts != 0;) {
             const int p = __builtin_ctzll(starts);
             starts &= starts - 1;
             if (static_cast<size_t>(p) + 1 >= n) {
-                m_escape = true;
+                pendingEscape = true;
             } else {
                 escaped |= uint64_t(1) << (p + 1);
                 starts &= ~(uint64_t(1) << (p + 1));
             }
         }
-        const uint64_t inString = prefixXor(m.quote & ~escaped) ^ (m_inString ? ~uint64_t(0) : 0);
-        m_inString = (inString >> (n - 1)) & 1;
+        const uint64_t inString = prefixXor(m.quote & ~escaped) ^ (openString ? ~uint64_t(0) : 0);
+        openString = (inString >> (n - 1)) & 1;
         const uint64_t opens = m.open & ~inString;
+        const uint64_t closes = m.close & ~inString;
         // Before the cut only the depth matters: commas there are not looked at (most of the structural
         // characters of an element are the commas between its keys).
         const uint64_t commas = base + 64 > cutFrom ? m.comma & ~inString : 0;
-        for (uint64_t outside = opens | (m.close & ~inString) | commas; outside != 0; outside &= outside - 1) {
+        for (uint64_t outside = opens | closes | commas; outside != 0; outside &= outside - 1) {
             const uint64_t bit = outside & (~outside + 1);
             if (bit & commas) {
-                if (m_depth == 0 && base + static_cast<size_t>(__builtin_ctzll(bit)) >= cutFrom) {
+                if (depth == 0 && base + static_cast<size_t>(__builtin_ctzll(bit)) >= cutFrom) {
                     result.separator = base + static_cast<size_t>(__builtin_ctzll(bit));
-                    m_inString = m_escape = false;
-                    return result;
+                    openString = pendingEscape = false;
+                    return finish(result);
                 }
             } else if (bit & opens) {
-                ++m_depth;
-            } else if (m_depth > 0) {
-                --m_depth;
+                ++depth;
+            } else if (depth > 0) {
+                --depth;
             } else {
                 const int p = __builtin_ctzll(bit);
                 if (block[p] == '}')
                     result.malformed = true;
                 else
                     result.arrayEnd = base + p;
-                m_inString = m_escape = false;
-                return result;
+                openString = pendingEscape = false;
+                return finish(result);
             }
         }
     }
-    return result;
+    return finish(result);
 }
 
 } // namespace tilescope::io
