@@ -16,7 +16,8 @@ template <typename It, typename T, typename Less> It gallopLowerBound(It first, 
     It low = first, high = last; // the answer is in [low, high]
     if (hint != last && less(*hint, value)) {
         low = std::next(hint);
-        for (Diff step = 1; std::distance(hint, last) > step; step *= 2) {
+        const Diff ahead = std::distance(hint, last);
+        for (Diff step = 1; step < ahead; step *= 2) {
             const It probe = std::next(hint, step);
             if (!less(*probe, value)) {
                 high = probe;
@@ -26,7 +27,8 @@ template <typename It, typename T, typename Less> It gallopLowerBound(It first, 
         }
     } else {
         high = hint;
-        for (Diff step = 1; std::distance(first, hint) >= step; step *= 2) {
+        const Diff behind = std::distance(first, hint);
+        for (Diff step = 1; step <= behind; step *= 2) {
             const It probe = std::prev(hint, step);
             if (less(*probe, value)) {
                 low = std::next(probe);

@@ -467,11 +467,13 @@ void EventParser::readArgs()
             m_reader.skipValue(token);
             break;
         case ArgField::InMsgNelems:
-        case ArgField::OutMsgNelems:
-            details().hasMessage = true;
-            (field == ArgField::InMsgNelems ? m_details.inNelems : m_details.outNelems) = doubleValue(token, m_reader.text());
+        case ArgField::OutMsgNelems: {
+            RecordDetails& d = details();
+            d.hasMessage = true;
+            (field == ArgField::InMsgNelems ? d.inNelems : d.outNelems) = doubleValue(token, m_reader.text());
             m_reader.skipValue(token);
             break;
+        }
         case ArgField::GroupSize:
             details().groupSize = token == JsonToken::Number ? io::parseExactInteger(m_reader.text()) : std::nullopt;
             m_reader.skipValue(token);
@@ -487,16 +489,18 @@ void EventParser::readArgs()
         }
         case ArgField::Name:
             if (token == JsonToken::String) {
-                details().argName = m_strings.intern(m_reader.text());
-                m_details.hasArgName = true;
+                RecordDetails& d = details();
+                d.argName = m_strings.intern(m_reader.text());
+                d.hasArgName = true;
             } else {
                 m_reader.skipValue(token);
             }
             break;
         case ArgField::Labels:
             if (token == JsonToken::String) {
-                details().argLabels = m_strings.intern(m_reader.text());
-                m_details.hasArgLabels = true;
+                RecordDetails& d = details();
+                d.argLabels = m_strings.intern(m_reader.text());
+                d.hasArgLabels = true;
             } else {
                 m_reader.skipValue(token);
             }
@@ -1148,16 +1152,14 @@ void Loader::readEventArrayInParallel()
             throw ParallelLoadFailed();
         if (found.arrayEnd != SIZE_MAX) {
             // An empty array has no chunk; after a ',' an empty chunk is an error the worker reports.
-            if (anyChunk || std::string_view(pending.data(), found.arrayEnd).find_first_not_of(" \t\r\n") != std::string_view::npos) {
+            size_t rest = 0; // where the bytes after the ']' start in pending
+            if (anyChunk || std::string_view(pending.data(), found.arrayEnd).find_first_not_of(" \t\r\n") != std::string_view::npos)
                 dispatch(found.arrayEnd, found.arrayEnd + 1);
-            } else {
-                pending.erase(pending.begin(), pending.begin() + static_cast<ptrdiff_t>(found.arrayEnd + 1));
-                filled -= found.arrayEnd + 1;
-                pendingOffset += found.arrayEnd + 1;
-            }
+            else
+                rest = found.arrayEnd + 1;
             while (!inFlight.empty())
                 mergeOldest();
-            m_reader.resumeAfterArray(std::string_view(pending.data(), filled), pendingOffset);
+            m_reader.resumeAfterArray(std::string_view(pending.data() + rest, filled - rest), pendingOffset + rest);
             return;
         }
         if (found.separator != SIZE_MAX) {
