@@ -16,6 +16,9 @@ namespace tilescope::trace {
 class IdIndex
 {
 public:
+    // Room for `count` entries: set aside before they are added, the array is written once (no moves, no
+    // fresh pages for a copy) and seal() has nothing to shrink.
+    void reserve(size_t count) { m_entries.reserve(count); }
     void add(int64_t id, uint32_t event) { m_entries.push_back({id, event}); }
     // Once, after the last add().
     void seal()

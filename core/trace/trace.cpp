@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "trace/trace.h"
 
+#include "trace/gallopsearch.h"
 #include "trace/sortruns.h"
 #include "trace/tracktypename.h"
 
 #include <algorithm>
+#include <future>
 #include <map>
 
 namespace tilescope::trace {
@@ -71,40 +73,38 @@ const CollectiveArgs* Trace::collectiveArgsOf(uint32_t event) const
     return it != collectiveArgs.end() && it->event == event ? &*it : nullptr;
 }
 
-void Trace::finalize()
+void Trace::finalize(unsigned threads)
 {
     args.finish();
+    // The id indexes read only the events' kinds and ids, which the three steps beside them leave alone (they
+    // write the tracks and the events' times, parents, depths and flags): on a second core they cost the load
+    // nothing. A small trace is not worth a thread's start.
+    constexpr size_t kEventsWorthAThread = 20000;
+    std::future<void> ids;
+    if (threads > 1 && events.size() >= kEventsWorthAThread)
+        ids = std::async(std::launch::async, [this] { indexIds(); });
     classifyTracks();
     undoAnnotationWidening();
-    sortAndNestTracks();
-    buildLinks();
+    const EventSpan span = sortAndNestTracks();
+    if (ids.valid())
+        ids.get(); // rethrows what the thread threw
+    else
+        indexIds();
+    linkForwardBackward();
     if (!memory.empty())
         meta.profileMemory = true;
-    bool any = false;
-    int64_t first = 0, last = 0;
-    auto extend = [&](int64_t s, int64_t e) {
-        if (!any) {
-            first = s;
-            last = e;
-            any = true;
-        }
-        first = std::min(first, s);
-        last = std::max(last, e);
-    };
-    for (const Event& e : events)
-        extend(e.start, e.end());
-    for (const MemoryRecord& m : memory)
-        extend(m.time, m.time);
+    bool any = !events.empty();
+    int64_t first = span.first, last = span.last;
+    for (const MemoryRecord& m : memory) {
+        first = any ? std::min(first, m.time) : m.time;
+        last = any ? std::max(last, m.time) : m.time;
+        any = true;
+    }
     m_firstTime = first;
     m_lastTime = last;
     // Found once: views and tables ask for it per cell and per frame, and a trace without a Trace span
     // would be scanned whole each time.
-    m_originTime = m_firstTime;
-    for (const Event& e : events)
-        if (e.kind == EventKind::TraceSpan) {
-            m_originTime = e.start;
-            break;
-        }
+    m_originTime = span.firstTraceSpan != kNoIndex ? events[span.firstTraceSpan].start : m_firstTime;
 }
 
 void Trace::classifyTracks()
@@ -209,8 +209,18 @@ void Trace::undoAnnotationWidening()
     }
 }
 
-void Trace::sortAndNestTracks()
+Trace::EventSpan Trace::sortAndNestTracks()
 {
+    EventSpan span;
+    if (!events.empty()) {
+        span.first = events.front().start;
+        span.last = events.front().end();
+    }
+    std::vector<uint32_t> perTrack(tracks.size(), 0);
+    for (const Event& e : events)
+        ++perTrack[e.track];
+    for (TrackId t = 0; t < tracks.size(); ++t)
+        tracks[t].events.reserve(perTrack[t]); // each list written once, never moved
     for (uint32_t i = 0; i < events.size(); ++i)
         tracks[events[i].track].events.push_back(i);
     std::vector<uint32_t> stack;
@@ -239,8 +249,14 @@ void Trace::sortAndNestTracks()
             e.depth = static_cast<uint16_t>(std::min<size_t>(stack.size(), UINT16_MAX));
             track.maxDepth = std::max(track.maxDepth, e.depth);
             stack.push_back(index);
+            // The trace's extent on the way: one pass over the events fewer.
+            span.first = std::min(span.first, e.start);
+            span.last = std::max(span.last, e.end());
+            if (e.kind == EventKind::TraceSpan)
+                span.firstTraceSpan = std::min(span.firstTraceSpan, index);
         }
     }
+    return span;
 }
 
 bool Trace::hasExternalLink(const Event& e) const
@@ -250,38 +266,74 @@ bool Trace::hasExternalLink(const Event& e) const
     return !(meta.externalIdEqualsCorrelationMeansNone && e.externalId == e.correlation);
 }
 
-void Trace::buildLinks()
+void Trace::indexIds()
 {
+    // Which index an event enters; the events are walked twice, to count and then to add, so that each
+    // index is written once at its final size.
+    enum Index : uint8_t { kLaunch = 1, kActivity = 2, kOp = 4, kAnnotation = 8 };
+    const auto indexesOf = [](const Event& e) {
+        uint8_t in = 0;
+        if (e.correlation != kNoId) {
+            if (isLaunchApi(e.kind))
+                in |= kLaunch;
+            else if (isGpuActivity(e.kind) || e.kind == EventKind::CudaSync)
+                in |= kActivity;
+        }
+        if (e.externalId != kNoId) {
+            if (e.kind == EventKind::CpuOp || e.kind == EventKind::UserAnnotation)
+                in |= kOp;
+            if (e.kind == EventKind::UserAnnotation)
+                in |= kAnnotation;
+        }
+        return in;
+    };
+    size_t launches = 0, activityIds = 0, ops = 0, annotations = 0;
     uint64_t activities = 0, withoutExternal = 0;
-    for (uint32_t i = 0; i < events.size(); ++i) {
-        const Event& e = events[i];
+    for (const Event& e : events) {
         if (isLaunchApi(e.kind) || isGpuActivity(e.kind)) {
             ++activities;
             withoutExternal += e.externalId == kNoId;
         }
-        if (e.correlation != kNoId) {
-            if (isLaunchApi(e.kind))
-                m_launchByCorrelation.add(e.correlation, i);
-            else if (isGpuActivity(e.kind) || e.kind == EventKind::CudaSync)
-                m_activitiesByCorrelation.add(e.correlation, i);
-        }
-        if (e.externalId != kNoId) {
-            if (e.kind == EventKind::CpuOp || e.kind == EventKind::UserAnnotation)
-                m_opByExternalId.add(e.externalId, i);
-            if (e.kind == EventKind::UserAnnotation)
-                m_annotationByExternalId.add(e.externalId, i);
-        }
+        const uint8_t in = indexesOf(e);
+        launches += (in & kLaunch) != 0;
+        activityIds += (in & kActivity) != 0;
+        ops += (in & kOp) != 0;
+        annotations += (in & kAnnotation) != 0;
+    }
+    m_launchByCorrelation.reserve(launches);
+    m_activitiesByCorrelation.reserve(activityIds);
+    m_opByExternalId.reserve(ops);
+    m_annotationByExternalId.reserve(annotations);
+    for (uint32_t i = 0; i < events.size(); ++i) {
+        const Event& e = events[i];
+        const uint8_t in = indexesOf(e);
+        if (in & kLaunch)
+            m_launchByCorrelation.add(e.correlation, i);
+        if (in & kActivity)
+            m_activitiesByCorrelation.add(e.correlation, i);
+        if (in & kOp)
+            m_opByExternalId.add(e.externalId, i);
+        if (in & kAnnotation)
+            m_annotationByExternalId.add(e.externalId, i);
     }
     m_launchByCorrelation.seal();
     m_activitiesByCorrelation.seal();
     m_opByExternalId.seal();
     m_annotationByExternalId.seal();
     meta.externalIdEqualsCorrelationMeansNone = activities > 0 && withoutExternal == 0;
+}
 
-    // fwdbwd flows: the start sits on the forward op, the end on the backward op.
+// fwdbwd flows: the start sits on the forward op, the end on the backward op (needs the tracks nested).
+void Trace::linkForwardBackward()
+{
+    // Each flow's lane is searched from where the lane's previous flow was found: a lane's flows come
+    // in time order, and the flows of a training step sit close together on the main thread's long lane.
+    std::vector<size_t> hints(tracks.size(), 0);
     auto enclosingOp = [&](TrackId track, int64_t time) -> uint32_t {
         const auto& list = tracks[track].events;
-        auto it = std::upper_bound(list.begin(), list.end(), time, [&](int64_t t, uint32_t i) { return t < events[i].start; });
+        auto it = gallopUpperBound(list.begin(), list.end(), list.begin() + static_cast<ptrdiff_t>(std::min(hints[track], list.size())),
+                                   time, [&](int64_t t, uint32_t i) { return t < events[i].start; });
+        hints[track] = static_cast<size_t>(it - list.begin());
         if (it == list.begin())
             return kNoIndex;
         uint32_t candidate = *(it - 1);
@@ -301,6 +353,7 @@ void Trace::buildLinks()
         if (f.category == fwdbwd && f.phase == 's' && !f.idIsString)
             if (const uint32_t op = enclosingOp(f.track, f.time); op != kNoIndex)
                 forwardById.emplace(f.id, op);
+    std::fill(hints.begin(), hints.end(), 0);
     for (const Flow& f : flows) {
         if (f.category != fwdbwd || f.phase != 'f' || f.idIsString)
             continue;

@@ -235,14 +235,22 @@ public:
     const std::vector<std::pair<uint32_t, uint32_t>>& forwardBackward() const { return m_forwardBackward; }
     bool hasExternalLink(const Event& e) const;
 
-    // Called once by the loader after all records are in.
-    void finalize();
+    // Called once by the loader after all records are in; with threads > 1 a second thread builds the id
+    // indexes meanwhile.
+    void finalize(unsigned threads = 1);
 
 private:
     void classifyTracks();
     void undoAnnotationWidening();
-    void sortAndNestTracks();
-    void buildLinks();
+    // The events' earliest start and latest end, and the first Trace span in file order (kNoIndex: none).
+    struct EventSpan
+    {
+        int64_t first = 0, last = 0;
+        uint32_t firstTraceSpan = kNoIndex;
+    };
+    EventSpan sortAndNestTracks();
+    void indexIds();
+    void linkForwardBackward();
     uint32_t enclosingOpOfLaunch(uint32_t event) const;
 
     int64_t m_firstTime = 0;
