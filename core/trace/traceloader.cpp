@@ -1050,14 +1050,18 @@ void Loader::reportProgress()
 // half of them there). Capacity that is never written costs address space, not memory (but commit charge
 // where overcommit is strict, so the estimate is kept near the need). Kineto's events take 340-520 bytes
 // of JSON (HTA's, the H200 fixtures, the generated ones); a trace of smaller ones grows it once or twice.
+// The flows likewise: a launch's ac2g pair and the fwdbwd pairs come to one flow per 700-2,000 bytes.
 void Loader::reserveEvents()
 {
-    const uint64_t events = std::min<uint64_t>(expectedJsonBytes(m_source) / 256, uint64_t(1) << 23); // at most 512 MiB
-    if (events <= t().events.capacity())
-        return;
+    const uint64_t json = expectedJsonBytes(m_source);
+    const uint64_t events = std::min<uint64_t>(json / 256, uint64_t(1) << 23); // at most 512 MiB
+    const uint64_t flows = std::min<uint64_t>(json / 512, uint64_t(1) << 23);  // at most 256 MiB
     try {
-        t().events.reserve(static_cast<size_t>(events));
-    } catch (const std::bad_alloc&) { // no address space to spare: the vector grows as it goes
+        if (events > t().events.capacity())
+            t().events.reserve(static_cast<size_t>(events));
+        if (flows > t().flows.capacity())
+            t().flows.reserve(static_cast<size_t>(flows));
+    } catch (const std::bad_alloc&) { // no address space to spare: the vectors grow as they go
     }
 }
 
