@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <future>
 #include <map>
+#include <system_error>
 
 namespace tilescope::trace {
 
@@ -81,8 +82,12 @@ void Trace::finalize(unsigned threads)
     // nothing. A small trace is not worth a thread's start.
     constexpr size_t kEventsWorthAThread = 20000;
     std::future<void> ids;
-    if (threads > 1 && events.size() >= kEventsWorthAThread)
-        ids = std::async(std::launch::async, [this] { indexIds(); });
+    if (threads > 1 && events.size() >= kEventsWorthAThread) {
+        try {
+            ids = std::async(std::launch::async, [this] { indexIds(); });
+        } catch (const std::system_error&) { // no thread to be had: they are built below, after the nesting
+        }
+    }
     classifyTracks();
     undoAnnotationWidening();
     const EventSpan span = sortAndNestTracks();

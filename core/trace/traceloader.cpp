@@ -922,7 +922,7 @@ std::unique_ptr<Trace> Loader::run()
     t().stats.decodedBytes = m_reader.bytesRead();
     if (t().events.empty() && t().memory.empty())
         t().stats.warnings.push_back("the trace holds no events");
-    t().finalize();
+    t().finalize(m_threads);
     return std::move(m_trace);
 }
 

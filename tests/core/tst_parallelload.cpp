@@ -392,6 +392,22 @@ private slots:
         }
     }
 
+    // From 20,000 events Trace::finalize builds the id indexes on a second thread beside the nesting: the
+    // same trace as with one thread, links, fwdbwd pairs and extent included. Run under ASan too (the fixtures
+    // above skip large files there), for the threads' sharing of the events.
+    void finalizeOnTwoThreads()
+    {
+        const std::string path = std::string(TILESCOPE_TEST_DATA) + "/external/hta/ns_resolution_trace_rank0.json.gz";
+        const auto open = [&path] { return io::openTraceFile(path); };
+        const Outcome serial = loadWith(open, 1, 0, false);
+        const Outcome parallel = loadWith(open, 2, 0, false);
+        const auto* t = std::get_if<std::unique_ptr<Trace>>(&parallel);
+        QVERIFY(t);
+        QVERIFY((*t)->events.size() >= 20000);
+        QVERIFY(!(*t)->forwardBackward().empty());
+        compareOutcomes(serial, parallel, path + " threads 2");
+    }
+
     void threadCount()
     {
         trace::LoadOptions options;
