@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -289,15 +290,12 @@ void Builder::assignOverheadIds()
     std::vector<int64_t> starts(overheads.size());
     for (size_t k = 0; k < overheads.size(); ++k)
         starts[k] = m_events[overheads[k]].startNs;
-    std::vector<Candidate> fromOps(overheads.size());
-    std::vector<uint8_t> found(overheads.size(), 0);
+    std::vector<std::optional<Candidate>> fromOps(overheads.size()); // the best so far per overhead
     const auto offer = [&](const Candidate& c) {
         auto k = static_cast<size_t>(std::lower_bound(starts.begin(), starts.end(), c.start) - starts.begin());
         for (; k < starts.size() && starts[k] <= c.end; ++k)
-            if (better(c, found[k] ? &fromOps[k] : nullptr)) {
+            if (better(c, fromOps[k] ? &*fromOps[k] : nullptr))
                 fromOps[k] = c;
-                found[k] = 1;
-            }
     };
     if (m_mainThread != kNoIndex)
         for (const Event& e : m_trace.events) {
@@ -318,7 +316,7 @@ void Builder::assignOverheadIds()
     for (size_t k = 0; k < overheads.size(); ++k) {
         const uint32_t o = overheads[k];
         FunctionEvent& overhead = m_events[o];
-        const Candidate* best = found[k] ? &fromOps[k] : nullptr;
+        const Candidate* best = fromOps[k] ? &*fromOps[k] : nullptr;
         for (const Candidate& c : fromOverheads)
             if (c.start <= overhead.startNs && overhead.startNs <= c.end && better(c, best))
                 best = &c;

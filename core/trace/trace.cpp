@@ -331,13 +331,14 @@ void Trace::indexIds()
 // fwdbwd flows: the start sits on the forward op, the end on the backward op (needs the tracks nested).
 void Trace::linkForwardBackward()
 {
-    // Each flow's lane is searched from where the lane's previous flow was found: a lane's flows come
-    // in time order, and the flows of a training step sit close together on the main thread's long lane.
+    // Each flow's lane is searched from where the lane's previous flow was found (an offset into the lane's
+    // list, which does not change here): a lane's flows come in time order, and the flows of a training step
+    // sit close together on the main thread's long lane.
     std::vector<size_t> hints(tracks.size(), 0);
     auto enclosingOp = [&](TrackId track, int64_t time) -> uint32_t {
         const auto& list = tracks[track].events;
-        auto it = gallopUpperBound(list.begin(), list.end(), list.begin() + static_cast<ptrdiff_t>(std::min(hints[track], list.size())),
-                                   time, [&](int64_t t, uint32_t i) { return t < events[i].start; });
+        auto it = gallopUpperBound(list.begin(), list.end(), list.begin() + static_cast<ptrdiff_t>(hints[track]), time,
+                                   [&](int64_t t, uint32_t i) { return t < events[i].start; });
         hints[track] = static_cast<size_t>(it - list.begin());
         if (it == list.begin())
             return kNoIndex;
