@@ -25,6 +25,14 @@ public:
     // `size`, when neither was found). Positions are indices in `text`.
     Result scan(const char* text, size_t from, size_t size, size_t cutFrom);
 
+    // A likely separator between two elements of an array of objects, at an index >= `from` in
+    // text[0, size): a ',' with a '}' before it and a '{' after it, whitespace aside; SIZE_MAX if none.
+    // Looks at a few bytes around each '{' instead of every byte since the array's start, but it is a
+    // guess: the same bytes can stand inside a string or a nested array of objects. A guess is proven by
+    // parsing the part before it strictly, which must then end at a real separator (a cut inside an
+    // element leaves it unfinished).
+    static size_t findLikelySeparator(const char* text, size_t from, size_t size);
+
 private:
     uint32_t m_depth = 0; // 0: between the array's elements
     bool m_inString = false;

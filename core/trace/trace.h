@@ -189,6 +189,7 @@ struct LoadStatistics
     std::vector<std::string> warnings;
     bool partial = false;
     uint64_t parallelChunks = 0; // traceEvents chunks parsed in parallel; 0 after one streaming pass
+    uint64_t wrongCuts = 0;      // chunks cut at a guessed separator that was not one, then cut exactly
 };
 
 // A loaded trace: columnar, immutable after loading.

@@ -539,8 +539,12 @@ struct EventChunk final : RawArgsSink
     CounterValues counters;
     std::string argsText;
     std::vector<std::pair<size_t, uint32_t>> argsSpans;
-    std::exception_ptr error; // the parse failed: the load starts again in one streaming pass
-    bool done = false;        // guarded by ChunkWorkers' mutex
+    std::exception_ptr error;    // the parse failed: cut again exactly if the cut was guessed, else the load
+                                 // starts again in one streaming pass
+    bool done = false;           // guarded by ChunkWorkers' mutex
+    char terminator = ',';       // the byte after text: ',' or the array's ']'
+    bool guessed = false;        // cut at a likely separator, proven by the parse
+    bool afterSeparator = false; // follows a ',' (else the array's '[')
 
     uint32_t storeRawArgs(std::string_view raw) override
     {
@@ -1094,10 +1098,21 @@ void Loader::readEventArray()
     }
 }
 
-// traceEvents in parallel: this thread reads the array in blocks, cuts it into chunks of whole elements
-// (io::ArraySplitter), hands them to the workers and merges their records back in file order, so that
-// everything stateful (tracks, B/E pairs, metadata, the trace's string pool) sees the events exactly as the
-// streaming pass does. Memory stays bounded: a few chunks in flight, never the whole file.
+// traceEvents in parallel: this thread reads the array in blocks, cuts it into chunks of whole elements,
+// hands them to the workers and merges their records back in file order, so that everything stateful
+// (tracks, B/E pairs, metadata, the trace's string pool) sees the events exactly as the streaming pass does.
+// Memory stays bounded: a few chunks in flight, never the whole file.
+//
+// Where to cut is guessed (io::ArraySplitter::findLikelySeparator: a "},{" past the chunk's size) and proven
+// by the worker's strict parse: a chunk that starts at a real separator parses only if it also ends at one,
+// so the chunks merged in order are exactly the array's elements. When a guessed chunk fails to parse, it
+// and the chunks after it are put back together and it is cut again by the exact scan (io::ArraySplitter:
+// every byte since the chunk's start, strings and nesting tracked), which was a third of this thread's
+// instructions when it cut every chunk; after a few wrong guesses (elements that hold arrays of objects, or
+// "},{" in their strings), every chunk is. A chunk with no guess in its first 64 KiB past its size, and the
+// array's end, are cut exactly too.
+constexpr uint64_t kMaxWrongCuts = 3; // then the exact scan only: a wrong guess costs a chunk's parse and a wait for all
+
 void Loader::readEventArrayInParallel()
 {
     m_wentParallel = true;
@@ -1113,23 +1128,69 @@ void Loader::readEventArrayInParallel()
     // hundred bytes an element (reading in 64 KiB pieces copied half a piece a chunk: with 64 KiB chunks, 8%
     // of the loading thread's time on ns_resolution).
     const size_t tailBlock = std::clamp<size_t>(m_chunkBytes / 8, 1, size_t(4) << 10);
+    const size_t guessWindow = 16 * tailBlock; // past the chunk's size
     io::ArraySplitter splitter;
     std::deque<std::unique_ptr<EventChunk>> inFlight; // before the workers: they go first, joined
     std::vector<std::unique_ptr<EventChunk>> spare;   // merged chunks, kept for their buffers
     ChunkWorkers workers(m_threads, m_source.name(), m_options.keepRawArgs);
     const size_t maxInFlight = 2 * size_t(m_threads) + 1;
-    bool anyChunk = false;
+    bool guessing = !std::getenv("TILESCOPE_LOAD_EXACT_CUTS"); // off: every chunk cut exactly (for measurements)
+    bool exactChunk = !guessing;                               // the chunk being cut: scanned exactly
+    size_t searched = 0;                                       // the guess search of the chunk being cut went up to here
+    size_t scanned = 0;                                        // the exact scan of the chunk being cut went up to here
+    bool anyChunk = false;                                     // the chunk being cut follows a ','
+    const auto startChunk = [&] {
+        exactChunk = !guessing;
+        searched = scanned = 0;
+        splitter = io::ArraySplitter();
+    };
+    // A guessed chunk that does not parse: it and the chunks after it become pending again, in their order
+    // with their separators, and the rest of the array is cut exactly. If the bytes are bad, the exact cut
+    // hands them to a worker again, whose error ends the parallel load as before.
+    const auto cutExactlyFromFront = [&] {
+        for (const auto& chunk : inFlight)
+            workers.wait(chunk.get());
+        std::vector<char> joined;
+        size_t size = filled;
+        for (const auto& chunk : inFlight)
+            size += chunk->textSize + 1;
+        joined.reserve(std::max(size, m_chunkBytes) + tailBlock);
+        for (const auto& chunk : inFlight) {
+            joined.insert(joined.end(), chunk->text.begin(), chunk->text.begin() + static_cast<ptrdiff_t>(chunk->textSize));
+            joined.push_back(chunk->terminator);
+        }
+        joined.insert(joined.end(), pending.begin(), pending.begin() + static_cast<ptrdiff_t>(filled));
+        pendingOffset -= size - filled;
+        anyChunk = inFlight.front()->afterSeparator;
+        filled = size;
+        joined.resize(std::max(size, m_chunkBytes) + tailBlock);
+        pending = std::move(joined);
+        for (auto& chunk : inFlight) {
+            chunk->recycle();
+            spare.push_back(std::move(chunk));
+        }
+        inFlight.clear();
+        ++t().stats.wrongCuts;
+        guessing = t().stats.wrongCuts < kMaxWrongCuts;
+        startChunk();
+        exactChunk = true;
+    };
+    // Merges the oldest chunk; false when it was a wrong guess and pending was rebuilt (cut it again).
     const auto mergeOldest = [&] {
-        workers.wait(inFlight.front().get());
-        mergeChunk(*inFlight.front());
+        EventChunk& oldest = *inFlight.front();
+        workers.wait(&oldest);
+        if (oldest.error && oldest.guessed) {
+            cutExactlyFromFront();
+            return false;
+        }
+        mergeChunk(oldest);
         spare.push_back(std::move(inFlight.front()));
         spare.back()->recycle();
         inFlight.pop_front();
+        return true;
     };
     // Hands pending[0, end) to a worker; pending goes on with its bytes from `next` (in the chunk's old buffer).
-    const auto dispatch = [&](size_t end, size_t next) {
-        while (inFlight.size() >= maxInFlight)
-            mergeOldest();
+    const auto dispatch = [&](size_t end, size_t next, char terminator) {
         std::unique_ptr<EventChunk> chunk;
         if (spare.empty()) {
             chunk = std::make_unique<EventChunk>();
@@ -1143,6 +1204,9 @@ void Loader::readEventArrayInParallel()
         std::copy(pending.begin() + static_cast<ptrdiff_t>(next), pending.begin() + static_cast<ptrdiff_t>(filled), chunk->text.begin());
         std::swap(chunk->text, pending);
         chunk->textSize = end;
+        chunk->terminator = terminator;
+        chunk->guessed = !exactChunk;
+        chunk->afterSeparator = anyChunk;
         filled = rest;
         pendingOffset += next;
         chunk->depth = depth;
@@ -1150,39 +1214,65 @@ void Loader::readEventArrayInParallel()
         inFlight.push_back(std::move(chunk));
         ++t().stats.parallelChunks;
         anyChunk = true;
+        startChunk();
     };
-    size_t scanned = 0;
     for (;;) {
-        const io::ArraySplitter::Result found = splitter.scan(pending.data(), scanned, filled, m_chunkBytes);
-        if (found.malformed)
-            throw ParallelLoadFailed();
-        if (found.arrayEnd != SIZE_MAX) {
-            // An empty array has no chunk; after a ',' an empty chunk is an error the worker reports.
-            size_t rest = 0; // where the bytes after the ']' start in pending
-            if (anyChunk || std::string_view(pending.data(), found.arrayEnd).find_first_not_of(" \t\r\n") != std::string_view::npos)
-                dispatch(found.arrayEnd, found.arrayEnd + 1);
-            else
-                rest = found.arrayEnd + 1;
-            while (!inFlight.empty())
-                mergeOldest();
-            m_reader.resumeAfterArray(std::string_view(pending.data() + rest, filled - rest), pendingOffset + rest);
-            return;
-        }
-        if (found.separator != SIZE_MAX) {
-            dispatch(found.separator, found.separator + 1);
-            scanned = 0;
+        // Room for one more chunk first: merging may find a wrong guess and rebuild pending.
+        bool room = true;
+        while (room && inFlight.size() >= maxInFlight)
+            room = mergeOldest();
+        if (!room)
             continue;
+        if (!exactChunk) {
+            const size_t cut = io::ArraySplitter::findLikelySeparator(pending.data(), std::max(searched, m_chunkBytes), filled);
+            if (cut != SIZE_MAX) {
+                dispatch(cut, cut + 1, ',');
+                continue;
+            }
+            searched = filled;
+            if (filled >= m_chunkBytes + guessWindow)
+                exactChunk = true;
         }
-        scanned = filled;
-        while (!inFlight.empty() && workers.isDone(inFlight.front().get()))
-            mergeOldest();
+        if (exactChunk) {
+            const io::ArraySplitter::Result found = splitter.scan(pending.data(), scanned, filled, m_chunkBytes);
+            if (found.malformed)
+                throw ParallelLoadFailed();
+            if (found.arrayEnd != SIZE_MAX) {
+                // An empty array has no chunk; after a ',' an empty chunk is an error the worker reports.
+                size_t rest = 0; // where the bytes after the ']' start in pending
+                if (anyChunk || std::string_view(pending.data(), found.arrayEnd).find_first_not_of(" \t\r\n") != std::string_view::npos)
+                    dispatch(found.arrayEnd, found.arrayEnd + 1, ']');
+                else
+                    rest = found.arrayEnd + 1;
+                bool merged = true;
+                while (merged && !inFlight.empty())
+                    merged = mergeOldest();
+                if (!merged)
+                    continue;
+                m_reader.resumeAfterArray(std::string_view(pending.data() + rest, filled - rest), pendingOffset + rest);
+                return;
+            }
+            if (found.separator != SIZE_MAX) {
+                dispatch(found.separator, found.separator + 1, ',');
+                continue;
+            }
+            scanned = filled;
+        }
+        bool merged = true;
+        while (merged && !inFlight.empty() && workers.isDone(inFlight.front().get()))
+            merged = mergeOldest();
+        if (!merged)
+            continue;
         const size_t want = filled < m_chunkBytes ? m_chunkBytes + tailBlock - filled : tailBlock;
         if (pending.size() < filled + want)
             pending.resize(filled + want);
         const size_t got = m_source.read(pending.data() + filled, want);
         filled += got;
-        if (got == 0) // truncated: the streaming pass says where, or keeps what it can with --partial
-            throw ParallelLoadFailed();
+        if (got == 0) {
+            if (exactChunk) // truncated: the streaming pass says where, or keeps what it can with --partial
+                throw ParallelLoadFailed();
+            exactChunk = true; // the array's end, or a truncated file: the exact scan finds which
+        }
     }
 }
 

@@ -151,6 +151,28 @@ private slots:
             }
         }
     }
+
+    // The guess: a ',' between a '}' and a '{', whitespace aside, at or after `from`; nothing else.
+    void likelySeparator()
+    {
+        const auto find = [](std::string_view text, size_t from) {
+            return ArraySplitter::findLikelySeparator(text.data(), from, text.size());
+        };
+        QCOMPARE(find(R"({"a": 1},{"b": 2})", 0), size_t(8));
+        QCOMPARE(find("{\"a\": 1}\n  ,\t\r\n {\"b\": 2}", 0), size_t(11));
+        QCOMPARE(find(R"({"a": 1},{"b": 2},{"c": 3})", 9), size_t(17));
+        QCOMPARE(find(R"({"a": 1},{"b": 2})", 9), SIZE_MAX); // the only one is before `from`
+        QCOMPARE(find(R"({"a": [1, {"b": 2}, 3]})", 0), SIZE_MAX);
+        QCOMPARE(find(R"({"a": 1} {"b": 2})", 0), SIZE_MAX);
+        QCOMPARE(find(R"({"a": 1}, ["b"])", 0), SIZE_MAX);
+        QCOMPARE(find(R"({"a": 1},)", 0), SIZE_MAX); // the '{' is not read yet
+        QCOMPARE(find(",{", 0), SIZE_MAX);
+        QCOMPARE(find("{", 0), SIZE_MAX);
+        QCOMPARE(find("", 0), SIZE_MAX);
+        // Only a guess: inside a string, or between the objects of a nested array, it is no separator.
+        QCOMPARE(find(R"({"name": "},{"})", 0), size_t(11));
+        QCOMPARE(find(R"({"a": [{}, {}]})", 0), size_t(9));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestArraySplitter)
