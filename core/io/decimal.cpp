@@ -1,12 +1,38 @@
 // SPDX-License-Identifier: MIT
 #include "io/decimal.h"
 
+#include <bit>
 #include <charconv>
+#include <cstring>
 #include <limits>
 
 namespace tilescope::io {
 
 namespace {
+
+static_assert(std::endian::native == std::endian::little, "the digit words are read from the low byte");
+
+// Are the 8 bytes at p all ASCII digits? (fast_float's test: a byte under '0' sets its high bit when '0'
+// is taken away, one over '9' when 0x46 is added.)
+inline bool eightDigitsAt(const char* p)
+{
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    return (((word + 0x4646464646464646ull) | (word - 0x3030303030303030ull)) & 0x8080808080808080ull) == 0;
+}
+
+// The value of 8 ASCII digits, first one most significant: pairs, then fours, by multiplications that
+// keep the partial values in separate bytes and halves (simdjson's parse_eight_digits_unrolled).
+inline uint64_t eightDigitsValue(const char* p)
+{
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    word -= 0x3030303030303030ull;
+    word = word * 10 + (word >> 8);
+    return (((word & 0x000000ff000000ffull) * (100 + (1000000ull << 32)))
+            + (((word >> 16) & 0x000000ff000000ffull) * (1 + (10000ull << 32))))
+        >> 32;
+}
 
 struct Scaled
 {
@@ -105,6 +131,10 @@ std::optional<int64_t> parseScaledDecimal(std::string_view text, int shift)
         const size_t n = text.size();
         uint64_t v = 0; // 19 digits fit
         size_t i = 0, digits = 0, decimals = 0;
+        // A timestamp's 16 digits: 8 at a time (a third of the workers' number parsing went to the digits
+        // one by one). With more than 19 digits v wraps, and the test below rejects it.
+        for (; n - i >= 8 && eightDigitsAt(text.data() + i); i += 8, digits += 8)
+            v = v * 100000000 + eightDigitsValue(text.data() + i);
         for (; i < n && text[i] >= '0' && text[i] <= '9'; ++i, ++digits)
             v = v * 10 + static_cast<uint64_t>(text[i] - '0');
         if (digits > 0 && i < n && text[i] == '.')
