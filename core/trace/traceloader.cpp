@@ -1189,6 +1189,13 @@ void Loader::readEventArrayInParallel()
         inFlight.pop_front();
         return true;
     };
+    // Merges every chunk in flight; false when one was a wrong guess and pending was rebuilt.
+    const auto mergeAllInFlight = [&] {
+        bool merged = true;
+        while (merged && !inFlight.empty())
+            merged = mergeOldest();
+        return merged;
+    };
     // Hands pending[0, end) to a worker; pending goes on with its bytes from `next` (in the chunk's old buffer).
     const auto dispatch = [&](size_t end, size_t next, char terminator) {
         std::unique_ptr<EventChunk> chunk;
@@ -1230,8 +1237,13 @@ void Loader::readEventArrayInParallel()
                 continue;
             }
             searched = filled;
-            if (filled >= m_chunkBytes + guessWindow)
+            if (filled >= m_chunkBytes + guessWindow) {
                 exactChunk = true;
+                // The exact scan starts where this chunk starts, a separator only if the guessed chunks before it
+                // parse: they are merged first (else a wrong guess would send the scan off inside an element).
+                if (!mergeAllInFlight())
+                    continue;
+            }
         }
         if (exactChunk) {
             const io::ArraySplitter::Result found = splitter.scan(pending.data(), scanned, filled, m_chunkBytes);
@@ -1244,10 +1256,7 @@ void Loader::readEventArrayInParallel()
                     dispatch(found.arrayEnd, found.arrayEnd + 1, ']');
                 else
                     rest = found.arrayEnd + 1;
-                bool merged = true;
-                while (merged && !inFlight.empty())
-                    merged = mergeOldest();
-                if (!merged)
+                if (!mergeAllInFlight())
                     continue;
                 m_reader.resumeAfterArray(std::string_view(pending.data() + rest, filled - rest), pendingOffset + rest);
                 return;
@@ -1271,7 +1280,8 @@ void Loader::readEventArrayInParallel()
         if (got == 0) {
             if (exactChunk) // truncated: the streaming pass says where, or keeps what it can with --partial
                 throw ParallelLoadFailed();
-            exactChunk = true; // the array's end, or a truncated file: the exact scan finds which
+            exactChunk = true; // the array's end, or a truncated file: the exact scan finds which, from a proven start
+            mergeAllInFlight();
         }
     }
 }

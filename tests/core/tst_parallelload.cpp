@@ -14,6 +14,8 @@
 #include <QScopeGuard>
 #include <QtTest>
 
+#include <random>
+
 #include <filesystem>
 #include <variant>
 
@@ -288,6 +290,77 @@ private slots:
             compareOutcomes(serialArray, parallel, "array chunk " + std::to_string(chunk));
             QVERIFY(std::get<std::unique_ptr<Trace>>(parallel)->stats.parallelChunks > 0);
         }
+    }
+
+    // A wrong guess in the last chunks, where the exact scan takes over to find the array's end (or no guess
+    // comes within the window): the chunks before are proven first, so the load stays parallel.
+    void wrongGuessNearTheEnd()
+    {
+        std::string data = "{\"traceEvents\": [";
+        for (int i = 0; i < 40; ++i)
+            data += R"({"ph": "X", "name": "op", "pid": 1, "tid": 1, "ts": )" + std::to_string(i * 10) + R"(, "dur": 5}, )";
+        for (const std::string last :
+             {R"({"ph": "X", "name": "a},{b", "pid": 1, "tid": 1, "ts": 500, "dur": 1}]})",
+              R"({"ph": "X", "name": "a}, {", "pid": 1, "tid": 1, "ts": 500, "dur": 1, "args": {"x": [{}, {}]}}]})"}) {
+            const std::string trace = data + last;
+            const Outcome serial = loadWith(memoryOpener(trace), 1, 0, false);
+            QVERIFY(std::holds_alternative<std::unique_ptr<Trace>>(serial));
+            for (size_t chunk = 1; chunk <= 64; ++chunk) {
+                const Outcome parallel = loadWith(memoryOpener(trace), 2, chunk, false);
+                compareOutcomes(serial, parallel, "chunk " + std::to_string(chunk));
+                QVERIFY2(std::get<std::unique_ptr<Trace>>(parallel)->stats.parallelChunks > 0, ("chunk " + std::to_string(chunk)).c_str());
+            }
+        }
+    }
+
+    // Random traces full of what makes a guess wrong ("},{" in strings, escapes, arrays of objects, an array
+    // of objects after traceEvents), some damaged: the same Trace or error as the streaming pass, and every
+    // trace that loads loaded in parallel (a wrong guess never sends the load back to the streaming pass).
+    void randomWrongGuesses()
+    {
+        std::mt19937 random(12345);
+        const char* pieces[] = {"},{", "}, {", "},\\n{", "]", "[", "{", "}", ",", "\\\"", "\\\\", "x", " "};
+        size_t loadedInParallel = 0;
+        for (int round = 0; round < 300; ++round) {
+            std::string data = "{\"traceEvents\": [";
+            const int events = 1 + static_cast<int>(random() % 12);
+            for (int e = 0; e < events; ++e) {
+                std::string text;
+                for (int k = static_cast<int>(random() % 6); k > 0; --k)
+                    text += pieces[random() % std::size(pieces)];
+                data += "{\"ph\": \"X\", \"name\": \"" + text + "\", \"pid\": 1, \"tid\": " + std::to_string(e % 2)
+                    + ", \"ts\": " + std::to_string(e * 10) + ", \"dur\": 3";
+                if (random() % 2)
+                    data += ", \"args\": {\"objects\": [{\"a\": \"" + text + "\"},\n {\"b\": [{}, {}]}], \"s\": \"" + text + "\"}";
+                data += "}";
+                if (e + 1 < events)
+                    data += random() % 2 ? "," : ",\n ";
+            }
+            data += "]";
+            if (random() % 2)
+                data += ", \"after\": [{\"a\": 1},{\"b\": \"},{\"}]";
+            data += "}";
+            if (random() % 3 == 0) {
+                const size_t at = random() % data.size();
+                switch (random() % 3) {
+                case 0: data.erase(at, 1); break;
+                case 1: data.insert(at, 1, "{}[],\"\\x"[random() % 8]); break;
+                default: data.resize(at); break;
+                }
+            }
+            const Outcome serial = loadWith(memoryOpener(data), 1, 0, false);
+            for (int k = 0; k < 6; ++k) {
+                const size_t chunk = 1 + random() % 120;
+                const Outcome parallel = loadWith(memoryOpener(data), 2 + static_cast<unsigned>(random() % 3), chunk, false);
+                compareOutcomes(serial, parallel, "round " + std::to_string(round) + " chunk " + std::to_string(chunk) + ": " + data);
+                if (const auto* t = std::get_if<std::unique_ptr<Trace>>(&parallel)) {
+                    QVERIFY2((*t)->stats.parallelChunks > 0,
+                             ("round " + std::to_string(round) + " chunk " + std::to_string(chunk) + ": " + data).c_str());
+                    ++loadedInParallel;
+                }
+            }
+        }
+        QVERIFY2(loadedInParallel > 500, std::to_string(loadedInParallel).c_str());
     }
 
     // The trace cut at every byte (a crashed run), and bytes changed into ones that break it: the same
