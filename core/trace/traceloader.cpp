@@ -1240,15 +1240,18 @@ void Loader::readEventArrayInParallel()
             if (filled >= m_chunkBytes + guessWindow) {
                 exactChunk = true;
                 // The exact scan starts where this chunk starts, a separator only if the guessed chunks before it
-                // parse: they are merged first (else a wrong guess would send the scan off inside an element).
+                // parse: they are merged first, or a wrong guess could send the scan reading to the file's end.
                 if (!mergeAllInFlight())
                     continue;
             }
         }
         if (exactChunk) {
             const io::ArraySplitter::Result found = splitter.scan(pending.data(), scanned, filled, m_chunkBytes);
-            if (found.malformed)
+            if (found.malformed) {
+                if (!mergeAllInFlight()) // a wrong guess before: cut again from there
+                    continue;
                 throw ParallelLoadFailed();
+            }
             if (found.arrayEnd != SIZE_MAX) {
                 // An empty array has no chunk; after a ',' an empty chunk is an error the worker reports.
                 size_t rest = 0; // where the bytes after the ']' start in pending
@@ -1278,10 +1281,14 @@ void Loader::readEventArrayInParallel()
         const size_t got = m_source.read(pending.data() + filled, want);
         filled += got;
         if (got == 0) {
-            if (exactChunk) // truncated: the streaming pass says where, or keeps what it can with --partial
+            if (exactChunk) { // truncated: the streaming pass says where, or keeps what it can with --partial
+                if (!mergeAllInFlight())
+                    continue;
                 throw ParallelLoadFailed();
-            exactChunk = true; // the array's end, or a truncated file: the exact scan finds which, from a proven start
-            mergeAllInFlight();
+            }
+            // The array's end, or a truncated file: the exact scan finds which. It may start after a wrong guess
+            // still in flight: what it finds is then undone with that guess, and it fails only once they merged.
+            exactChunk = true;
         }
     }
 }
