@@ -543,7 +543,9 @@ struct EventChunk final : RawArgsSink
                                  // starts again in one streaming pass
     bool done = false;           // guarded by ChunkWorkers' mutex
     char terminator = ',';       // the byte after text: ',' or the array's ']'
-    bool guessed = false;        // cut at a likely separator, proven by the parse
+    bool guessed = false;        // cut at a likely separator, proven by the parse. An exact cut can also start
+                                 // after an unproven guess (at the array's end): such a chunk is only ever merged
+                                 // after the chunks before it, so a wrong guess there is undone first
     bool afterSeparator = false; // follows a ',' (else the array's '[')
 
     uint32_t storeRawArgs(std::string_view raw) override
