@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "io/arraysplitter.h"
 
+#include "io/jsonchars.h"
+
 #include <algorithm>
 #include <cstring>
 #if defined(__SSE2__)
@@ -154,7 +156,6 @@ ArraySplitter::Result ArraySplitter::scan(const char* text, size_t from, size_t 
 
 size_t ArraySplitter::findLikelySeparator(const char* text, size_t from, size_t size)
 {
-    const auto isSpace = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
     for (size_t at = from; at < size;) {
         const auto* hit = static_cast<const char*>(std::memchr(text + at, '{', size - at));
         if (hit == nullptr)
@@ -162,12 +163,12 @@ size_t ArraySplitter::findLikelySeparator(const char* text, size_t from, size_t 
         const auto brace = static_cast<size_t>(hit - text);
         // Back from the '{' over whitespace to a ',', then over whitespace to a '}'.
         size_t before = brace;
-        while (before > 0 && isSpace(text[before - 1]))
+        while (before > 0 && isJsonWhitespace(text[before - 1]))
             --before;
         if (before > 0 && text[before - 1] == ',') {
             const size_t comma = before - 1;
             size_t end = comma;
-            while (end > 0 && isSpace(text[end - 1]))
+            while (end > 0 && isJsonWhitespace(text[end - 1]))
                 --end;
             if (end > 0 && text[end - 1] == '}' && comma >= from)
                 return comma;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "io/decimal.h"
 
-#include <bit>
+#include "io/jsonchars.h"
+
 #include <charconv>
 #include <cstring>
 #include <limits>
@@ -10,15 +11,12 @@ namespace tilescope::io {
 
 namespace {
 
-static_assert(std::endian::native == std::endian::little, "the digit words are read from the low byte");
-
-// Are the 8 bytes at p all ASCII digits? (fast_float's test: a byte under '0' sets its high bit when '0'
-// is taken away, one over '9' when 0x46 is added.)
+// Are the 8 bytes at p all ASCII digits?
 inline bool eightDigitsAt(const char* p)
 {
     uint64_t word;
     std::memcpy(&word, p, 8);
-    return (((word + 0x4646464646464646ull) | (word - 0x3030303030303030ull)) & 0x8080808080808080ull) == 0;
+    return leadingDigits8(word) == 8;
 }
 
 // The value of 8 ASCII digits, first one most significant: pairs, then fours, by multiplications that

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 
 #include "io/bytesource.h"
+#include "io/jsonchars.h"
 #include "io/tracefileerror.h"
 
 #include <cstring>
@@ -20,7 +20,6 @@ namespace {
 
 constexpr size_t kMaxDepth = 1000;
 
-inline bool isWhitespace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 std::string printable(char c)
@@ -118,19 +117,6 @@ inline bool wordNeedsAttention(uint64_t v)
     const uint64_t hasSlash = (slash - ones) & ~slash;
     const uint64_t hasControl = (v - ones * 0x20) & ~v;
     return ((hasQuote | hasSlash | hasControl) & highs) | (v & highs);
-}
-
-// How many of the 8 bytes of `word` (in memory order, little-endian) are ASCII digits before the first one
-// that is not.
-static_assert(std::endian::native == std::endian::little, "leadingDigits8 counts from the low byte");
-inline unsigned leadingDigits8(uint64_t word)
-{
-    constexpr uint64_t ones = 0x0101010101010101ull;
-    const uint64_t t = word ^ (ones * '0'); // a digit byte becomes 0..9
-    // The high bit marks a byte of 10 or more (t + 0x76 reaches 0x80) or one already past 0x7f; a carry
-    // can only spoil the bytes after the first marked one, which are not looked at.
-    const uint64_t notDigit = ((t + ones * 0x76) | t) & (ones * 0x80);
-    return notDigit ? static_cast<unsigned>(__builtin_ctzll(notDigit)) / 8 : 8u;
 }
 
 #if defined(__SSE2__)
@@ -246,7 +232,7 @@ void JsonReader::skipWhitespace()
                 return;
         }
 #endif
-        while (m_pos < m_end && isWhitespace(m_buffer[m_pos]))
+        while (m_pos < m_end && isJsonWhitespace(m_buffer[m_pos]))
             ++m_pos;
         if (m_pos < m_end)
             return;
@@ -381,7 +367,7 @@ JsonToken JsonReader::readLiteral(std::string_view word, JsonToken token)
     m_pos += word.size();
     if ((m_pos < m_end || ensure(1)) && m_pos < m_end) {
         const char c = m_buffer[m_pos];
-        if (!(isWhitespace(c) || c == ',' || c == ']' || c == '}'))
+        if (!(isJsonWhitespace(c) || c == ',' || c == ']' || c == '}'))
             fail("unexpected " + printable(c) + " after '" + std::string(word) + "'");
     }
     afterValue();

@@ -1191,13 +1191,14 @@ void Loader::readEventArrayInParallel()
         inFlight.pop_front();
         return true;
     };
-    // Merges every chunk in flight; false when one was a wrong guess and pending was rebuilt.
-    const auto mergeAllInFlight = [&] {
-        bool merged = true;
-        while (merged && !inFlight.empty())
-            merged = mergeOldest();
-        return merged;
+    // Merges the oldest chunks while `more()` says so; false when one was a wrong guess and pending was rebuilt.
+    const auto mergeOldestWhile = [&](auto more) {
+        while (!inFlight.empty() && more())
+            if (!mergeOldest())
+                return false;
+        return true;
     };
+    const auto mergeAllInFlight = [&] { return mergeOldestWhile([] { return true; }); };
     // Hands pending[0, end) to a worker; pending goes on with its bytes from `next` (in the chunk's old buffer).
     const auto dispatch = [&](size_t end, size_t next, char terminator) {
         std::unique_ptr<EventChunk> chunk;
@@ -1227,10 +1228,7 @@ void Loader::readEventArrayInParallel()
     };
     for (;;) {
         // Room for one more chunk first: merging may find a wrong guess and rebuild pending.
-        bool room = true;
-        while (room && inFlight.size() >= maxInFlight)
-            room = mergeOldest();
-        if (!room)
+        if (!mergeOldestWhile([&] { return inFlight.size() >= maxInFlight; }))
             continue;
         if (!exactChunk) {
             const size_t cut = io::ArraySplitter::findLikelySeparator(pending.data(), std::max(searched, m_chunkBytes), filled);
@@ -1272,10 +1270,7 @@ void Loader::readEventArrayInParallel()
             }
             scanned = filled;
         }
-        bool merged = true;
-        while (merged && !inFlight.empty() && workers.isDone(inFlight.front().get()))
-            merged = mergeOldest();
-        if (!merged)
+        if (!mergeOldestWhile([&] { return workers.isDone(inFlight.front().get()); }))
             continue;
         const size_t want = filled < m_chunkBytes ? m_chunkBytes + tailBlock - filled : tailBlock;
         if (pending.size() < filled + want)
