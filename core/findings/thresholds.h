@@ -11,6 +11,10 @@ namespace tilescope::findings::thresholds {
 constexpr double kGpuIdleMinShare = 0.5;
 // gpu-idle: a window shorter than this is a start-up blip, not a run.
 constexpr int64_t kGpuIdleMinWindowNs = 1'000'000;
+// gpu-idle, weaker tiers: a GPU busy less than half the window is underused whatever the CPU does (nsys
+// analyze's gpu_time_util rule flags time below 50% utilization too). Weak when the CPU works in at least
+// half of the GPU's idle time, provisional when neither works in most of it.
+constexpr double kGpuLowUtilization = 0.5;
 
 // dominant-kernel: one name holding at least half of the GPU time is where work pays off first.
 constexpr double kDominantMinShare = 0.5;

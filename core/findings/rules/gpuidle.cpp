@@ -7,7 +7,8 @@
 
 namespace tilescope::findings::rules {
 
-// The GPU idle while the CPU works for a large share of the overlap window (analysis::OverlapReport).
+// The GPU idle while the CPU works for a large share of the overlap window (analysis::OverlapReport); or, weaker,
+// the GPU busy less than half the window, with what the CPU did in the idle time deciding how sure it is.
 void gpuIdle(const trace::Trace&, const DiagnoseInputs& in, std::vector<Finding>& out)
 {
     if (!in.overlap || in.overlap->activeDevices() == 0)
@@ -16,27 +17,62 @@ void gpuIdle(const trace::Trace&, const DiagnoseInputs& in, std::vector<Finding>
     const int64_t window = o.window.end - o.window.start;
     if (window < thresholds::kGpuIdleMinWindowNs)
         return;
+    // The window is the CPU's and GPU's work plus the time both idle, so the GPU idles while the CPU works or
+    // while both idle.
+    const int64_t gpuIdleNs = o.gpuIdleWhileCpuBusyNs + o.bothIdleNs;
     const double share = ratio(o.gpuIdleWhileCpuBusyNs, window);
-    if (share < thresholds::kGpuIdleMinShare)
+    const bool waitsOnCpu = share >= thresholds::kGpuIdleMinShare;
+    const bool underused = ratio(window - gpuIdleNs, window) < thresholds::kGpuLowUtilization;
+    if (!waitsOnCpu && !underused)
         return;
+    const bool cpuWorksInIdle = o.gpuIdleWhileCpuBusyNs * 2 >= gpuIdleNs;
     Finding f;
     f.id = "gpu-idle";
-    f.title = "The GPU is idle for most of the window while the CPU works";
-    f.strength = Strength::Strong;
-    f.evidence.push_back("The GPU was idle while the CPU worked for " + stats::formatDuration(o.gpuIdleWhileCpuBusyNs) + " of the "
-                         + stats::formatDuration(window) + " window (" + percentText(share) + ").");
+    f.columns = {"kernel/gpu_memcpy/gpu_memset ts, dur", "cpu_op/cuda_runtime/cuda_driver ts, dur"};
+    const std::string cpuNextStep = "Look at the CPU ops in the longest GPU gap (the second range): data preparation, Python overhead or a "
+                                    "CPU-bound loop. This says where the GPU waits, not why; move that work off the critical path (a "
+                                    "DataLoader with workers, pinned prefetch, torch.compile).";
+    if (waitsOnCpu) {
+        f.title = "The GPU is idle for most of the window while the CPU works";
+        f.strength = Strength::Strong;
+        f.evidence.push_back("The GPU was idle while the CPU worked for " + stats::formatDuration(o.gpuIdleWhileCpuBusyNs) + " of the "
+                             + stats::formatDuration(window) + " window (" + percentText(share) + ").");
+        f.nextStep = cpuNextStep;
+        f.impactNs = o.gpuIdleWhileCpuBusyNs;
+    } else {
+        f.evidence.push_back("The GPU was idle " + stats::formatDuration(gpuIdleNs) + " of the " + stats::formatDuration(window)
+                             + " window (" + percentText(ratio(gpuIdleNs, window)) + "): the CPU worked during "
+                             + stats::formatDuration(o.gpuIdleWhileCpuBusyNs) + " of it (" + percentText(share)
+                             + " of the window), neither during " + stats::formatDuration(o.bothIdleNs) + " ("
+                             + percentText(ratio(o.bothIdleNs, window)) + ").");
+        if (cpuWorksInIdle) {
+            // Likely the CPU, but under half the window: the other reading is many short gaps of launch latency
+            // between kernels rather than CPU phases the GPU waits through.
+            f.title = "The GPU is idle more than half of the window, mostly while the CPU works";
+            f.strength = Strength::Weak;
+            f.nextStep = cpuNextStep
+                + " If the idle time is many short gaps between kernels instead (see launches), launch fewer, larger kernels "
+                  "(fusion, CUDA graphs).";
+            f.impactNs = o.gpuIdleWhileCpuBusyNs;
+        } else {
+            // The trace holds no record of what the GPU waited for: only a guess is possible.
+            f.title = "The GPU is idle more than half of the window, mostly while the CPU is idle too";
+            f.strength = Strength::Provisional;
+            f.nextStep = "In most of the GPU's idle time no op, CUDA call or kernel is recorded: the wait is outside what the "
+                         "profiler saw (input from DataLoader worker processes, disk or network, another rank, Python code that "
+                         "calls no op). Look at the longest GPU gap (the second range); record with with_stack=True to see the "
+                         "Python code there.";
+            f.impactNs = o.bothIdleNs;
+        }
+    }
     for (const analysis::DeviceBusy& d : o.devices)
         if (d.hasActivity)
             f.evidence.push_back("GPU " + std::to_string(d.device) + " was busy " + stats::formatDuration(d.busyNs) + " ("
                                  + percentText(d.utilization) + " utilization) with " + countText(d.kernels, "kernel", "kernels") + ", "
                                  + countText(d.memcpys, "memcpy", "memcpys") + " and " + countText(d.memsets, "memset", "memsets") + ".");
-    f.evidence.push_back("The CPU was busy " + stats::formatDuration(o.cpuBusyNs) + "; both were idle "
-                         + stats::formatDuration(o.bothIdleNs) + ".");
-    f.columns = {"kernel/gpu_memcpy/gpu_memset ts, dur", "cpu_op/cuda_runtime/cuda_driver ts, dur"};
-    f.nextStep = "Look at the CPU ops in the longest GPU gap (the second range): data preparation, Python overhead or a "
-                 "CPU-bound loop. This says where the GPU waits, not why; move that work off the critical path (a DataLoader "
-                 "with workers, pinned prefetch, torch.compile).";
-    f.impactNs = o.gpuIdleWhileCpuBusyNs;
+    f.evidence.push_back(waitsOnCpu ? "The CPU was busy " + stats::formatDuration(o.cpuBusyNs) + "; both were idle "
+                                 + stats::formatDuration(o.bothIdleNs) + "."
+                                    : "The CPU was busy " + stats::formatDuration(o.cpuBusyNs) + " in all.");
     f.where.push_back({o.window.start, o.window.end, trace::kNoIndex});
     // The longest gap between GPU busy intervals inside the window.
     analysis::Interval longest{0, 0};
