@@ -6,6 +6,7 @@
 #include "trace/tracktypename.h"
 
 #include <algorithm>
+#include <limits>
 #include <future>
 #include <map>
 #include <system_error>
@@ -229,6 +230,7 @@ Trace::EventSpan Trace::sortAndNestTracks()
     for (uint32_t i = 0; i < events.size(); ++i)
         tracks[events[i].track].events.push_back(i);
     std::vector<uint32_t> stack;
+    std::vector<int64_t> levelEnd; // per depth of the track: the end of the last event drawn there
     for (Track& track : tracks) {
         auto& list = track.events;
         const auto earlier = [&](uint32_t a, uint32_t b) {
@@ -238,20 +240,39 @@ Trace::EventSpan Trace::sortAndNestTracks()
         };
         sortRuns(list.begin(), list.end(), earlier); // Kineto writes most lanes in order, or in a few runs
         stack.clear();
+        levelEnd.clear();
         for (const uint32_t index : list) {
             Event& e = events[index];
             while (!stack.empty() && e.start >= events[stack.back()].end())
                 stack.pop_back();
             e.parent = kNoIndex;
+            // The row: the first one below the innermost open event that holds e whole, free from e's start.
+            // Nested events get their parent's depth + 1, as always. One that outlives the event it starts in
+            // (torch's ProfilerStep#N begins inside a Python frame and outlasts it) goes below that event, but
+            // is not stacked under it for good: otherwise each step's frame and step would start one row deeper
+            // than the last, hundreds of rows down a long run.
+            size_t depth = 0;
             if (!stack.empty()) {
                 if (e.end() > events[stack.back()].end()) {
                     e.flags |= PartialOverlap;
                     ++track.partialOverlaps;
+                    for (size_t k = stack.size() - 1; k-- > 0;)
+                        if (events[stack[k]].end() >= e.end()) {
+                            depth = events[stack[k]].depth + size_t(1);
+                            break;
+                        }
                 } else {
                     e.parent = stack.back();
+                    depth = events[stack.back()].depth + size_t(1);
                 }
             }
-            e.depth = static_cast<uint16_t>(std::min<size_t>(stack.size(), UINT16_MAX));
+            while (depth < levelEnd.size() && levelEnd[depth] > e.start)
+                ++depth;
+            depth = std::min<size_t>(depth, UINT16_MAX);
+            if (depth >= levelEnd.size())
+                levelEnd.resize(depth + 1, std::numeric_limits<int64_t>::min());
+            levelEnd[depth] = std::max(levelEnd[depth], e.end());
+            e.depth = static_cast<uint16_t>(depth);
             track.maxDepth = std::max(track.maxDepth, e.depth);
             stack.push_back(index);
             // The trace's extent on the way: one pass over the events fewer.

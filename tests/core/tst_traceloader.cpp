@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include <atomic>
+#include <limits>
 #include <map>
 
 using namespace tilescope;
@@ -142,6 +143,61 @@ private slots:
                 const auto& b = t->events[track.events[i]];
                 QVERIFY(a.start < b.start || (a.start == b.start && a.duration >= b.duration));
             }
+    }
+
+    // Rows of a lane: a nested event sits under its parent (one row under it in a lane without overlapping
+    // slices), no two events of a row overlap, and an event
+    // that outlives the one it starts in does not push every later one a row deeper. torch's loop writes each
+    // ProfilerStep#N inside a Python frame it outlives, and the next step's frame inside that step: 200 steps
+    // of it stayed 4 rows deep (it was one row more per step).
+    void rowsOfOverlappingSlices()
+    {
+        // (plain strings: moc misreads raw string literals in a slot's body)
+        std::string json = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"<module>\", "
+                           "\"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 100000}";
+        for (int i = 0; i < 200; ++i) {
+            const int t = 10 + 400 * i;
+            const auto slice = [&](const char* cat, const std::string& name, int ts, int dur) {
+                json += ", {\"ph\": \"X\", \"cat\": \"" + std::string(cat) + "\", \"name\": \"" + name
+                    + "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(ts) + ", \"dur\": " + std::to_string(dur) + "}";
+            };
+            slice("python_function", "profiler.py(800): step", t, 20);                  // the frame of prof.step()
+            slice("user_annotation", "ProfilerStep#" + std::to_string(i), t + 10, 400); // begins in it, outlives it
+            slice("cpu_op", "aten::mm", t + 50, 100);                                   // the step's work
+            slice("cpu_op", "aten::add", t + 60, 10);
+        }
+        json += "]}";
+        const auto t = loadText(json);
+        const trace::Track& lane = t->tracks[t->events.front().track];
+        QCOMPARE(lane.partialOverlaps, 199u + 200u); // each step over its frame, each frame but the first over a step
+        QVERIFY2(lane.maxDepth <= 4, qPrintable(QString::number(lane.maxDepth)));
+        for (const auto& e : t->events) {
+            if (t->name(e) == "aten::add")
+                QCOMPARE(e.depth, uint16_t(t->events[e.parent].depth + 1));
+        }
+        const auto checkRows = [](const trace::Trace& trace, const std::string& what) {
+            for (const trace::Track& track : trace.tracks) {
+                std::vector<int64_t> rowEnd(track.maxDepth + size_t(1), std::numeric_limits<int64_t>::min());
+                for (const uint32_t i : track.events) { // in start order
+                    const trace::Event& e = trace.events[i];
+                    QVERIFY2(e.depth <= track.maxDepth, what.c_str());
+                    QVERIFY2(rowEnd[e.depth] <= e.start, what.c_str());
+                    rowEnd[e.depth] = e.end();
+                    // Below its parent; right below it where nothing overlaps (else a row may hold an overlapping
+                    // slice that is not an ancestor).
+                    const bool plain = track.partialOverlaps == 0;
+                    if (e.parent != kNoIndex)
+                        QVERIFY2(plain ? e.depth == trace.events[e.parent].depth + 1 : e.depth > trace.events[e.parent].depth,
+                                 what.c_str());
+                    else if (plain)
+                        QVERIFY2(e.depth == 0, what.c_str());
+                }
+            }
+        };
+        checkRows(*t, "inline");
+        for (const char* w : {"gemm_compare", "train_scheduled", "launch_bound", "streams_overlap"})
+            checkRows(*trace::loadTrace(testutil::workloadTrace(w)), w);
+        checkRows(*trace::loadTrace(testutil::dataPath("external/hta/ns_resolution_trace_rank0.json.gz")), "ns_resolution");
     }
 
     void links()
