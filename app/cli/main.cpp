@@ -187,7 +187,9 @@ const char* kDiffUsage = R"(  diff BEFORE AFTER [--by-shape] [--step N | --steps
 const char* kCompareUsage = R"(  compare TRACE [--a NAME] [--b NAME] [--format table|json] [--partial]
       two record_function regions or two kernels (GPU activity names, exact) of one trace: calls, GPU
       time per call (mean, median, min, max; a region call's GPU time is the sum of the GPU activities
-      inside its spans), achieved FLOP/s and bytes/s, roofline class, strength and share of the roof,
+      inside its spans), GPU span per call (first to last activity, gaps included) and the busy share of
+      it, achieved FLOP/s and bytes/s per span time (as classify rates a region), roofline class,
+      strength and share of the roof,
       the kernels inside each region, and a one-line verdict. ratio_b_over_a = b's mean GPU time per
       call / a's (above 1: b is slower). Default: tilelang_kernel (a) vs torch_ref (b), else
       custom_kernel vs torch_ref. TRACE.annotations.json is read when present

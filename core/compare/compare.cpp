@@ -281,10 +281,13 @@ Side measureSide(const trace::Trace& t, const roofline::ClassifyReport& report, 
     std::sort(side.callList.begin(), side.callList.end(), [](const Call& x, const Call& y) { return x.startNs < y.startNs; });
     side.calls = side.callList.size();
     side.gpuUsPerCall = perCallOf(side.callList);
-    int64_t total = 0;
-    for (const Call& c : side.callList)
+    int64_t total = 0, span = 0;
+    for (const Call& c : side.callList) {
         total += c.gpuNs;
+        span += c.endNs - c.startNs;
+    }
     side.totalGpuUs = double(total) / 1000.0;
+    side.totalSpanUs = double(span) / 1000.0;
     classifySide(side, report);
     return side;
 }

@@ -44,6 +44,9 @@ struct Side
     uint64_t calls = 0;
     PerCall gpuUsPerCall;
     double totalGpuUs = 0;
+    // The calls' spans summed (Call::startNs to endNs; a kernel's is its duration): the time the roofline's
+    // achieved rates divide by, idle gaps between a region's activities included.
+    double totalSpanUs = 0;
     std::vector<Call> callList; // in time order: where the app jumps
     bool hostLink = false;      // some of its activities are host<->device memcpys (roofline::namesHostMemory)
     // From the matching roofline::Classification (ClassifyReport::regions or ::kernels by name);

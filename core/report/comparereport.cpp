@@ -27,6 +27,7 @@ io::Json sideJson(const compare::Side& s)
                   {"strength", s.classified ? io::Json(s.strength) : io::Json()}};
     j["kind"] = std::string(compare::sideKindName(s.kind));
     j["total_gpu_us"] = io::jsonNumber(s.totalGpuUs);
+    j["total_span_us"] = io::jsonNumber(s.totalSpanUs);
     j["roof"] = s.roof.empty() ? io::Json() : io::Json(s.roof);
     j["roof_share"] = io::jsonNumber(s.roofShare);
     io::Json& kernels = j["kernels"] = io::Json::array();
@@ -80,8 +81,17 @@ std::vector<CompareRow> compareRows(const compare::Comparison& c)
     row("GPU time per call, min", duration(c.a.gpuUsPerCall.min), duration(c.b.gpuUsPerCall.min));
     row("GPU time per call, max", duration(c.a.gpuUsPerCall.max), duration(c.b.gpuUsPerCall.max));
     row("GPU time total", duration(c.a.totalGpuUs), duration(c.b.totalGpuUs));
-    row("achieved FLOP/s", achieved(c.a.achievedFlopsPerS, "FLOP/s"), achieved(c.b.achievedFlopsPerS, "FLOP/s"));
-    row("achieved bytes/s", achieved(c.a.achievedBytesPerS, "B/s"), achieved(c.b.achievedBytesPerS, "B/s"));
+    // The roofline's rates divide by the span, idle gaps included (a region's GPU time is less): both shown.
+    const auto spanPerCall = [](const compare::Side& s) {
+        return s.calls > 0 ? duration(s.totalSpanUs / double(s.calls)) : std::string("-");
+    };
+    const auto busyInSpan = [](const compare::Side& s) {
+        return s.totalSpanUs > 0 ? stats::formatFixed(100 * s.totalGpuUs / s.totalSpanUs, 1) + "%" : std::string("-");
+    };
+    row("GPU span per call, mean", spanPerCall(c.a), spanPerCall(c.b));
+    row("GPU busy in the span", busyInSpan(c.a), busyInSpan(c.b));
+    row("achieved FLOP/s per span", achieved(c.a.achievedFlopsPerS, "FLOP/s"), achieved(c.b.achievedFlopsPerS, "FLOP/s"));
+    row("achieved bytes/s per span", achieved(c.a.achievedBytesPerS, "B/s"), achieved(c.b.achievedBytesPerS, "B/s"));
     row("class", classText(c.a), classText(c.b));
     row("roof share", roofText(c.a), roofText(c.b));
     return rows;

@@ -722,6 +722,16 @@ Classification regionVerdict(const std::string& name, const RegionAggregate& r, 
                                    "the roofline figures");
     }
     c.calls = agg.calls;
+    // A span the GPU mostly idles in is slow for that reason, whatever its kernels reach: say so instead of
+    // the kernel's reasons (launch overhead, tails, a small grid).
+    const double busyShare = agg.ns > 0 ? r.busy / agg.ns : 0;
+    if (c.cls == RooflineClass::LatencyBound && busyShare < 0.5)
+        for (std::string& line : c.evidence)
+            if (line.starts_with("below 30% of every roof")) {
+                line = line.substr(0, line.find(':')) + ": the GPU is idle " + pct(1 - busyShare)
+                    + " of the span, between its activities; classify its kernels for their own bound";
+                break;
+            }
     c.evidence.push_back("GPU busy " + pct(agg.ns > 0 ? r.busy / agg.ns : 0) + " of its span (" + std::to_string(r.kernelNs.size())
                          + " distinct activities" + (topKernel.empty() ? "" : ", mostly " + topKernel) + ")");
     c.evidence.push_back("a span holds only the GPU work launched by the annotating thread");

@@ -119,6 +119,10 @@ private slots:
         QCOMPARE(r.kernels.size(), size_t(2));
         QCOMPARE(find(r.regions, "many_small_kernels")->cls, roofline::RooflineClass::LatencyBound);
         QVERIFY(mentions(*find(r.regions, "many_small_kernels"), "GPU busy 3.3% of its span"));
+        // Its reason is the idle span, not its kernels' launch overhead, tails or grid; a kernel keeps those.
+        QVERIFY(mentions(*find(r.regions, "many_small_kernels"), "the GPU is idle 96.7% of the span, between its activities"));
+        QVERIFY(!mentions(*find(r.regions, "many_small_kernels"), "small grid"));
+        QVERIFY(mentions(r.kernels.front(), "launch overhead, tails or a small grid dominate"));
     }
 
     void streamsOverlapCopiesAndElementwise()

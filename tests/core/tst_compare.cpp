@@ -130,6 +130,10 @@ private slots:
         checkSide(c.a, directA);
         checkSide(c.b, directB);
         QCOMPARE(c.a.calls, classificationOf(report.regions, "custom_kernel")->calls);
+        // The span the achieved rates divide by is classify's region time, gaps included.
+        QVERIFY(near(c.a.totalSpanUs, classificationOf(report.regions, "custom_kernel")->totalUs));
+        QVERIFY(near(c.b.totalSpanUs, classificationOf(report.regions, "torch_ref")->totalUs));
+        QVERIFY(c.b.totalSpanUs >= c.b.totalGpuUs);
         QVERIFY(c.ratioBOverA && near(*c.ratioBOverA, stats4(directB)[0] / stats4(directA)[0]));
 
         // Against the raw file: custom_kernel holds the 20 matmul_kernel launches and nothing else.
@@ -342,6 +346,7 @@ private slots:
                                    "strength",
                                    "kind",
                                    "total_gpu_us",
+                                   "total_span_us",
                                    "roof",
                                    "roof_share",
                                    "kernels",
