@@ -104,7 +104,7 @@ FindingsPanel::FindingsPanel(QWidget* parent)
     // Small minimums: the dock shares the right column with Details and the roofline, and the window must
     // fit a 1080p screen with every dock shown (tst_mainwindow).
     m_table->setMinimumHeight(44);
-    m_details->setMinimumHeight(40);
+    m_details->setMinimumHeight(72); // a finding's title and the first line of its evidence
     split->setStretchFactor(0, 0);
     split->setStretchFactor(1, 1);
     split->setSizes({4 * 20 + 4, 200}); // the table: its header and three rows, the details the rest

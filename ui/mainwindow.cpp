@@ -179,7 +179,7 @@ MainWindow::MainWindow(QWidget* parent)
     // (once the window is laid out: before it is shown the docks have no heights to share)
     QTimer::singleShot(0, this, [this, tableDock, detailsDock, findingsDock, rooflineDock] {
         resizeDocks({tableDock}, {230}, Qt::Vertical);
-        resizeDocks({detailsDock, findingsDock, rooflineDock}, {90, 220, 380}, Qt::Vertical);
+        resizeDocks({detailsDock, findingsDock, rooflineDock}, {70, 250, 300}, Qt::Vertical);
     });
     connect(m_findings, &FindingsPanel::findingSelected, this, &MainWindow::showFindingPlace);
 

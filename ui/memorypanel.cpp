@@ -59,14 +59,21 @@ MemoryPanel::MemoryPanel(QWidget* parent)
     , m_plot(new QCustomPlot(this))
     , m_stack(new QStackedWidget(this))
     , m_empty(new QLabel(this))
+    , m_legend(new QLabel(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setWordWrap(true);
     m_stack->addWidget(m_empty);
     m_stack->addWidget(m_plot);
-    layout->addWidget(m_stack);
+    m_legend->setWordWrap(true);
+    m_legend->setTextFormat(Qt::RichText);
+    m_legend->setFont(QFont(font().family(), 8));
+    m_legend->setContentsMargins(4, 0, 4, 0);
+    layout->addWidget(m_legend);
+    layout->addWidget(m_stack, 1);
 
     m_plot->setNoAntialiasingOnDrag(true);
 
@@ -74,20 +81,15 @@ MemoryPanel::MemoryPanel(QWidget* parent)
     m_plot->xAxis->setTicks(false);
     m_plot->yAxis->setRangeLower(0);
     m_plot->axisRect()->setAutoMargins(QCP::msNone);
-    m_plot->legend->setVisible(true);
-    m_plot->legend->setFont(QFont(font().family(), 8));
-    m_plot->legend->setRowSpacing(0);
-    m_plot->legend->setBrush(QColor(255, 255, 255, 190)); // the curves stay visible under it
-    // Entries side by side, four to a row: ten categories and curves stacked would hide the graph.
-    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    m_plot->legend->setWrap(4);
-    m_plot->legend->setIconSize(14, 8);
-    m_plot->legend->setColumnSpacing(6);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // The legend is a line of text above the plot: inside the axes, ten categories and curves hid the curves
+    // and the peak's label, and a row of the plot's own layout would pull its axes off the timeline's.
+    m_plot->legend->setVisible(false);
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
     setDocument(nullptr);
 }
+
+QString MemoryPanel::legendText() const { return m_legend->text(); }
 
 bool MemoryPanel::hasData() const { return !m_shown.empty() || (m_timeline && m_timeline->size() > 0); }
 
@@ -114,6 +116,7 @@ void MemoryPanel::rebuild()
     // Without a graph the panel is one line of text, not a band of empty axes.
     setMaximumHeight(48);
     setMinimumHeight(28);
+    m_legend->clear();
     if (!m_doc) {
         m_empty->setText(tr("Device memory over time appears here for a trace recorded with profile_memory=True."));
         m_stack->setCurrentWidget(m_empty);
@@ -249,6 +252,18 @@ void MemoryPanel::buildStatic()
     m_cursor->end->setTypeY(QCPItemPosition::ptAxisRectRatio);
     m_cursor->setPen(QPen(QColor(0, 0, 0, 120), 1));
     m_cursor->setVisible(false);
+
+    // The legend: each named plottable's swatch (its fill, else its line) and name.
+    QStringList entries;
+    for (int i = 0; i < m_plot->plottableCount(); ++i) {
+        const QCPAbstractPlottable* p = m_plot->plottable(i);
+        if (p->name().isEmpty())
+            continue;
+        QColor colour = p->brush().style() != Qt::NoBrush ? p->brush().color() : p->pen().color();
+        colour.setAlpha(255);
+        entries << QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;%2").arg(colour.name(), p->name().toHtmlEscaped());
+    }
+    m_legend->setText(entries.join(QStringLiteral(" &nbsp; ")));
 }
 
 // The memory timeline's categories (torch's export_memory_timeline), stacked in torch's order and colours
@@ -366,9 +381,11 @@ void MemoryPanel::redraw()
         rect->setPen(QPen(QColor(40, 90, 200, 160)));
         rect->setBrush(QColor(40, 90, 200, 40));
     }
-    // A peak label reads away from the nearer edge, so it is not cut off at either end.
+    // A peak label reads away from the nearer edge, so it is not cut off at either end (by the axis range, not
+    // pixels: before the first layout the axes have none).
+    const QCPRange shown = m_plot->xAxis->range();
     for (QCPItemText* label : m_peakLabels) {
-        const bool rightHalf = m_plot->xAxis->coordToPixel(label->position->key()) > m_plot->axisRect()->center().x();
+        const bool rightHalf = label->position->key() > shown.center();
         label->setPositionAlignment(Qt::AlignBottom | (rightHalf ? Qt::AlignRight : Qt::AlignLeft));
         label->setPadding(rightHalf ? QMargins(0, 0, 4, 6) : QMargins(4, 0, 0, 6));
     }

@@ -47,6 +47,7 @@ public:
     void setRange(std::optional<std::pair<int64_t, int64_t>> range);
 
     QCustomPlot* plot() const { return m_plot; }
+    QString legendText() const; // the legend's rich text, above the plot
     bool hasData() const;
     QString emptyMessage() const; // why there is no graph; empty when there is one
     // What a click at trace time `time` selects: the innermost host op on the thread of the last record at
@@ -86,6 +87,7 @@ private:
     QCustomPlot* m_plot;
     QStackedWidget* m_stack;
     QLabel* m_empty;
+    QLabel* m_legend; // the plottables' names and colours, above the plot
     QCPItemLine* m_cursor = nullptr;
     int64_t m_viewStart = 0, m_viewEnd = 1;
     int m_canvasLeft = 0;

@@ -90,7 +90,7 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     m_plotStack->addWidget(m_plot);
     m_plotStack->addWidget(m_empty);
     layout->addWidget(m_plotStack, 3);
-    layout->addWidget(m_card, 2);
+    layout->addWidget(m_card, 1); // the plot first: the card scrolls
     auto* cardActions = new QHBoxLayout;
     cardActions->addStretch(1);
     cardActions->addWidget(m_cardAnnotations);
@@ -102,7 +102,15 @@ RooflinePanel::RooflinePanel(QWidget* parent)
                             "~/.tilelang/cache/*/device_kernel.cu): its MMA, TMA and cp.async call sites join the verdict"));
     m_attach->setEnabled(false);
     connect(m_attach, &QPushButton::clicked, this, &RooflinePanel::chooseSource);
-    m_plot->setMinimumHeight(160);
+    m_plot->setMinimumHeight(170); // with the legend's two rows under them, the axes keep ~90 px
+    // Fewer decades labelled when the axes are short, so the labels never overlap.
+    connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
+        const int ticks = std::clamp(m_plot->axisRect()->height() / 28, 2, 8);
+        if (auto ticker = m_plot->yAxis->ticker(); ticker->tickCount() != ticks) {
+            ticker->setTickCount(ticks);
+            m_plot->replot(QCustomPlot::rpQueuedReplot);
+        }
+    });
     for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
         axis->setScaleType(QCPAxis::stLogarithmic);
         axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
@@ -115,7 +123,7 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(QFont(font().family(), 7));
     m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    m_plot->legend->setWrap(3);
+    m_plot->legend->setWrap(4); // two rows for the usual eight entries: the axes keep the height
     m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
     m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
     connect(m_plot, &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable* p, int index, QMouseEvent*) {

@@ -81,6 +81,12 @@ private slots:
         const double drawnMax = panel->allocatedBand(0)->highest();
         QCOMPARE(plot->yAxis->label(), QStringLiteral("GiB")); // reserved peaks at 2 GiB
         QCOMPARE(drawnMax * double(1 << 30), double(device.peakAllocated));
+        // The legend is above the plot, not on the curves: every named curve and category listed there.
+        QVERIFY(!plot->legend->visible());
+        for (int i = 0; i < plot->plottableCount(); ++i)
+            if (!plot->plottable(i)->name().isEmpty())
+                QVERIFY2(panel->legendText().contains(plot->plottable(i)->name().toHtmlEscaped()), qPrintable(plot->plottable(i)->name()));
+        QVERIFY(panel->legendText().contains(QStringLiteral("allocated (peak ")));
 
         // A click at the peak selects the op running on the allocating thread then.
         const memory::MemorySample& peak = *device.peakSample();
