@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tilescope::timeline {
 
@@ -66,10 +67,14 @@ TimelineIndex::TimelineIndex(const trace::Trace& trace)
     , m_compactLevels(trace.tracks.size())
     , m_compactDepth(trace.events.size())
 {
-    // Python frames and other events above each event: those on the track's nesting stack, as the loader
-    // computed depth (a slice that overlaps the one above it without nesting has no parent but a depth).
+    // Python frames and other events above each event: those on its chain of containers, as the loader nests
+    // them (the parent; for a slice that overlaps another without nesting, the innermost open one that holds
+    // it whole, so that a long run of such slices does not push each one a row deeper).
     std::vector<uint16_t> pythonAbove(trace.events.size(), 0), otherAbove(trace.events.size(), 0);
+    std::vector<uint32_t> containerOf(trace.events.size(), trace::kNoIndex);
     std::vector<uint32_t> stack;
+    std::vector<int64_t> rowEnd;                         // per compact row: the end of the last event placed there
+    std::vector<int> anchorRow(trace.events.size(), -1); // compact row of the event, or of its nearest shown container
     for (trace::TrackId t = 0; t < trace.tracks.size(); ++t) {
         auto& levels = m_levels[t];
         levels.resize(trace.tracks[t].events.empty() ? 0 : trace.tracks[t].maxDepth + 1u);
@@ -81,11 +86,18 @@ TimelineIndex::TimelineIndex(const trace::Trace& trace)
             anyPython = anyPython || e.kind == trace::EventKind::PythonFunction;
             while (!stack.empty() && e.start >= trace.events[stack.back()].end())
                 stack.pop_back();
-            if (!stack.empty()) {
-                const uint32_t above = stack.back();
-                const bool aboveIsPython = trace.events[above].kind == trace::EventKind::PythonFunction;
-                pythonAbove[index] = static_cast<uint16_t>(pythonAbove[above] + (aboveIsPython ? 1 : 0));
-                otherAbove[index] = static_cast<uint16_t>(otherAbove[above] + (aboveIsPython ? 0 : 1));
+            uint32_t container = e.parent;
+            if (container == trace::kNoIndex && (e.flags & trace::PartialOverlap))
+                for (size_t k = stack.size(); k-- > 0;)
+                    if (trace.events[stack[k]].end() >= e.end()) {
+                        container = stack[k];
+                        break;
+                    }
+            containerOf[index] = container;
+            if (container != trace::kNoIndex) {
+                const bool containerIsPython = trace.events[container].kind == trace::EventKind::PythonFunction;
+                pythonAbove[index] = static_cast<uint16_t>(pythonAbove[container] + (containerIsPython ? 1 : 0));
+                otherAbove[index] = static_cast<uint16_t>(otherAbove[container] + (containerIsPython ? 0 : 1));
             }
             stack.push_back(index);
             m_compactDepth[index] = e.depth;
@@ -93,15 +105,29 @@ TimelineIndex::TimelineIndex(const trace::Trace& trace)
         if (!anyPython)
             continue;
         auto& compact = m_compactLevels[t];
+        rowEnd.clear();
         for (const uint32_t index : trace.tracks[t].events) {
             const trace::Event& e = trace.events[index];
             const int python = pythonAbove[index];
+            // The row of the nearest shown event on its container chain: a hidden frame passes its container's on.
+            const uint32_t container = containerOf[index];
+            const int above = container == trace::kNoIndex ? -1 : anchorRow[container];
             if (e.kind == trace::EventKind::PythonFunction && python >= kPythonLevels) {
                 m_compactDepth[index] = kHidden;
+                anchorRow[index] = above;
                 continue;
             }
-            const auto depth = static_cast<uint16_t>(std::min(python, kPythonLevels) + otherAbove[index]);
-            m_compactDepth[index] = depth;
+            // Under its shown containers (as many rows as they are), and under the nearest one's row, on the first
+            // row free from its start (the next one unless a slice that overlaps without nesting holds it).
+            size_t depth = static_cast<size_t>(std::max(std::min(python, kPythonLevels) + otherAbove[index], above + 1));
+            while (depth < rowEnd.size() && rowEnd[depth] > e.start)
+                ++depth;
+            depth = std::min<size_t>(depth, kHidden - 1);
+            if (rowEnd.size() <= depth)
+                rowEnd.resize(depth + 1, std::numeric_limits<int64_t>::min());
+            rowEnd[depth] = std::max(rowEnd[depth], e.end());
+            m_compactDepth[index] = static_cast<uint16_t>(depth);
+            anchorRow[index] = static_cast<int>(depth);
             if (compact.size() <= depth)
                 compact.resize(depth + 1u);
             compact[depth].add(e.start, e.end(), index);

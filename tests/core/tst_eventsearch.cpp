@@ -31,14 +31,16 @@ std::vector<uint32_t> expectedOrder(const trace::Trace& t, std::string text)
 }
 
 // The innermost accepted event on `track` containing `time` ([start, end), or its own time for an
-// instant), by a walk over every event of the track: the deepest, the later in track order on a tie.
+// instant), by a walk over every event of the track: the last one opened, i.e. the last in track order
+// (start, longer first). Not the deepest row: a slice that overlaps another without nesting may be drawn
+// above a deeper one that opened before it.
 uint32_t innermostByScan(const trace::Trace& t, trace::TrackId track, int64_t time, bool hostOpsOnly)
 {
     uint32_t best = trace::kNoIndex;
     for (const uint32_t i : t.tracks[track].events) {
         const trace::Event& e = t.events[i];
         const bool contains = e.start <= time && (time < e.end() || time == e.start);
-        if (contains && (!hostOpsOnly || trace::isHostOp(e)) && (best == trace::kNoIndex || e.depth >= t.events[best].depth))
+        if (contains && (!hostOpsOnly || trace::isHostOp(e)))
             best = i;
     }
     return best;

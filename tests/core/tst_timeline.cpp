@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include "analysis/overlap.h"
+#include "io/bytesource.h"
 #include "timeline/timelineindex.h"
 #include "trace/traceloader.h"
 
@@ -87,8 +88,42 @@ private slots:
         }
     }
 
+    // torch's loop with Python stacks: each ProfilerStep#N begins in a deep prof.step() frame and outlives it, the
+    // next step's frame begins in that step. In both layouts 100 steps stay as deep as one (they went a row
+    // deeper per step).
+    void overlappingStepsStayShallow()
+    {
+        using Layout = timeline::TimelineIndex::Layout;
+        std::string json = "{\"traceEvents\": [";
+        const auto slice = [&](const char* cat, const std::string& name, int64_t ts, int64_t dur) {
+            json += std::string(json.back() == '[' ? "" : ", ") + "{\"ph\": \"X\", \"cat\": \"" + cat + "\", \"name\": \"" + name
+                + "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(ts) + ", \"dur\": " + std::to_string(dur) + "}";
+        };
+        slice("python_function", "<module>", 0, 100000);
+        for (int i = 0; i < 100; ++i) {
+            const int64_t t = 10 + 500 * i;
+            for (int f = 0; f < 6; ++f) // prof.step() and the frames it calls
+                slice("python_function", "frame" + std::to_string(f), t + f, 30 - 2 * f);
+            slice("user_annotation", "ProfilerStep#" + std::to_string(i), t + 15, 500);
+            slice("python_function", "model.py(10): forward", t + 40, 200);
+            slice("cpu_op", "aten::mm", t + 50, 100);
+        }
+        json += "]}";
+        auto source = io::memorySource(json, "steps.json");
+        const auto t = trace::loadTrace(*source);
+        const timeline::TimelineIndex index(*t);
+        const trace::TrackId track = t->events.front().track;
+        QVERIFY2(index.depthCount(track) <= 10, qPrintable(QString::number(index.depthCount(track))));
+        QVERIFY2(index.depthCount(track, Layout::Compact) <= 7, qPrintable(QString::number(index.depthCount(track, Layout::Compact))));
+        for (const auto& e : t->events)
+            if (e.parent != trace::kNoIndex && index.compactDepth(e.parent) != timeline::TimelineIndex::kHidden
+                && index.compactDepth(uint32_t(&e - t->events.data())) != timeline::TimelineIndex::kHidden)
+                QVERIFY(index.compactDepth(uint32_t(&e - t->events.data())) > index.compactDepth(e.parent));
+    }
+
     // The compact layout folds a deep Python stack to its outer frames: every op stays, only Python frames
-    // under kPythonLevels others go, rows stay disjoint and nesting keeps its order.
+    // under kPythonLevels others go, rows stay disjoint (slices that overlap without nesting included) and
+    // nesting keeps its order.
     void compactLayoutFoldsPythonFrames()
     {
         using Layout = timeline::TimelineIndex::Layout;
@@ -98,18 +133,25 @@ private slots:
         for (trace::TrackId track = 0; track < t->tracks.size(); ++track) {
             const auto full = index.query(track, t->firstTime(), t->lastTime() + 1, 0.001);
             const auto compact = index.query(track, t->firstTime(), t->lastTime() + 1, 0.001, 3.0, Layout::Compact);
-            // Python frames above each event on the loader's nesting stack (the slices its depth counts; a
-            // slice that only partly overlaps the one above it still sits below it).
+            // Python frames above each event on its chain of containers: its parent, or for a slice that only
+            // partly overlaps the open one before it, the innermost open slice that holds it whole.
             std::vector<uint32_t> open;
+            std::map<uint32_t, int> pythonChain; // Python frames on an event's chain, itself included
             uint64_t expected = 0;
             for (const uint32_t e : t->tracks[track].events) {
                 const trace::Event& ev = t->events[e];
                 while (!open.empty() && t->events[open.back()].end() <= ev.start)
                     open.pop_back();
-                QCOMPARE(size_t(ev.depth), open.size());
-                int pythonAbove = 0;
-                for (const uint32_t o : open)
-                    pythonAbove += t->events[o].kind == trace::EventKind::PythonFunction;
+                uint32_t container = trace::kNoIndex;
+                for (size_t k = open.size(); k-- > 0;)
+                    if (t->events[open[k]].end() >= ev.end()) {
+                        container = open[k];
+                        break;
+                    }
+                if (ev.parent != trace::kNoIndex)
+                    QCOMPARE(container, ev.parent);
+                const int pythonAbove = container == trace::kNoIndex ? 0 : pythonChain[container];
+                pythonChain[e] = pythonAbove + (ev.kind == trace::EventKind::PythonFunction ? 1 : 0);
                 open.push_back(e);
                 const bool hidden = ev.kind == trace::EventKind::PythonFunction && pythonAbove >= timeline::TimelineIndex::kPythonLevels;
                 QCOMPARE(index.compactDepth(e) == timeline::TimelineIndex::kHidden, hidden);
@@ -123,7 +165,7 @@ private slots:
                 QCOMPARE(item.count, 1u);
                 QCOMPARE(item.depth, index.compactDepth(item.event));
                 if (lastEnd.count(item.depth))
-                    QVERIFY2(item.start >= lastEnd[item.depth] || (t->events[item.event].flags & trace::PartialOverlap), "rows overlap");
+                    QVERIFY2(item.start >= lastEnd[item.depth], "rows overlap");
                 lastEnd[item.depth] = item.end;
             }
             if (compact.eventsCovered < full.eventsCovered) {
