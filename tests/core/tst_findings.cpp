@@ -323,6 +323,17 @@ private slots:
             QCOMPARE(f->impactNs, strength == findings::Strength::Provisional ? o.bothIdleNs : o.gpuIdleWhileCpuBusyNs);
             if (strength != findings::Strength::Strong)
                 QVERIFY2(evidenceHas(*f, "The GPU was idle " + stats::formatDuration(gpuIdleNs) + " of the "), describe(*f));
+            // The longest gap's length, and the CPU work named in it lies in it (an op or CUDA call of any thread).
+            QVERIFY(f->where.size() >= 2);
+            const findings::Where gap = f->where[1];
+            QVERIFY2(evidenceHas(*f, "The longest GPU gap (the second range) lasted " + stats::formatDuration(gap.end - gap.start) + "; "),
+                     describe(*f));
+            if (f->where.size() > 2) {
+                const trace::Event& e = d->t->events[f->where[2].event];
+                QVERIFY(e.kind == trace::EventKind::CpuOp || trace::isLaunchApi(e.kind));
+                QVERIFY(e.start < gap.end && e.end() > gap.start);
+                QVERIFY2(evidenceHas(*f, "the CPU was in " + std::string(d->t->name(e))), describe(*f));
+            }
             std::vector<analysis::Interval> gpu;
             for (const auto& e : d->t->events)
                 if (trace::isGpuActivity(e.kind))
@@ -347,6 +358,11 @@ private slots:
         const Finding* weak = scheduled->find("gpu-idle");
         QVERIFY(weak);
         QCOMPARE(weak->strength, findings::Strength::Weak);
+        // streams_overlap: its longest gap is one of three ~41 ms pinned allocations of a .to() (raw events).
+        const auto streams = diagnoseFile(testutil::workloadTrace("streams_overlap"));
+        QVERIFY2(
+            evidenceHas(*streams->find("gpu-idle"), "the CPU was in cudaHostAlloc (in aten::empty_strided, called from aten::to) for "),
+            describe(*streams->find("gpu-idle")));
         // gemm_compare is a warm GPU-bound loop: the GPU is busy most of the window.
         const auto gemm = diagnoseFile(testutil::workloadTrace("gemm_compare"));
         QVERIFY(gemm->overlap.devices.front().utilization > 0.5);

@@ -5,11 +5,50 @@
 #include "findings/thresholds.h"
 #include "stats/timetext.h"
 
+#include <algorithm>
+
 namespace tilescope::findings::rules {
+
+namespace {
+
+// What the CPU was doing in a stretch of GPU idle time: the deepest op or CUDA call (of any thread) covering at
+// least half of it, the most specific name for it; else the one covering most of it. kNoIndex when none ran.
+struct GapWork
+{
+    uint32_t event = trace::kNoIndex;
+    int64_t overlapNs = 0;
+};
+
+GapWork workIn(const trace::Trace& t, analysis::Interval gap)
+{
+    GapWork best;
+    bool bestCovers = false;
+    const int64_t length = gap.end - gap.start;
+    for (uint32_t i = 0; i < t.events.size(); ++i) {
+        const trace::Event& e = t.events[i];
+        if (e.kind != trace::EventKind::CpuOp && !trace::isLaunchApi(e.kind))
+            continue;
+        const int64_t overlap = std::min(e.end(), gap.end) - std::max(e.start, gap.start);
+        if (overlap <= 0)
+            continue;
+        const bool covers = overlap * 2 >= length;
+        const bool better = best.event == trace::kNoIndex || (covers && !bestCovers)
+            || (covers == bestCovers
+                && (covers ? e.depth > t.events[best.event].depth || (e.depth == t.events[best.event].depth && overlap > best.overlapNs)
+                           : overlap > best.overlapNs));
+        if (better) {
+            best = {i, overlap};
+            bestCovers = covers;
+        }
+    }
+    return best;
+}
+
+} // namespace
 
 // The GPU idle while the CPU works for a large share of the overlap window (analysis::OverlapReport); or, weaker,
 // the GPU busy less than half the window, with what the CPU did in the idle time deciding how sure it is.
-void gpuIdle(const trace::Trace&, const DiagnoseInputs& in, std::vector<Finding>& out)
+void gpuIdle(const trace::Trace& t, const DiagnoseInputs& in, std::vector<Finding>& out)
 {
     if (!in.overlap || in.overlap->activeDevices() == 0)
         return;
@@ -86,8 +125,33 @@ void gpuIdle(const trace::Trace&, const DiagnoseInputs& in, std::vector<Finding>
         if (i < busy.size())
             previousEnd = busy[i].end;
     }
-    if (longest.end > longest.start)
+    if (longest.end > longest.start) {
         f.where.push_back({longest.start, longest.end, trace::kNoIndex});
+        // What filled that gap on the CPU, by name: the place to start (a 42 ms cudaHostAlloc under aten::to
+        // says more than "data preparation or Python overhead").
+        const int64_t gapNs = longest.end - longest.start;
+        const GapWork work = workIn(t, longest);
+        std::string line = "The longest GPU gap (the second range) lasted " + stats::formatDuration(gapNs) + "; ";
+        if (work.event == trace::kNoIndex) {
+            line += "no op or CUDA call of any thread ran in it.";
+        } else {
+            const trace::Event& e = t.events[work.event];
+            line += "the CPU was in " + std::string(t.name(e));
+            // Its op, and the op the program called (the outermost one) when that is another.
+            uint32_t inner = trace::kNoIndex, outer = trace::kNoIndex;
+            for (uint32_t p = e.parent; p != trace::kNoIndex && t.events[p].kind == trace::EventKind::CpuOp; p = t.events[p].parent) {
+                if (inner == trace::kNoIndex)
+                    inner = p;
+                outer = p;
+            }
+            if (inner != trace::kNoIndex)
+                line += " (in " + std::string(t.name(t.events[inner]))
+                    + (outer != inner ? ", called from " + std::string(t.name(t.events[outer])) : std::string()) + ")";
+            line += " for " + stats::formatDuration(work.overlapNs) + " of it (" + percentText(ratio(work.overlapNs, gapNs)) + ").";
+            f.where.push_back({e.start, e.end(), work.event});
+        }
+        f.evidence.insert(f.evidence.begin() + 1, line);
+    }
     out.push_back(std::move(f));
 }
 
