@@ -18,6 +18,9 @@ constexpr double kGpuLowUtilization = 0.5;
 
 // dominant-kernel: one name holding at least half of the GPU time is where work pays off first.
 constexpr double kDominantMinShare = 0.5;
+// dominant-kernel: strong when it runs at least 1.5x the next name (60% against at most 40%); closer, a near tie
+// (50.1% against 49.9%) is weak: the two names are the work.
+constexpr double kDominantLead = 1.5;
 
 // warmup-in-window: a first step at least 3x the median of the others is far outside run-to-run noise
 // (a few percent on a warm GPU), which is what compilation, module loading or a cold cache look like.

@@ -372,6 +372,15 @@ private slots:
     // dominant-kernel against per-name sums of the GPU activities' dur.
     void dominantKernel()
     {
+        // launch_bound: two 0.86 us kernels at 50.1% and 49.9%: a near tie, and advice about launches, not occupancy.
+        {
+            const auto d = diagnoseFile(testutil::workloadTrace("launch_bound"));
+            const Finding* f = d->find("dominant-kernel");
+            QVERIFY(f);
+            QCOMPARE(f->strength, findings::Strength::Weak);
+            QVERIFY2(evidenceHas(*f, "nearly as much, so the two share the work"), describe(*f));
+            QVERIFY2(f->nextStep.find("launch it fewer times") != std::string::npos, describe(*f));
+        }
         bool firedSomewhere = false;
         for (const std::string& path : fixtures()) {
             const auto d = diagnoseFile(path);
@@ -405,6 +414,14 @@ private slots:
             QVERIFY(it != d->classification.kernels.end());
             QVERIFY2(evidenceHas(*f, "Roofline: " + std::string(roofline::className(it->cls)) + " (" + it->strength + ")"), describe(*f));
             QCOMPARE(std::string(d->t->name(d->t->events[f->where.front().event])), top);
+            // Strong with a clear lead over the next name, weak on a near tie.
+            int64_t next = 0;
+            for (const auto& [n, v] : byName)
+                if (n != top)
+                    next = std::max(next, v.first);
+            QCOMPARE(f->strength,
+                     double(byName[top].first) >= findings::thresholds::kDominantLead * double(next) ? findings::Strength::Strong
+                                                                                                     : findings::Strength::Weak);
             // torch's key_averages row of the kernel carries the same GPU time.
             QVERIFY2(evidenceHas(*f,
                                  "key_averages: self_cuda_time_total "

@@ -14,7 +14,7 @@ namespace tilescope::findings::rules {
 
 namespace {
 
-std::string nextStepFor(const roofline::Classification& c)
+std::string nextStepFor(const roofline::Classification& c, int64_t meanCallNs)
 {
     switch (c.cls) {
     case roofline::RooflineClass::TensorCoreBound:
@@ -27,6 +27,9 @@ std::string nextStepFor(const roofline::Classification& c)
         return "Work on this kernel first: it is bound by memory traffic, so cut the bytes it moves (fuse it with its neighbours, "
                "a lower precision, better reuse in shared memory).";
     case roofline::RooflineClass::LatencyBound:
+        if (meanCallNs < thresholds::kTinyKernelNs) // shorter than a launch: occupancy is not what costs
+            return "Work on this kernel's launches first: each call runs for less than a launch costs, so launch it fewer times "
+                   "with more work each (fuse it with its neighbours, batch the calls, capture the loop in a CUDA graph).";
         return "Work on this kernel first: it reaches neither roof, so look at its launch configuration and occupancy in "
                "Nsight Compute (too few blocks, serial dependencies).";
     case roofline::RooflineClass::Communication: return "Work on this collective first: overlap it with compute or shrink the messages.";
@@ -96,7 +99,10 @@ void dominantKernel(const trace::Trace& t, const DiagnoseInputs& in, std::vector
     f.id = "dominant-kernel";
     const bool copy = top.name.starts_with("Memcpy") || top.name.starts_with("Memset");
     f.title = std::string(copy ? "One copy kind" : "One kernel") + " holds most of the GPU time: " + top.name;
-    f.strength = Strength::Strong;
+    // A clear lead leaves no other reading; with the next name close behind (a near tie), the two are the work.
+    const double nextUs = kernels.size() > 1 ? kernels[1].totalUs : 0.0;
+    const bool clearLead = top.totalUs >= thresholds::kDominantLead * nextUs;
+    f.strength = clearLead ? Strength::Strong : Strength::Weak;
     f.evidence.push_back(top.name + " ran " + stats::formatDuration(ns(top.totalUs)) + " of " + stats::formatDuration(ns(totalUs))
                          + " of GPU activity (" + percentText(top.totalUs / totalUs) + ") in " + countText(top.calls, "call", "calls")
                          + ", " + stats::formatDuration(ns(top.totalUs / static_cast<double>(top.calls ? top.calls : 1))) + " per call.");
@@ -120,9 +126,10 @@ void dominantKernel(const trace::Trace& t, const DiagnoseInputs& in, std::vector
                 break;
             }
     if (kernels.size() > 1)
-        f.evidence.push_back("The next, " + kernels[1].name + ", ran " + percentText(kernels[1].totalUs / totalUs) + ".");
+        f.evidence.push_back("The next, " + kernels[1].name + ", ran " + percentText(kernels[1].totalUs / totalUs)
+                             + (clearLead ? std::string(".") : std::string(": nearly as much, so the two share the work.")));
     f.columns.insert(f.columns.begin(), {"kernel dur", "roofline class"});
-    f.nextStep = nextStepFor(cls);
+    f.nextStep = nextStepFor(cls, ns(top.totalUs / static_cast<double>(top.calls ? top.calls : 1)));
     f.impactNs = ns(top.totalUs);
     // Its first and its longest call.
     uint32_t first = trace::kNoIndex, longest = trace::kNoIndex;
