@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace tilescope::report {
 
@@ -169,7 +170,23 @@ std::string traceInfoText(const std::string& path, const trace::Trace& t)
     if (m.annotationWideningStart || m.annotationWideningEnd)
         out += "gpu_user_annotation widening undone: start +" + std::to_string(m.annotationWideningStart) + " ns, end -"
             + std::to_string(m.annotationWideningEnd) + " ns\n";
-    out += "devices:    " + std::to_string(m.devices.size()) + "\n";
+    if (m.devices.empty()) {
+        // No deviceProperties in the file: say so rather than "0" beside GPU streams with kernels on them.
+        std::set<int> active;
+        for (const trace::Track& track : t.tracks)
+            if (track.type == trace::Track::Type::GpuStream && !track.events.empty())
+                active.insert(track.device);
+        out += "devices:    none described (no deviceProperties)";
+        if (!active.empty()) {
+            out += "; GPU activity on device";
+            out += active.size() > 1 ? "s" : "";
+            for (const int d : active)
+                out += " " + std::to_string(d);
+        }
+        out += "\n";
+    } else {
+        out += "devices:    " + std::to_string(m.devices.size()) + "\n";
+    }
     for (const auto& d : m.devices)
         out += "  [" + std::to_string(d.id) + "] " + d.name + ", compute " + std::to_string(d.computeMajor) + "."
             + std::to_string(d.computeMinor) + ", " + std::to_string(d.numSms) + " SMs, " + stats::formatTorchMemory(d.totalGlobalMem)

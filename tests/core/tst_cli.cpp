@@ -118,6 +118,10 @@ private slots:
         QVERIFY2(text.out.contains("distributed: backend gloo, rank 34 of world size 300, 10 process groups\n"), text.out.constData());
         QVERIFY(!text.out.contains("pg_config"));
         QVERIFY(text.out.size() < 4000); // not the ranks of ten groups of 300 (12 KB)
+        // No deviceProperties: said so, not "0"; with GPU streams, their devices named.
+        QVERIFY2(text.out.contains("devices:    none described (no deviceProperties)\n"), text.out.constData());
+        const Run ranked = cli({"info", QString::fromStdString(testutil::dataPath("ranks/hta/trace_filter_sampled_rank-0.json.gz"))});
+        QVERIFY2(ranked.out.contains("devices:    none described (no deviceProperties); GPU activity on device 0\n"), ranked.out.constData());
         const Run json = cli({"info", cpuOnly, "--format", "json"});
         QCOMPARE(json.exitCode, 0);
         QVERIFY(!json.out.contains("pg_config"));
