@@ -103,7 +103,7 @@ std::string diffText(const DiffSide& before, const DiffSide& after, const stats:
     out += "grouped by " + std::string(diff.groupedByInputShape ? "key and input shapes" : "key") + "; "
         + stats::formatCount(diff.rows.size()) + " rows: " + stats::formatCount(counts[0]) + " added, " + stats::formatCount(counts[1])
         + " removed, " + stats::formatCount(counts[2]) + " increased, " + stats::formatCount(counts[3]) + " decreased, "
-        + stats::formatCount(counts[4]) + " unchanged (by device time total, else self CPU time)\n\n";
+        + stats::formatCount(counts[4]) + " unchanged (by device time total, else self CPU time, else count)\n\n";
     out += line(header);
     for (const auto& row : cells)
         out += line(row);

@@ -121,7 +121,8 @@ private slots:
         // No deviceProperties: said so, not "0"; with GPU streams, their devices named.
         QVERIFY2(text.out.contains("devices:    none described (no deviceProperties)\n"), text.out.constData());
         const Run ranked = cli({"info", QString::fromStdString(testutil::dataPath("ranks/hta/trace_filter_sampled_rank-0.json.gz"))});
-        QVERIFY2(ranked.out.contains("devices:    none described (no deviceProperties); GPU activity on device 0\n"), ranked.out.constData());
+        QVERIFY2(ranked.out.contains("devices:    none described (no deviceProperties); GPU activity on device 0\n"),
+                 ranked.out.constData());
         const Run json = cli({"info", cpuOnly, "--format", "json"});
         QCOMPARE(json.exitCode, 0);
         QVERIFY(!json.out.contains("pg_config"));

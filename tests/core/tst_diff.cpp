@@ -309,7 +309,8 @@ private slots:
                 expected = "removed";
             else {
                 const double device = row.value("delta_device_time_total_us").toDouble();
-                const double delta = device != 0 ? device : row.value("delta_self_cpu_time_total_us").toDouble();
+                const double cpu = row.value("delta_self_cpu_time_total_us").toDouble();
+                const double delta = device != 0 ? device : cpu != 0 ? cpu : row.value("delta_count").toDouble();
                 expected = delta > 0 ? "increased" : delta < 0 ? "decreased" : "unchanged";
             }
             ++tally[expected];
