@@ -103,7 +103,7 @@ QVariant RanksModel::headerData(int section, Qt::Orientation orientation, int ro
     case RankColumn: return tr("Rank");
     case StepsColumn: return tr("Steps");
     case StepMedianColumn: return tr("Step (median)");
-    case GpuBusyColumn: return tr("GPU busy");
+    case GpuBusyColumn: return tr("GPU busy (all steps)"); // a total, beside per-step columns
     case ComputeColumn: return tr("Compute / step");
     case CollectivesColumn: return tr("Collectives / step");
     case OverlapColumn: return tr("Comm ∩ comp");

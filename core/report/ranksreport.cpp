@@ -43,8 +43,8 @@ std::string ranksText(const analysis::RanksReport& r)
 {
     std::string out = "world size " + std::to_string(r.worldSize) + ", " + std::to_string(r.ranks.size()) + " rank"
         + (r.ranks.size() == 1 ? "" : "s") + " loaded\n";
-    std::vector<std::array<std::string, 10>> rows{{"rank", "steps", "step (median)", "GPU busy", "compute/step", "collectives/step",
-                                                   "coll. median", "comm∩comp", "vs others", "straggler"}};
+    std::vector<std::array<std::string, 10>> rows{{"rank", "steps", "step (median)", "GPU busy (all steps)", "compute/step",
+                                                   "collectives/step", "coll. median", "comm∩comp", "vs others", "straggler"}};
     for (size_t i = 0; i < r.ranks.size(); ++i) {
         const analysis::RankFigures& f = r.ranks[i];
         const analysis::StragglerEvidence& e = r.verdict.evidence[i];
