@@ -419,6 +419,15 @@ ReportSection keyAveragesSection(const AnswerInputs& in)
                                  + " rows of torch's key_averages() sorted by " + stats::sortKeyName(sort)
                                  + ", as `tilescope-cli summary --sort " + stats::sortKeyName(sort) + " --row-limit "
                                  + std::to_string(in.keyAverageRows) + "` prints them."));
+    // torch's table counts a GPU record_function range (device "CUDA (annotation)") and the kernels inside it
+    // each on its own, so its device percentages add up to more than 100%: say so where it happens.
+    const bool annotations = std::any_of(in.averages->rows.begin(), in.averages->rows.end(), [](const stats::KeyAverage& r) {
+        return r.deviceType == stats::DeviceType::CUDA && r.isUserAnnotation;
+    });
+    if (annotations)
+        s.blocks.push_back(paragraph("Rows on device CUDA (annotation) are record_function ranges on the GPU: their time also counts in "
+                                     "the kernels inside them, so the Self CUDA % column adds up to more than 100%, as in torch's own "
+                                     "table."));
     ReportBlock cells;
     std::vector<std::string> footer;
     if (splitTorchTable(table, cells, footer)) {

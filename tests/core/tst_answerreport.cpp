@@ -211,6 +211,13 @@ private slots:
             QCOMPARE(cellsOf(torchRow), cells);
         }
         QVERIFY(testutil::contains(md, "sorted by self_cuda_time_total"));
+        // The note on GPU annotation rows (their time counted again in their kernels) where there are such rows.
+        const bool gpuAnnotations = std::any_of(c->averages.rows.begin(), c->averages.rows.end(), [](const stats::KeyAverage& r) {
+            return r.deviceType == stats::DeviceType::CUDA && r.isUserAnnotation;
+        });
+        QCOMPARE(testutil::contains(md, "Rows on device CUDA (annotation) are record_function ranges on the GPU"), gpuAnnotations);
+        if (workload == QLatin1String("launch_bound"))
+            QVERIFY(gpuAnnotations);
 
         // The findings diagnose gives: every id, and each one's evidence and next step word for word.
         const QJsonDocument diagnosed = QJsonDocument::fromJson(
