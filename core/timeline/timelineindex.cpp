@@ -87,12 +87,15 @@ TimelineIndex::TimelineIndex(const trace::Trace& trace)
             while (!stack.empty() && e.start >= trace.events[stack.back()].end())
                 stack.pop_back();
             uint32_t container = e.parent;
-            if (container == trace::kNoIndex && (e.flags & trace::PartialOverlap))
+            if (container == trace::kNoIndex && (e.flags & trace::PartialOverlap)) {
+                // As the loader does: ended slices buried under open ones are closed for good; drop them first.
+                std::erase_if(stack, [&](uint32_t s) { return trace.events[s].end() <= e.start; });
                 for (size_t k = stack.size(); k-- > 0;)
                     if (trace.events[stack[k]].end() >= e.end()) {
                         container = stack[k];
                         break;
                     }
+            }
             containerOf[index] = container;
             if (container != trace::kNoIndex) {
                 const bool containerIsPython = trace.events[container].kind == trace::EventKind::PythonFunction;

@@ -256,6 +256,10 @@ Trace::EventSpan Trace::sortAndNestTracks()
                 if (e.end() > events[stack.back()].end()) {
                     e.flags |= PartialOverlap;
                     ++track.partialOverlaps;
+                    // Slices that ended stay buried under open ones: they are closed for good (later events start
+                    // no earlier), so drop them before the walk; else a long run of overlapping steps, whose stack
+                    // never empties, would have every step walk past all the earlier ones.
+                    std::erase_if(stack, [&](uint32_t s) { return events[s].end() <= e.start; });
                     for (size_t k = stack.size() - 1; k-- > 0;)
                         if (events[stack[k]].end() >= e.end()) {
                             depth = events[stack[k]].depth + size_t(1);
