@@ -615,13 +615,20 @@ RegionAggregate aggregateRegion(const trace::Trace& t, const std::vector<uint32_
 {
     RegionAggregate r;
     Aggregate& agg = r.agg;
-    std::set<int64_t> calls;
+    // A call's time is the envelope of its spans (one per stream it launched on, all with its External id).
+    // A span without an External id is a call of its own.
+    std::vector<std::pair<int64_t, int64_t>> calls;
+    std::map<int64_t, size_t> callOfId;
     double unknownBusy = 0;
     std::map<std::string, double> precisionFlops, precisionNs; // the precisions its activities are known to use
     for (const uint32_t s : spans) {
         const Event& span = t.events[s];
-        calls.insert(span.externalId);
-        agg.ns += double(span.duration);
+        const auto [call, inserted] = span.externalId == trace::kNoId ? std::pair{callOfId.end(), true}
+                                                                      : callOfId.try_emplace(span.externalId, calls.size());
+        if (inserted)
+            calls.emplace_back(span.start, span.end());
+        else
+            calls[call->second] = {std::min(calls[call->second].first, span.start), std::max(calls[call->second].second, span.end())};
         forEachActivityInSpan(t, s, [&](uint32_t index) {
             const Event& a = t.events[index];
             const std::string activity(t.strings.view(a.name));
@@ -662,6 +669,8 @@ RegionAggregate aggregateRegion(const trace::Trace& t, const std::vector<uint32_
         });
     }
     agg.calls = calls.size();
+    for (const auto& [start, end] : calls)
+        agg.ns += double(end - start);
     // The tensor (or FP64) precision most of its known work uses, by FLOPs, else by time: the roof for work whose
     // own precision is unknown (a region entry without "roof", a custom kernel without one).
     std::string knownPrecision;

@@ -267,6 +267,34 @@ private slots:
                  qPrintable(noPair));
     }
 
+    // A region that launched on two streams has a span on each with one External id: one call, its time the
+    // envelope of the spans, in compare and classify alike; GPU time counts both streams' kernels.
+    void regionOnTwoStreams()
+    {
+        std::string json = "{\"traceEvents\": [";
+        const auto add = [&](const char* cat, const char* name, int tid, int ts, int dur, const std::string& args) {
+            json += std::string(json.back() == '[' ? "" : ", ") + "{\"ph\": \"X\", \"cat\": \"" + cat + "\", \"name\": \"" + name
+                + "\", \"pid\": 0, \"tid\": " + std::to_string(tid) + ", \"ts\": " + std::to_string(ts)
+                + ", \"dur\": " + std::to_string(dur) + ", \"args\": {" + args + "}}";
+        };
+        add("gpu_user_annotation", "R", 7, 0, 100, "\"External id\": 5");
+        add("gpu_user_annotation", "R", 20, 0, 100, "\"External id\": 5");
+        add("kernel", "k", 7, 0, 100, "\"correlation\": 1");
+        add("kernel", "k", 20, 0, 100, "\"correlation\": 2");
+        json += "]}";
+        auto source = io::memorySource(json, "two_streams.json");
+        const auto t = trace::loadTrace(*source);
+        const roofline::ClassifyReport report = roofline::classify(*t, {});
+        const compare::Comparison c = compare::compareSides(*t, report, "R", "k");
+        QCOMPARE(c.a.calls, uint64_t(1));
+        QVERIFY(near(c.a.totalGpuUs, 200));
+        QVERIFY(near(c.a.totalSpanUs, 100));
+        const auto* region = classificationOf(report.regions, "R");
+        QVERIFY(region);
+        QCOMPARE(region->calls, uint64_t(1));
+        QVERIFY(near(region->totalUs, 100));
+    }
+
     void unknownNames()
     {
         const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));

@@ -11,8 +11,9 @@ namespace tilescope::findings::rules {
 
 namespace {
 
-// What the CPU was doing in a stretch of GPU idle time: the deepest op or CUDA call (of any thread) covering at
-// least half of it, the most specific name for it; else the one covering most of it. kNoIndex when none ran.
+// What the CPU was doing in a stretch of GPU idle time, of any thread: among the ops and CUDA calls covering
+// nearly as much of it as the one covering most (90% of that), the shortest, the most specific name for it (a
+// call inside an op covers the same gap in less time). kNoIndex when none ran.
 struct GapWork
 {
     uint32_t event = trace::kNoIndex;
@@ -21,25 +22,22 @@ struct GapWork
 
 GapWork workIn(const trace::Trace& t, analysis::Interval gap)
 {
+    const auto overlapOf = [&](const trace::Event& e) { return std::min(e.end(), gap.end) - std::max(e.start, gap.start); };
+    const auto counts = [](const trace::Event& e) { return e.kind == trace::EventKind::CpuOp || trace::isLaunchApi(e.kind); };
+    int64_t most = 0;
+    for (const trace::Event& e : t.events)
+        if (counts(e))
+            most = std::max(most, overlapOf(e));
     GapWork best;
-    bool bestCovers = false;
-    const int64_t length = gap.end - gap.start;
+    if (most <= 0)
+        return best;
     for (uint32_t i = 0; i < t.events.size(); ++i) {
         const trace::Event& e = t.events[i];
-        if (e.kind != trace::EventKind::CpuOp && !trace::isLaunchApi(e.kind))
+        const int64_t overlap = counts(e) ? overlapOf(e) : 0;
+        if (overlap <= 0 || overlap * 10 < most * 9)
             continue;
-        const int64_t overlap = std::min(e.end(), gap.end) - std::max(e.start, gap.start);
-        if (overlap <= 0)
-            continue;
-        const bool covers = overlap * 2 >= length;
-        const bool better = best.event == trace::kNoIndex || (covers && !bestCovers)
-            || (covers == bestCovers
-                && (covers ? e.depth > t.events[best.event].depth || (e.depth == t.events[best.event].depth && overlap > best.overlapNs)
-                           : overlap > best.overlapNs));
-        if (better) {
+        if (best.event == trace::kNoIndex || e.duration < t.events[best.event].duration)
             best = {i, overlap};
-            bestCovers = covers;
-        }
     }
     return best;
 }
@@ -136,7 +134,9 @@ void gpuIdle(const trace::Trace& t, const DiagnoseInputs& in, std::vector<Findin
             line += "no op or CUDA call of any thread ran in it.";
         } else {
             const trace::Event& e = t.events[work.event];
-            line += "the CPU was in " + std::string(t.name(e));
+            const bool most = work.overlapNs * 2 >= gapNs;
+            line += (most ? "the CPU was in " : "no op or CUDA call ran through most of it; the longest there was ")
+                + std::string(t.name(e));
             // Its op, and the op the program called (the outermost one) when that is another.
             uint32_t inner = trace::kNoIndex, outer = trace::kNoIndex;
             for (uint32_t p = e.parent; p != trace::kNoIndex && t.events[p].kind == trace::EventKind::CpuOp; p = t.events[p].parent) {
@@ -147,7 +147,8 @@ void gpuIdle(const trace::Trace& t, const DiagnoseInputs& in, std::vector<Findin
             if (inner != trace::kNoIndex)
                 line += " (in " + std::string(t.name(t.events[inner]))
                     + (outer != inner ? ", called from " + std::string(t.name(t.events[outer])) : std::string()) + ")";
-            line += " for " + stats::formatDuration(work.overlapNs) + " of it (" + percentText(ratio(work.overlapNs, gapNs)) + ").";
+            line += (most ? " for " : ", ") + stats::formatDuration(work.overlapNs) + " of it (" + percentText(ratio(work.overlapNs, gapNs))
+                + ").";
             f.where.push_back({e.start, e.end(), work.event});
         }
         f.evidence.insert(f.evidence.begin() + 1, line);
