@@ -138,8 +138,9 @@ QString TimelineView::laneToolTip(const Lane& lane) const
     case Lane::Kind::Header: return tr("<b>%1</b>: click to fold or unfold its lanes.").arg(lane.label.mid(2).toHtmlEscaped());
     case Lane::Kind::Track: {
         const TraceDocument& d = doc(lane.group);
-        QString tip = tr("<b>%1</b>: nested slices one row under their parent; hatched blocks are slices narrower than 3 px folded together.")
-                          .arg(lane.label.toHtmlEscaped());
+        QString tip
+            = tr("<b>%1</b>: nested slices one row under their parent; hatched blocks are slices narrower than 3 px folded together.")
+                  .arg(lane.label.toHtmlEscaped());
         const auto full = int(d.index->depthCount(lane.id));
         if (m_expandedTracks.contains(key(lane.group, lane.id)))
             tip += tr("<br>All %1 rows shown; click the label to fold Python frames and deep rows.").arg(full);

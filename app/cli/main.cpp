@@ -176,7 +176,7 @@ const char* kDiagnoseUsage = R"(  diagnose TRACE [--format table|json] [--window
       and steps that start inside it (the roofline class stays the whole trace's)
 )";
 
-const char* kDiffUsage = R"(  diff BEFORE AFTER [--by-shape] [--step N | --steps A-B] [--format table|json] [--partial]
+const char* kDiffUsage = R"(  diff BEFORE AFTER [--by-shape] [--step N | --steps A-B] [--format table|json] [--max-name-width N] [--partial]
       two traces (before and after a change) compared by torch's key_averages rows, matched by key, device
       type and user annotation (and input shapes with --by-shape): count, self CPU, self device and device
       time of each side and after - before; rows on one side only are added or removed ops and kernels.
@@ -854,7 +854,9 @@ int runDiff(const Arguments& a)
         const analysis::OverlapReport afterOverlap = analysis::computeOverlap(*after, afterWindow);
         std::cout << report::diffJson({beforePath, before.get(), &beforeOverlap}, {afterPath, after.get(), &afterOverlap}, diff);
     } else {
-        std::cout << report::diffText({beforePath, before.get(), nullptr}, {afterPath, after.get(), nullptr}, diff);
+        // Names cut as summary cuts them (80 columns unless --max-name-width): long kernel names differ at the end.
+        const int nameWidth = a.get("max-name-width") ? parseInt(*a.get("max-name-width"), "max-name-width") : 80;
+        std::cout << report::diffText({beforePath, before.get(), nullptr}, {afterPath, after.get(), nullptr}, diff, nameWidth);
     }
     return 0;
 }
@@ -906,7 +908,7 @@ int main(int argc, char** argv)
         if (command == "compare")
             return runCompare(parseArguments(argc, argv, {"partial"}, {"a", "b", "format"}));
         if (command == "diff")
-            return runDiff(parseArguments(argc, argv, {"partial", "by-shape"}, {"format", "step", "steps"}, 2));
+            return runDiff(parseArguments(argc, argv, {"partial", "by-shape"}, {"format", "step", "steps", "max-name-width"}, 2));
         if (command == "report")
             return runReport(parseArguments(argc, argv, {"partial"}, {"out"}));
         if (command == "overlap")

@@ -15,8 +15,6 @@ std::string signedTime(double us) { return (us > 0 ? "+" : us < 0 ? "-" : "") + 
 
 namespace {
 
-constexpr int kNameWidth = 80; // as summary's table (torch's max_name_column_width)
-
 std::string deviceName(stats::DeviceType type) { return type == stats::DeviceType::CPU ? "CPU" : "CUDA"; }
 
 io::Json sideRow(const std::optional<stats::KeyAverage>& row, bool groupedByInputShape)
@@ -57,7 +55,7 @@ std::string diffJson(const DiffSide& before, const DiffSide& after, const stats:
     return io::dumpJson(j) + "\n";
 }
 
-std::string diffText(const DiffSide& before, const DiffSide& after, const stats::KeyAveragesDiff& diff)
+std::string diffText(const DiffSide& before, const DiffSide& after, const stats::KeyAveragesDiff& diff, int nameWidth)
 {
     const std::vector<std::string> header{"Name",
                                           "Device",
@@ -74,7 +72,7 @@ std::string diffText(const DiffSide& before, const DiffSide& after, const stats:
     for (const stats::KeyAverageDiffRow& r : diff.rows) {
         const stats::DiffChange change = r.change();
         ++counts[static_cast<size_t>(change)];
-        std::string name = stats::shortenTorchName(r.key, kNameWidth);
+        std::string name = stats::shortenTorchName(r.key, nameWidth);
         if (diff.groupedByInputShape)
             name += " " + r.inputShapes;
         cells.push_back({name, deviceName(r.deviceType), optionalCount(r.before), optionalCount(r.after), optionalTime(r.before),

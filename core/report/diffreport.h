@@ -29,6 +29,7 @@ std::string diffJson(const DiffSide& before, const DiffSide& after, const stats:
 // The table: name (cut at 80 columns as summary's), device, count before/after, self device time
 // before/after/delta, device time total delta, self CPU delta, and added, removed, increased, decreased or
 // unchanged (KeyAverageDiffRow::change); the diff's order.
-std::string diffText(const DiffSide& before, const DiffSide& after, const stats::KeyAveragesDiff& diff);
+// Names longer than nameWidth code points are cut as summary's table cuts them.
+std::string diffText(const DiffSide& before, const DiffSide& after, const stats::KeyAveragesDiff& diff, int nameWidth = 80);
 
 } // namespace tilescope::report

@@ -245,6 +245,16 @@ private slots:
         const Run table = cli(byShape ? QStringList{"diff", trace, trace, "--by-shape"} : QStringList{"diff", trace, trace});
         QCOMPARE(table.exitCode, 0);
         QVERIFY(table.out.contains("0 added, 0 removed, 0 increased, 0 decreased, " + QByteArray::number(rows.size()) + " unchanged"));
+        // --max-name-width: every name cut to that many code points, as summary's table cuts them.
+        if (!byShape) {
+            const Run narrow = cli({"diff", trace, trace, "--max-name-width", "30"});
+            QCOMPARE(narrow.exitCode, 0);
+            for (const QJsonValue& value : rows) {
+                const QString key = value.toObject().value("key").toString();
+                const QString shown = key.size() >= 27 ? key.left(27) + "..." : key; // torch: width - 3, then "..."
+                QVERIFY2(narrow.out.contains("\n" + shown.toUtf8() + " "), qPrintable(shown));
+            }
+        }
     }
 
     // --step N: each side is the ops and kernels that start in that step: the rows are key_averages over the
