@@ -723,7 +723,10 @@ void TimelineView::drawAxis(QPainter& p)
         if (x < m_labelWidth)
             continue;
         p.drawLine(QPointF(x, kTickBandHeight - 6), QPointF(x, kTickBandHeight));
-        p.drawText(QPointF(x + 3, kTickBandHeight - 8), timeText(t - origin));
+        // A label that would run past the right edge is left out (cut, "40.000" read as a different time).
+        const QString label = timeText(t - origin);
+        if (x + 3 + p.fontMetrics().horizontalAdvance(label) <= viewport()->width())
+            p.drawText(QPointF(x + 3, kTickBandHeight - 8), label);
     }
     p.drawText(QRect(4, 0, m_labelWidth, kTickBandHeight), Qt::AlignVCenter,
                QStringLiteral("view %1").arg(timeText(viewEnd() - viewStart())));
