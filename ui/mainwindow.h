@@ -73,6 +73,7 @@ public:
     QCheckBox* groupByShape() const;
     QLineEdit* searchField() const { return m_search; }
     const TraceDocument* document() const { return m_doc.get(); }
+    std::shared_ptr<const TraceDocument> sharedDocument() const { return m_doc; }
     TraceLoadJob* loadJob() const { return m_job; }
     QString figuresText() const;
     // Steps and compare (issue #13). The open trace is before, the compared one after.

@@ -337,6 +337,10 @@ void MemoryPanel::setCanvas(int left, int width)
 
 void MemoryPanel::redraw()
 {
+    // Also reached from a queued resize (the legend above the plot changes height with the document), which can
+    // arrive after the document went or when it has no graph.
+    if (!m_doc || !hasData())
+        return;
     // The plot's data area starts where the timeline's canvas starts; the y labels sit in the margin,
     // under the lane labels.
     const int left = std::max(m_canvasLeft, 40);

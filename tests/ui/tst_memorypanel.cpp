@@ -123,6 +123,30 @@ private slots:
         QCOMPARE(w.timeline()->selectedRange()->second, panel->timeAtPixel(x1));
     }
 
+    // The panel's queued redraws (on a resize: the legend above the plot changes height with the document) may
+    // land after the document went or on a trace with no graph: nothing is drawn, nothing read (a null
+    // document was dereferenced there once, under a range's work and a new trace, tst_rangestress).
+    void queuedRedrawAfterTheDocumentWent()
+    {
+        MainWindow w;
+        testutil::showExposed(w, {1600, 1000});
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("memory_churn")));
+        MemoryPanel own; // a panel of its own: the window's keeps the window's document
+        MemoryPanel* panel = &own;
+        panel->resize(900, 200);
+        panel->show();
+        QVERIFY(QTest::qWaitForWindowExposed(panel));
+        for (int i = 0; i < 3; ++i) {
+            panel->setDocument(w.sharedDocument());
+            QTest::qWait(20);
+            QVERIFY(panel->hasData());
+            panel->plot()->resize(panel->plot()->width() - 10, panel->plot()->height() + 7); // queues a redraw
+            panel->setDocument(nullptr);
+            QTest::qWait(20);
+            QVERIFY(!panel->hasData());
+        }
+    }
+
     void withoutProfileMemoryASentence()
     {
         MainWindow w;
