@@ -85,11 +85,11 @@ std::vector<CompareRow> compareRows(const compare::Comparison& c)
     const auto spanPerCall = [](const compare::Side& s) {
         return s.calls > 0 ? duration(s.totalSpanUs / double(s.calls)) : std::string("-");
     };
-    const auto busyInSpan = [](const compare::Side& s) {
+    const auto gpuTimeOverSpan = [](const compare::Side& s) {
         return s.totalSpanUs > 0 ? stats::formatFixed(100 * s.totalGpuUs / s.totalSpanUs, 1) + "%" : std::string("-");
     };
     row("GPU span per call, mean", spanPerCall(c.a), spanPerCall(c.b));
-    row("GPU time / span", busyInSpan(c.a), busyInSpan(c.b)); // over 100% where streams ran at once
+    row("GPU time / span", gpuTimeOverSpan(c.a), gpuTimeOverSpan(c.b)); // over 100% where streams ran at once
     row("achieved FLOP/s per span", achieved(c.a.achievedFlopsPerS, "FLOP/s"), achieved(c.b.achievedFlopsPerS, "FLOP/s"));
     row("achieved bytes/s per span", achieved(c.a.achievedBytesPerS, "B/s"), achieved(c.b.achievedBytesPerS, "B/s"));
     row("class", classText(c.a), classText(c.b));

@@ -132,7 +132,10 @@ void gradeCommunication(Classification& c, const Aggregate& a)
     }
 }
 
-void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, const Ceilings& datasheet, bool measured, bool partial)
+// latencyReason: why work below every roof is slow, for the latency-bound verdict.
+constexpr std::string_view kKernelLatencyReason = "launch overhead, tails or a small grid dominate";
+void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, const Ceilings& datasheet, bool measured, bool partial,
+           std::string_view latencyReason = kKernelLatencyReason)
 {
     const double seconds = a.ns / 1e9;
     c.calls = a.calls;
@@ -250,7 +253,7 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
         c.cls = RooflineClass::LatencyBound;
         c.strength = "provisional";
         c.evidence.push_back("below 30% of every roof (mean " + stats::formatFixed(c.totalUs / double(std::max<uint64_t>(1, a.calls)), 2)
-                             + " us per call): launch overhead, tails or a small grid dominate");
+                             + " us per call): " + std::string(latencyReason));
         return;
     }
     c.strength = u >= 0.6 ? "strong" : u >= 0.3 ? "weak" : "provisional";
@@ -718,31 +721,27 @@ Classification regionVerdict(const std::string& name, const RegionAggregate& r, 
         }
     Classification c;
     c.name = name;
+    // A span the GPU mostly idles in is slow for that reason, whatever its kernels reach: that, not a kernel's
+    // reasons (launch overhead, tails, a small grid), if it grades latency-bound.
+    const double busyShare = agg.ns > 0 ? r.busy / agg.ns : 0;
+    const std::string idleReason = "the GPU is idle " + pct(1 - busyShare)
+        + " of the span, between its activities; classify its kernels for their own bound";
     const bool communicationOnly = agg.commNs > 0 && agg.levels.empty() && agg.commNs >= 0.9 * r.busy && !declared;
     if (communicationOnly) {
         c.calls = agg.calls;
         c.totalUs = agg.ns / 1000.0;
         gradeCommunication(c, agg);
     } else {
-        grade(c, agg, g.report.ceilings, g.report.datasheet, g.report.measured, r.partial);
+        grade(c, agg, g.report.ceilings, g.report.datasheet, g.report.measured, r.partial,
+              busyShare < 0.5 ? std::string_view(idleReason) : kKernelLatencyReason);
         if (agg.commNs > 0)
             c.evidence.push_back(pct(r.busy > 0 ? agg.commNs / r.busy : 0)
                                  + " of its GPU busy time is NCCL communication, which is not in "
                                    "the roofline figures");
     }
     c.calls = agg.calls;
-    // A span the GPU mostly idles in is slow for that reason, whatever its kernels reach: say so instead of
-    // the kernel's reasons (launch overhead, tails, a small grid).
-    const double busyShare = agg.ns > 0 ? r.busy / agg.ns : 0;
-    if (c.cls == RooflineClass::LatencyBound && busyShare < 0.5)
-        for (std::string& line : c.evidence)
-            if (line.starts_with("below 30% of every roof")) {
-                line = line.substr(0, line.find(':')) + ": the GPU is idle " + pct(1 - busyShare)
-                    + " of the span, between its activities; classify its kernels for their own bound";
-                break;
-            }
-    c.evidence.push_back("GPU busy " + pct(agg.ns > 0 ? r.busy / agg.ns : 0) + " of its span (" + std::to_string(r.kernelNs.size())
-                         + " distinct activities" + (topKernel.empty() ? "" : ", mostly " + topKernel) + ")");
+    c.evidence.push_back("GPU busy " + pct(busyShare) + " of its span (" + std::to_string(r.kernelNs.size()) + " distinct activities"
+                         + (topKernel.empty() ? "" : ", mostly " + topKernel) + ")");
     c.evidence.push_back("a span holds only the GPU work launched by the annotating thread");
     if (source)
         corroborate(c, *source, g.hopper);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "timeline/timelineindex.h"
 
+#include "trace/nesting.h"
+
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace tilescope::timeline {
 
@@ -73,7 +74,7 @@ TimelineIndex::TimelineIndex(const trace::Trace& trace)
     std::vector<uint16_t> pythonAbove(trace.events.size(), 0), otherAbove(trace.events.size(), 0);
     std::vector<uint32_t> containerOf(trace.events.size(), trace::kNoIndex);
     std::vector<uint32_t> stack;
-    std::vector<int64_t> rowEnd;                         // per compact row: the end of the last event placed there
+    trace::FreeRows rows;                                // the compact rows
     std::vector<int> anchorRow(trace.events.size(), -1); // compact row of the event, or of its nearest shown container
     for (trace::TrackId t = 0; t < trace.tracks.size(); ++t) {
         auto& levels = m_levels[t];
@@ -87,15 +88,8 @@ TimelineIndex::TimelineIndex(const trace::Trace& trace)
             while (!stack.empty() && e.start >= trace.events[stack.back()].end())
                 stack.pop_back();
             uint32_t container = e.parent;
-            if (container == trace::kNoIndex && (e.flags & trace::PartialOverlap)) {
-                // As the loader does: ended slices buried under open ones are closed for good; drop them first.
-                std::erase_if(stack, [&](uint32_t s) { return trace.events[s].end() <= e.start; });
-                for (size_t k = stack.size(); k-- > 0;)
-                    if (trace.events[stack[k]].end() >= e.end()) {
-                        container = stack[k];
-                        break;
-                    }
-            }
+            if (container == trace::kNoIndex && (e.flags & trace::PartialOverlap))
+                container = trace::innermostHolding(stack, trace.events, e);
             containerOf[index] = container;
             if (container != trace::kNoIndex) {
                 const bool containerIsPython = trace.events[container].kind == trace::EventKind::PythonFunction;
@@ -108,7 +102,7 @@ TimelineIndex::TimelineIndex(const trace::Trace& trace)
         if (!anyPython)
             continue;
         auto& compact = m_compactLevels[t];
-        rowEnd.clear();
+        rows.clear();
         for (const uint32_t index : trace.tracks[t].events) {
             const trace::Event& e = trace.events[index];
             const int python = pythonAbove[index];
@@ -122,13 +116,8 @@ TimelineIndex::TimelineIndex(const trace::Trace& trace)
             }
             // Under its shown containers (as many rows as they are), and under the nearest one's row, on the first
             // row free from its start (the next one unless a slice that overlaps without nesting holds it).
-            size_t depth = static_cast<size_t>(std::max(std::min(python, kPythonLevels) + otherAbove[index], above + 1));
-            while (depth < rowEnd.size() && rowEnd[depth] > e.start)
-                ++depth;
-            depth = std::min<size_t>(depth, kHidden - 1);
-            if (rowEnd.size() <= depth)
-                rowEnd.resize(depth + 1, std::numeric_limits<int64_t>::min());
-            rowEnd[depth] = std::max(rowEnd[depth], e.end());
+            const size_t depth = rows.place(static_cast<size_t>(std::max(std::min(python, kPythonLevels) + otherAbove[index], above + 1)),
+                                            e.start, e.end(), kHidden - 1);
             m_compactDepth[index] = static_cast<uint16_t>(depth);
             anchorRow[index] = static_cast<int>(depth);
             if (compact.size() <= depth)

@@ -2,11 +2,11 @@
 #include "trace/trace.h"
 
 #include "trace/gallopsearch.h"
+#include "trace/nesting.h"
 #include "trace/sortruns.h"
 #include "trace/tracktypename.h"
 
 #include <algorithm>
-#include <limits>
 #include <future>
 #include <map>
 #include <system_error>
@@ -230,7 +230,7 @@ Trace::EventSpan Trace::sortAndNestTracks()
     for (uint32_t i = 0; i < events.size(); ++i)
         tracks[events[i].track].events.push_back(i);
     std::vector<uint32_t> stack;
-    std::vector<int64_t> levelEnd; // per depth of the track: the end of the last event drawn there
+    FreeRows rows;
     for (Track& track : tracks) {
         auto& list = track.events;
         const auto earlier = [&](uint32_t a, uint32_t b) {
@@ -240,7 +240,7 @@ Trace::EventSpan Trace::sortAndNestTracks()
         };
         sortRuns(list.begin(), list.end(), earlier); // Kineto writes most lanes in order, or in a few runs
         stack.clear();
-        levelEnd.clear();
+        rows.clear();
         for (const uint32_t index : list) {
             Event& e = events[index];
             while (!stack.empty() && e.start >= events[stack.back()].end())
@@ -256,27 +256,14 @@ Trace::EventSpan Trace::sortAndNestTracks()
                 if (e.end() > events[stack.back()].end()) {
                     e.flags |= PartialOverlap;
                     ++track.partialOverlaps;
-                    // Slices that ended stay buried under open ones: they are closed for good (later events start
-                    // no earlier), so drop them before the walk; else a long run of overlapping steps, whose stack
-                    // never empties, would have every step walk past all the earlier ones.
-                    std::erase_if(stack, [&](uint32_t s) { return events[s].end() <= e.start; });
-                    for (size_t k = stack.size() - 1; k-- > 0;)
-                        if (events[stack[k]].end() >= e.end()) {
-                            depth = events[stack[k]].depth + size_t(1);
-                            break;
-                        }
+                    if (const uint32_t holder = innermostHolding(stack, events, e); holder != kNoIndex)
+                        depth = events[holder].depth + size_t(1);
                 } else {
                     e.parent = stack.back();
                     depth = events[stack.back()].depth + size_t(1);
                 }
             }
-            while (depth < levelEnd.size() && levelEnd[depth] > e.start)
-                ++depth;
-            depth = std::min<size_t>(depth, UINT16_MAX);
-            if (depth >= levelEnd.size())
-                levelEnd.resize(depth + 1, std::numeric_limits<int64_t>::min());
-            levelEnd[depth] = std::max(levelEnd[depth], e.end());
-            e.depth = static_cast<uint16_t>(depth);
+            e.depth = static_cast<uint16_t>(rows.place(depth, e.start, e.end(), UINT16_MAX));
             track.maxDepth = std::max(track.maxDepth, e.depth);
             stack.push_back(index);
             // The trace's extent on the way: one pass over the events fewer.

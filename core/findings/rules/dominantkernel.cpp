@@ -103,9 +103,10 @@ void dominantKernel(const trace::Trace& t, const DiagnoseInputs& in, std::vector
     const double nextUs = kernels.size() > 1 ? kernels[1].totalUs : 0.0;
     const bool clearLead = top.totalUs >= thresholds::kDominantLead * nextUs;
     f.strength = clearLead ? Strength::Strong : Strength::Weak;
+    const int64_t meanCallNs = ns(top.totalUs / static_cast<double>(top.calls ? top.calls : 1));
     f.evidence.push_back(top.name + " ran " + stats::formatDuration(ns(top.totalUs)) + " of " + stats::formatDuration(ns(totalUs))
                          + " of GPU activity (" + percentText(top.totalUs / totalUs) + ") in " + countText(top.calls, "call", "calls")
-                         + ", " + stats::formatDuration(ns(top.totalUs / static_cast<double>(top.calls ? top.calls : 1))) + " per call.");
+                         + ", " + stats::formatDuration(meanCallNs) + " per call.");
     std::string roof = "Roofline: " + std::string(roofline::className(cls.cls)) + " (" + cls.strength + ")";
     if (!cls.roof.empty())
         roof += " against the " + cls.roof + " roof";
@@ -129,7 +130,7 @@ void dominantKernel(const trace::Trace& t, const DiagnoseInputs& in, std::vector
         f.evidence.push_back("The next, " + kernels[1].name + ", ran " + percentText(kernels[1].totalUs / totalUs)
                              + (clearLead ? std::string(".") : std::string(": nearly as much, so the two share the work.")));
     f.columns.insert(f.columns.begin(), {"kernel dur", "roofline class"});
-    f.nextStep = nextStepFor(cls, ns(top.totalUs / static_cast<double>(top.calls ? top.calls : 1)));
+    f.nextStep = nextStepFor(cls, meanCallNs);
     f.impactNs = ns(top.totalUs);
     // Its first and its longest call.
     uint32_t first = trace::kNoIndex, longest = trace::kNoIndex;
