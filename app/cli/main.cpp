@@ -873,8 +873,12 @@ int main(int argc, char** argv)
             std::cout << "usage:\n" << usageOf(argv[2]);
             return 0;
         }
+        if (argc < 2) { // a mistake, as with any missing argument: the usage goes where errors go
+            std::cerr << fullUsage();
+            return kExitBadInput;
+        }
         std::cout << fullUsage();
-        return argc < 2 ? kExitBadInput : 0;
+        return 0;
     }
     if (first == "--version") {
         std::cout << "tilescope-cli " << kVersion << " (commit " << kCommit << ")\n";

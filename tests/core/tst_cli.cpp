@@ -308,6 +308,12 @@ private slots:
         QVERIFY(!scriptHelp.out.startsWith("usage:"));
         const Run all = cli({"--help"});
         QCOMPARE(all.exitCode, 0);
+        QVERIFY(all.err.isEmpty());
+        // No command at all is a mistake: the same usage, on stderr, and exit status 2.
+        const Run bare = cli({});
+        QCOMPARE(bare.exitCode, 2);
+        QVERIFY(bare.out.isEmpty());
+        QCOMPARE(bare.err, all.out);
         for (const char* command : {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "diagnose", "compare",
                                     "report", "capture", "calibrate", "idle", "queue", "launches", "sequences"})
             QVERIFY2(all.out.contains("\n  " + QByteArray(command) + " "), command);
