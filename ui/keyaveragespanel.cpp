@@ -7,6 +7,7 @@
 #include "keyaveragesdiffmodel.h"
 #include "keyaveragesmodel.h"
 #include "namedelegate.h"
+#include "report/diffreport.h"
 #include "tracedocument.h"
 
 #include <QApplication>
@@ -212,6 +213,7 @@ void KeyAveragesPanel::setComparison(std::shared_ptr<const TraceDocument> after)
     m_diffJob.drop();
     m_diffStep.reset();
     m_diffModel->setDiff(nullptr);
+    m_title->setToolTip(QString());
     m_title->setText(!m_doc ? QString() : m_range ? tr("selected range") : tr("whole trace"));
 }
 
@@ -235,7 +237,18 @@ void KeyAveragesPanel::showDiff()
             KeyAveragesDiffModel::NameColumn,
             std::min(m_diffTable->columnWidth(KeyAveragesDiffModel::NameColumn), std::max(360, m_diffTable->viewport()->width() / 3)));
         m_diffTable->scrollToTop();
-        m_title->setText(title + tr("; delta green: faster, red: slower"));
+        // The whole first (summary's footers of each side), as the CLI's diff: self CUDA time, or self CPU
+        // time where neither side ran on the GPU.
+        const stats::KeyAveragesDiff& d = *m_diffModel->diff();
+        const bool device = d.before.selfDeviceTimeTotal != 0 || d.after.selfDeviceTimeTotal != 0;
+        const QString total = device
+            ? tr("self CUDA %1").arg(QString::fromStdString(report::totalChange(d.before.selfDeviceTimeTotal, d.after.selfDeviceTimeTotal)))
+            : tr("self CPU %1").arg(QString::fromStdString(report::totalChange(d.before.selfCpuTimeTotal, d.after.selfCpuTimeTotal)));
+        m_title->setText(title + QStringLiteral(": ") + total + tr("; delta green: faster, red: slower"));
+        m_title->setToolTip(
+            tr("Self CPU time total: %1\nSelf CUDA time total: %2")
+                .arg(QString::fromStdString(report::totalChange(d.before.selfCpuTimeTotal, d.after.selfCpuTimeTotal)),
+                     QString::fromStdString(report::totalChange(d.before.selfDeviceTimeTotal, d.after.selfDeviceTimeTotal))));
         emit diffShown();
     };
     if (!m_diffStep) {

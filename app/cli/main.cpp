@@ -435,7 +435,7 @@ int runSummary(const Arguments& a)
     options.groupByInputShape = a.has("group-by-input-shape");
     const stats::KeyAverages averages = stats::computeKeyAverages(*t, options);
     if (!sortGiven)
-        sort = report::defaultSortKey(averages);
+        sort = stats::defaultSortKey(averages);
     if (format == "json") {
         std::cout << report::summaryJson(a.trace, averages, {sort, rowLimit});
     } else if (format == "csv") {

@@ -408,7 +408,7 @@ ReportSection keyAveragesSection(const AnswerInputs& in)
         s.blocks.push_back(notComputed("The key-averages table"));
         return s;
     }
-    const stats::SortKey sort = report::defaultSortKey(*in.averages);
+    const stats::SortKey sort = stats::defaultSortKey(*in.averages);
     stats::TorchTableOptions options;
     options.sortBy = sort;
     options.rowLimit = in.keyAverageRows;

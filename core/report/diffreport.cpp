@@ -13,6 +13,12 @@ namespace tilescope::report {
 
 std::string signedTime(double us) { return (us > 0 ? "+" : us < 0 ? "-" : "") + stats::formatTorchTime(std::abs(us)); }
 
+std::string totalChange(double beforeUs, double afterUs)
+{
+    return stats::formatTorchTime(beforeUs) + " before, " + stats::formatTorchTime(afterUs) + " after (" + signedTime(afterUs - beforeUs)
+        + ")";
+}
+
 namespace {
 
 std::string deviceName(stats::DeviceType type) { return type == stats::DeviceType::CPU ? "CPU" : "CUDA"; }
@@ -50,6 +56,11 @@ std::string diffJson(const DiffSide& before, const DiffSide& after, const stats:
                         {"delta_self_cpu_time_total_us", io::jsonNumber(r.deltaSelfCpuTimeTotal)},
                         {"delta_self_device_time_total_us", io::jsonNumber(r.deltaSelfDeviceTimeTotal)},
                         {"delta_device_time_total_us", io::jsonNumber(r.deltaDeviceTimeTotal)}});
+    const auto totals = [](const stats::KeyAveragesTotals& t) {
+        return io::Json{{"self_cpu_time_total_us", io::jsonNumber(t.selfCpuTimeTotal)},
+                        {"self_device_time_total_us", io::jsonNumber(t.selfDeviceTimeTotal)}};
+    };
+    j["totals"] = {{"before", totals(diff.before)}, {"after", totals(diff.after)}};
     j["overlap"] = {{"before", overlapJsonObject(*before.trace, *before.overlap)},
                     {"after", overlapJsonObject(*after.trace, *after.overlap)}};
     return io::dumpJson(j) + "\n";
@@ -101,7 +112,11 @@ std::string diffText(const DiffSide& before, const DiffSide& after, const stats:
     out += "grouped by " + std::string(diff.groupedByInputShape ? "key and input shapes" : "key") + "; "
         + stats::formatCount(diff.rows.size()) + " rows: " + stats::formatCount(counts[0]) + " added, " + stats::formatCount(counts[1])
         + " removed, " + stats::formatCount(counts[2]) + " increased, " + stats::formatCount(counts[3]) + " decreased, "
-        + stats::formatCount(counts[4]) + " unchanged (by device time total, else self CPU time, else count)\n\n";
+        + stats::formatCount(counts[4]) + " unchanged (by device time total, else self CPU time, else count)\n";
+    // summary's footers of each side, first: whether the whole got faster before which rows did.
+    out += "Self CPU time total:  " + totalChange(diff.before.selfCpuTimeTotal, diff.after.selfCpuTimeTotal) + "\n";
+    out += "Self CUDA time total: " + totalChange(diff.before.selfDeviceTimeTotal, diff.after.selfDeviceTimeTotal) + "\n";
+    out += "\n";
     out += line(header);
     for (const auto& row : cells)
         out += line(row);

@@ -12,6 +12,10 @@ namespace tilescope::report {
 // the app's compare columns).
 std::string signedTime(double us);
 
+// A total of both sides and its delta: "8.748ms before, 1.038ms after (-7.709ms)" (the diff table's
+// totals lines and the app's compare title).
+std::string totalChange(double beforeUs, double afterUs);
+
 // One trace of a diff: its path as given, the loaded trace and its whole-trace overlap.
 struct DiffSide
 {
@@ -23,11 +27,12 @@ struct DiffSide
 // `tilescope-cli diff --format json`: {"before": PATH, "after": PATH, "rows": [{"key", "device_type" (CPU or CUDA),
 // "input_shapes", "before": ROW|null, "after": ROW|null, "delta_count", "delta_self_cpu_time_total_us",
 // "delta_self_device_time_total_us", "delta_device_time_total_us"}], "overlap": {"before": OVERLAP, "after":
-// OVERLAP}}; ROW is a `summary --format json` row (summaryRowJson), OVERLAP what `overlap --format json`
-// prints (overlapJsonObject). Rows in the diff's order.
+// OVERLAP}, "totals": {"before": TOTALS, "after": TOTALS}}; TOTALS is {"self_cpu_time_total_us",
+// "self_device_time_total_us"}, what `summary --format json` prints as those keys; ROW is a `summary --format json` row (summaryRowJson),
+// OVERLAP what `overlap --format json` prints (overlapJsonObject). Rows in the diff's order.
 std::string diffJson(const DiffSide& before, const DiffSide& after, const stats::KeyAveragesDiff& diff);
-// The table: name (cut at 80 columns as summary's), device, count before/after, self device time
-// before/after/delta, device time total delta, self CPU delta, and added, removed, increased, decreased or
+// The table, after each side's totals (summary's footers) with their delta: name (cut at 80 columns as summary's), device, count
+// before/after, self device time before/after/delta, device time total delta, self CPU delta, and added, removed, increased, decreased or
 // unchanged (KeyAverageDiffRow::change); the diff's order.
 // Names longer than nameWidth code points are cut as summary's table cuts them.
 std::string diffText(const DiffSide& before, const DiffSide& after, const stats::KeyAveragesDiff& diff, int nameWidth = 80);

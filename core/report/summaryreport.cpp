@@ -31,11 +31,6 @@ std::string csvField(std::string_view text)
 
 } // namespace
 
-stats::SortKey defaultSortKey(const stats::KeyAverages& averages)
-{
-    return averages.useDevice ? stats::SortKey::SelfDeviceTimeTotal : stats::SortKey::SelfCpuTimeTotal;
-}
-
 std::string summaryJson(const std::string& tracePath, const stats::KeyAverages& averages, const SummarySelection& selection)
 {
     const std::vector<size_t> all = stats::sortedRowOrder(averages, selection.sortBy);

@@ -16,10 +16,6 @@ struct SummarySelection
     int rowLimit = -1; // -1: all rows
 };
 
-// The sort `summary` uses when none is given (and the report's key-averages table): self device time when the
-// trace has GPU activity, else self CPU time.
-stats::SortKey defaultSortKey(const stats::KeyAverages& averages);
-
 // `tilescope-cli summary --format json`: the field names of torch's ref_key_averages.json rows.
 std::string summaryJson(const std::string& tracePath, const stats::KeyAverages& averages, const SummarySelection& selection);
 // One row of it: {"key", "input_shapes" (null unless grouped by shape), "count", "self_cpu_time_total_us",

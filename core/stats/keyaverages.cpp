@@ -772,6 +772,11 @@ double sortValue(const KeyAverage& row, SortKey key)
     return 0;
 }
 
+SortKey defaultSortKey(const KeyAverages& averages)
+{
+    return averages.useDevice ? SortKey::SelfDeviceTimeTotal : SortKey::SelfCpuTimeTotal;
+}
+
 std::vector<size_t> sortedRowOrder(const KeyAverages& averages, std::optional<SortKey> key)
 {
     std::vector<size_t> order(averages.rows.size());

@@ -89,5 +89,8 @@ std::vector<std::string> sortKeyNames();
 double sortValue(const KeyAverage& row, SortKey key);
 // Row indices sorted descending and stable, as Python's sorted(..., reverse=True).
 std::vector<size_t> sortedRowOrder(const KeyAverages& averages, std::optional<SortKey> key);
+// The sort `summary` uses when none is given (and the report's and the diff's totals): self device time when
+// the trace has GPU activity, else self CPU time.
+SortKey defaultSortKey(const KeyAverages& averages);
 
 } // namespace tilescope::stats

@@ -63,6 +63,12 @@ KeyAveragesDiff diffKeyAverages(const KeyAverages& before, const KeyAverages& af
 
     KeyAveragesDiff diff;
     diff.groupedByInputShape = before.groupedByInputShape;
+    const auto totalsOf = [](const KeyAverages& averages) {
+        const std::vector<size_t> order = sortedRowOrder(averages, defaultSortKey(averages));
+        return KeyAveragesTotals{averages.selfCpuTimeTotal(order), averages.selfDeviceTimeTotal(order)};
+    };
+    diff.before = totalsOf(before);
+    diff.after = totalsOf(after);
     diff.rows.reserve(matched.size());
     for (const auto& [identity, sides] : matched) {
         KeyAverageDiffRow row;

@@ -35,10 +35,19 @@ struct KeyAverageDiffRow
     DiffChange change() const;
 };
 
+// One side's table footers: what `summary` prints as "Self CPU time total" and "Self CUDA time total" (its
+// rows summed in its default order, so the figures are summary's to the last digit).
+struct KeyAveragesTotals
+{
+    double selfCpuTimeTotal = 0;
+    double selfDeviceTimeTotal = 0;
+};
+
 struct KeyAveragesDiff
 {
     std::vector<KeyAverageDiffRow> rows; // largest |device-time delta| first (ties: |self CPU delta|, then key)
     bool groupedByInputShape = false;
+    KeyAveragesTotals before, after;
 };
 
 // Matches the rows of two key averages grouped the same way (both by key, or both by key and input

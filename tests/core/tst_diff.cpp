@@ -11,6 +11,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QtTest>
 
 #include <cmath>
@@ -128,7 +129,7 @@ private slots:
         const auto before = summaryRows(beforeTrace(), byShape);
         const auto after = summaryRows(afterTrace(), byShape);
         const QJsonObject doc = diffJson(beforeTrace(), afterTrace(), byShape);
-        QCOMPARE(doc.keys(), (QStringList{"after", "before", "overlap", "rows"}));
+        QCOMPARE(doc.keys(), (QStringList{"after", "before", "overlap", "rows", "totals"}));
         QCOMPARE(doc.value("before").toString(), beforeTrace());
         QCOMPARE(doc.value("after").toString(), afterTrace());
 
@@ -218,6 +219,46 @@ private slots:
             QCOMPARE(r.exitCode, 0);
             QCOMPARE(overlap.value(side).toObject(), QJsonDocument::fromJson(r.out).object());
         }
+    }
+
+    // Each side's totals are what summary prints as its footers (JSON keys and table lines), to the last digit.
+    void totalsAreTheSummaryFooters()
+    {
+        const QJsonObject totals = diffJson(beforeTrace(), afterTrace(), false).value("totals").toObject();
+        QCOMPARE(totals.keys(), (QStringList{"after", "before"}));
+        const Run table = cli({"diff", beforeTrace(), afterTrace()});
+        QCOMPARE(table.exitCode, 0);
+        QByteArray cpuLine = "Self CPU time total:  ", deviceLine = "Self CUDA time total: ";
+        for (const auto& [side, trace] : {std::pair{"before", beforeTrace()}, std::pair{"after", afterTrace()}}) {
+            const Run json = cli({"summary", trace, "--format", "json"});
+            const Run text = cli({"summary", trace});
+            QCOMPARE(json.exitCode, 0);
+            QCOMPARE(text.exitCode, 0);
+            const QJsonObject summary = QJsonDocument::fromJson(json.out).object();
+            const QJsonObject mine = totals.value(side).toObject();
+            QCOMPARE(mine.keys(), (QStringList{"self_cpu_time_total_us", "self_device_time_total_us"}));
+            for (const char* key : {"self_cpu_time_total_us", "self_device_time_total_us"})
+                QCOMPARE(mine.value(key).toDouble(), summary.value(key).toDouble());
+            // summary's footers: "Self CPU time total: 8.827ms" and "Self CUDA time total: 8.748ms".
+            const QRegularExpression footer("Self (CPU|CUDA) time total: (\\S+)");
+            QRegularExpressionMatchIterator it = footer.globalMatch(QString::fromUtf8(text.out));
+            QMap<QString, QString> footers;
+            while (it.hasNext()) {
+                const QRegularExpressionMatch m = it.next();
+                footers[m.captured(1)] = m.captured(2);
+            }
+            QCOMPARE(footers.size(), 2);
+            cpuLine += footers["CPU"].toUtf8() + " " + side + (QByteArray(side) == "before" ? ", " : " (");
+            deviceLine += footers["CUDA"].toUtf8() + " " + side + (QByteArray(side) == "before" ? ", " : " (");
+        }
+        const QList<QByteArray> lines = table.out.split('\n');
+        QVERIFY2(lines.size() > 4 && lines[3].startsWith(cpuLine), lines.value(3).constData());
+        QVERIFY2(lines[4].startsWith(deviceLine), lines[4].constData());
+        // The delta is after - before, signed as the rows' deltas.
+        const double cpuDelta = totals.value("after").toObject().value("self_cpu_time_total_us").toDouble()
+            - totals.value("before").toObject().value("self_cpu_time_total_us").toDouble();
+        QVERIFY(cpuDelta != 0);
+        QVERIFY2(lines[3].endsWith(")") && lines[3].contains(cpuDelta > 0 ? "(+" : "(-"), lines[3].constData());
     }
 
     void traceAgainstItselfChangesNothing_data()

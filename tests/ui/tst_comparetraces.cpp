@@ -20,6 +20,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QMessageBox>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
@@ -55,6 +56,15 @@ void openComparison(MainWindow& w)
     w.compareWith(afterTrace());
     QVERIFY(compared.wait(30000));
     QVERIFY(w.comparedDocument());
+}
+
+// The panel's title while it shows a diff ("before → after …" with the totals); null when none says so.
+const QLabel* diffTitle(const KeyAveragesPanel& panel)
+{
+    for (const QLabel* label : panel.findChildren<QLabel*>())
+        if (label->text().startsWith(QStringLiteral("before → after")) && !label->toolTip().isEmpty())
+            return label;
+    return nullptr;
 }
 
 bool near(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(b)); }
@@ -145,6 +155,19 @@ private slots:
         checkRowsEqualCli(panel->diffModel(), byShape ? QStringList{QStringLiteral("--by-shape")} : QStringList{}, added, removed);
         QVERIFY(!QTest::currentTestFailed());
         QVERIFY(added > 0 && removed > 0); // the pair has ops on one side only: both kinds of rows are checked
+        // The totals first, as the CLI's table: its "Self CUDA time total: ... before, ... after (delta)" line.
+        QStringList arguments{QStringLiteral("diff"), beforeTrace(), afterTrace()};
+        if (byShape)
+            arguments << QStringLiteral("--by-shape");
+        const auto text = testutil::runProcess(QStringLiteral(TILESCOPE_CLI), arguments);
+        QCOMPARE(text.exitCode, 0);
+        const QString cuda
+            = QString::fromUtf8(text.out).section(QStringLiteral("Self CUDA time total: "), 1).section(QLatin1Char('\n'), 0, 0);
+        QVERIFY(cuda.contains(QStringLiteral(" after (")));
+        const QLabel* title = diffTitle(*panel);
+        QVERIFY(title);
+        QVERIFY2(title->text().contains(QStringLiteral("self CUDA ") + cuda), qPrintable(title->text() + " / " + cuda));
+        QVERIFY(title->toolTip().contains(QStringLiteral("Self CUDA time total: ") + cuda));
     }
 
     // "Diff this step only": the rows of `tilescope-cli diff --step N` for the aligned step, back to the whole
@@ -276,6 +299,7 @@ private slots:
         QVERIFY(!panel->diffTable()->isVisible());
         QCOMPARE(panel->diffModel()->rowCount(), 0);
         QVERIFY(panel->findChild<QSpinBox*>()->isEnabled());
+        QVERIFY(!diffTitle(*panel)); // the totals went with the diff
         QVERIFY(!w.comparedTimeline()->isVisible());
         QCOMPARE(panel->model()->rowCount(), int(w.document()->averages.rows.size()));
         // Panning the timeline alone works again over its own trace.
