@@ -61,6 +61,15 @@ StepScan scanSteps(const trace::Trace& t)
         bool topLevel = true;
         for (uint32_t p = e.parent; p != kNoIndex && topLevel; p = t.events[p].parent)
             topLevel = !trace::isHostOp(t.events[p]);
+        // A region that overlaps an op without nesting in it has no parent (Trace::sortAndNestTracks), yet an
+        // op further out may hold it whole (Optimizer.step#Adam.step inside step_0): not top-level either.
+        if (topLevel && e.parent == kNoIndex && (e.flags & trace::PartialOverlap))
+            topLevel = trace::innermostEventAt(t, e.track, e.start,
+                                               [&](const trace::Event& holder) {
+                                                   return &holder != &e && trace::isHostOp(holder) && holder.start <= e.start
+                                                       && holder.end() >= e.end();
+                                               })
+                == kNoIndex;
         if (!topLevel)
             continue;
         scan.topRegions.push_back(i);
@@ -71,7 +80,10 @@ StepScan scanSteps(const trace::Trace& t)
     return scan;
 }
 
-std::vector<uint32_t> selectSteps(const trace::Trace& t, const StepScan& scan, StepSource& source, std::string* familyName)
+// The steps by the rule; the chosen family's name and those repeating as often (the tie the first start broke)
+// when asked for.
+std::vector<uint32_t> selectSteps(const trace::Trace& t, const StepScan& scan, StepSource& source, std::string* familyName,
+                                  std::vector<std::string>* tiedFamilies = nullptr)
 {
     std::vector<uint32_t> stepEvents = scan.profilerSteps;
     source = StepSource::ProfilerStep;
@@ -90,6 +102,10 @@ std::vector<uint32_t> selectSteps(const trace::Trace& t, const StepScan& scan, S
         source = StepSource::RepeatedRegion;
         if (familyName && best != kNoIndex)
             *familyName = std::string(scan.familyName[best]);
+        if (tiedFamilies && best != kNoIndex)
+            for (uint32_t f = 0; f < scan.familyCount.size(); ++f)
+                if (f != best && scan.familyCount[f] == scan.familyCount[best])
+                    tiedFamilies->emplace_back(scan.familyName[f]);
     }
     if (stepEvents.empty())
         source = StepSource::None;
@@ -175,7 +191,7 @@ std::vector<int64_t> stepNumbers(const trace::Trace& t, const std::vector<uint32
 StepTable computeStepTable(const trace::Trace& t)
 {
     StepTable table;
-    const std::vector<uint32_t> events = selectSteps(t, scanSteps(t), table.source, &table.family);
+    const std::vector<uint32_t> events = selectSteps(t, scanSteps(t), table.source, &table.family, &table.tiedFamilies);
     if (events.empty())
         return table;
     const std::vector<int64_t> numbers = stepNumbers(t, events);
@@ -206,7 +222,15 @@ std::string stepSourceText(const StepTable& table)
 {
     switch (table.source) {
     case StepSource::ProfilerStep: return "ProfilerStep#N";
-    case StepSource::RepeatedRegion: return "repeated region " + table.family;
+    case StepSource::RepeatedRegion: {
+        // A tie is said, not hidden: the other family was as good a guess.
+        std::string text = "repeated region " + table.family;
+        for (size_t k = 0; k < table.tiedFamilies.size(); ++k)
+            text += (k == 0 ? ", as often as " : ", ") + table.tiedFamilies[k];
+        if (!table.tiedFamilies.empty())
+            text += ": the first to start is taken";
+        return text;
+    }
     case StepSource::None: break;
     }
     return "none";

@@ -58,14 +58,16 @@ struct StepRow
 struct StepTable
 {
     StepSource source = StepSource::None;
-    std::string family; // RepeatedRegion: the regions' family ("step_"); empty otherwise
+    std::string family;                    // RepeatedRegion: the regions' family ("step_"); empty otherwise
+    std::vector<std::string> tiedFamilies; // RepeatedRegion: other families repeating as often, in first-seen order
     std::vector<StepRow> steps;
 };
 
 // Every step's figures, each from OverlapIndex in O(log n) per step.
 StepTable computeStepTable(const trace::Trace& trace);
 
-// How the steps were found, in words: "ProfilerStep#N", "repeated region step_"; "none" when none.
+// How the steps were found, in words: "ProfilerStep#N", "repeated region step_", "repeated region compute_stream,
+// as often as copy_stream: the first to start is taken"; "none" when none.
 std::string stepSourceText(const StepTable& table);
 
 // A --step / --steps selection that names no step of the trace. The message lists the steps present.

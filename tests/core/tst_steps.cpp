@@ -129,6 +129,20 @@ private slots:
         const analysis::StepTable table = analysis::computeStepTable(*t);
         QCOMPARE(table.family, std::string("step_"));
         QCOMPARE(analysis::stepSourceText(table), std::string("repeated region step_"));
+        QVERIFY(table.tiedFamilies.empty());
+    }
+    // Two regions repeating as often (compute_stream and copy_stream, 5 each): the first to start is taken,
+    // and the source says which other one was as good a guess.
+    void tiedRegionsAreSaid()
+    {
+        const auto t = trace::loadTrace(testutil::dataPath("h200/streams_overlap/trace.json.gz"));
+        const analysis::StepTable table = analysis::computeStepTable(*t);
+        QCOMPARE(table.source, analysis::StepSource::RepeatedRegion);
+        QCOMPARE(table.family, std::string("compute_stream"));
+        QCOMPARE(table.tiedFamilies, std::vector<std::string>{"copy_stream"});
+        QCOMPARE(table.steps.size(), size_t(5));
+        QCOMPARE(analysis::stepSourceText(table),
+                 std::string("repeated region compute_stream, as often as copy_stream: the first to start is taken"));
     }
     void cleanFindingsFixture()
     {
