@@ -86,8 +86,14 @@ std::string overlapText(const trace::Trace& t, const analysis::OverlapReport& r,
     std::string out = "window: " + stats::formatDuration(window) + " ("
         + (options.windowGiven ? "given: ts " + io::formatNanosecondsAsMicroseconds(r.window.start) + " .. "
                    + io::formatNanosecondsAsMicroseconds(r.window.end) + " us"
-                               : std::string("first to last CPU work or GPU activity"))
-        + ")\n";
+                               : std::string("first to last CPU work or GPU activity"));
+    // The window leaves out time with nothing recorded in it; where that is most of the trace (a JIT compile or
+    // Python code before the first op), say so rather than let the figures stand for the whole run.
+    const int64_t span = t.lastTime() - t.firstTime();
+    if (!options.windowGiven && span > 2 * window)
+        out += "; the trace spans " + stats::formatDuration(span)
+            + ", most of it with no op, CUDA call or kernel recorded: see steps and diagnose, or give --window";
+    out += ")\n";
     const bool gpu = r.activeDevices() > 0;
     if (!gpu)
         out += "GPU: no GPU activity in the trace (no kernels, memcpys or memsets): a CPU-only run\n";

@@ -163,6 +163,24 @@ private slots:
         QVERIFY(gemm.launches.kernelNs > 10 * gemm.launches.cpuNs);
     }
 
+    // The window leaves out time with nothing recorded; the text says so where that is most of the trace
+    // (jit_cold: a 1.45 ms window in 365 ms, the JIT compile before the first op), and only there.
+    void windowMuchShorterThanTheTraceIsSaid()
+    {
+        const auto cold = trace::loadTrace(testutil::workloadTrace("jit_cold"));
+        const std::string coldText = report::overlapText(*cold, analysis::computeOverlap(*cold));
+        const std::string firstLine = coldText.substr(0, coldText.find('\n'));
+        QVERIFY2(firstLine.starts_with("window: 1.450ms (first to last CPU work or GPU activity; the trace spans 365.303ms, "),
+                 firstLine.c_str());
+        // A window given is the user's: nothing to say.
+        report::OverlapReportOptions given;
+        given.windowGiven = true;
+        QVERIFY(report::overlapText(*cold, analysis::computeOverlap(*cold), given).find("the trace spans") == std::string::npos);
+        // train_scheduled's window is 64% of its span (the profiler's own start-up): no note.
+        const auto train = trace::loadTrace(testutil::workloadTrace("train_scheduled"));
+        QVERIFY(report::overlapText(*train, analysis::computeOverlap(*train)).find("the trace spans") == std::string::npos);
+    }
+
     void handComputed()
     {
         // Two streams overlap on the GPU (10-20 and 15-30 us); the CPU works 0-12 and 25-40 us.
