@@ -240,15 +240,11 @@ void KeyAveragesPanel::showDiff()
         // The whole first (summary's footers of each side), as the CLI's diff: self CUDA time, or self CPU
         // time where neither side ran on the GPU.
         const stats::KeyAveragesDiff& d = *m_diffModel->diff();
-        const bool device = d.before.selfDeviceTimeTotal != 0 || d.after.selfDeviceTimeTotal != 0;
-        const QString total = device
+        const QString total = d.before.useDevice || d.after.useDevice
             ? tr("self CUDA %1").arg(QString::fromStdString(report::totalChange(d.before.selfDeviceTimeTotal, d.after.selfDeviceTimeTotal)))
             : tr("self CPU %1").arg(QString::fromStdString(report::totalChange(d.before.selfCpuTimeTotal, d.after.selfCpuTimeTotal)));
         m_title->setText(title + QStringLiteral(": ") + total + tr("; delta green: faster, red: slower"));
-        m_title->setToolTip(
-            tr("Self CPU time total: %1\nSelf CUDA time total: %2")
-                .arg(QString::fromStdString(report::totalChange(d.before.selfCpuTimeTotal, d.after.selfCpuTimeTotal)),
-                     QString::fromStdString(report::totalChange(d.before.selfDeviceTimeTotal, d.after.selfDeviceTimeTotal))));
+        m_title->setToolTip(QString::fromStdString(report::diffTotalsText(d)).trimmed());
         emit diffShown();
     };
     if (!m_diffStep) {
@@ -260,6 +256,7 @@ void KeyAveragesPanel::showDiff()
     }
     // A step's rows are aggregated from the events (a large trace takes a while): off the GUI thread.
     m_title->setText(tr("aggregating step %1 of both traces…").arg(*m_diffStep));
+    m_title->setToolTip(QString()); // the totals of the diff shown until now
     m_diffJob.start([this, before = m_doc, after = m_after, step = *m_diffStep, byShape, present](const WorkerJob::Run& run) {
         std::shared_ptr<const stats::KeyAveragesDiff> diff;
         QString problem;
@@ -281,6 +278,7 @@ void KeyAveragesPanel::showDiff()
                 return;
             if (!diff) {
                 m_title->setText(tr("step %1: %2").arg(step).arg(problem));
+                m_title->setToolTip(QString());
                 return;
             }
             present(diff, tr("before → after (step %1 of each)").arg(step));

@@ -54,7 +54,7 @@ void StepsPanel::setDocument(std::shared_ptr<const TraceDocument> document)
     else
         m_title->setText(
             tr("%n step(s), found by %1; double-click one to zoom the timeline to it", nullptr, int(document->steps.steps.size()))
-                .arg(QString::fromStdString(analysis::stepSourceText(document->steps))));
+                .arg(QString::fromStdString(analysis::stepSourceDescription(document->steps))));
     m_model->setDocument(std::move(document));
     m_table->resizeColumnsToContents();
 }

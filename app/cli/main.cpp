@@ -861,6 +861,15 @@ int runDiff(const Arguments& a)
     return 0;
 }
 
+std::string unknownCommand(std::string_view command) { return "unknown command '" + std::string(command) + "'"; }
+
+// A mistake in the command line: said on stderr with where the usage is, exit status 2.
+int reportUsageError(const std::string& message)
+{
+    std::cerr << "tilescope-cli: " << message << "\n(run 'tilescope-cli --help' for usage)\n";
+    return kExitBadInput;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -869,7 +878,9 @@ int main(int argc, char** argv)
     const std::string_view first = argc < 2 ? std::string_view() : std::string_view(argv[1]);
     if (argc < 2 || first == "--help" || first == "-h" || first == "help") {
         // "help COMMAND" gives that command's usage.
-        if (argc >= 3 && first == "help" && usageOf(argv[2])) {
+        if (argc >= 3 && first == "help") {
+            if (!usageOf(argv[2]))
+                return reportUsageError(unknownCommand(argv[2]));
             std::cout << "usage:\n" << usageOf(argv[2]);
             return 0;
         }
@@ -930,7 +941,7 @@ int main(int argc, char** argv)
                 parseArguments(argc, argv, {"partial"}, {"format", "top", "min-length", "max-length", "window", "step", "steps"}));
         if (command == "steps")
             return runSteps(parseArguments(argc, argv, {"partial"}, {"format"}));
-        throw UsageError{"unknown command '" + command + "'"};
+        throw UsageError{unknownCommand(command)};
     };
     try {
         if (command == "ranks") {
@@ -966,8 +977,7 @@ int main(int argc, char** argv)
             return cli::runPerRank(argc, argv, asksForPartial(argc, argv), dispatch);
         return dispatch();
     } catch (const UsageError& e) {
-        std::cerr << "tilescope-cli: " << e.message << "\n(run 'tilescope-cli --help' for usage)\n";
-        return kExitBadInput;
+        return reportUsageError(e.message);
     } catch (const io::TraceFileError& e) {
         std::cerr << "tilescope-cli: error: " << e.what() << "\n";
         return kExitBadInput;

@@ -3,6 +3,7 @@
 
 #include "analysis/overlap.h"
 #include "trace/eventsearch.h"
+#include "trace/nesting.h"
 
 #include <algorithm>
 #include <charconv>
@@ -28,8 +29,31 @@ struct StepScan
     std::vector<std::string_view> familyName;
 };
 
+// The user annotations that a host op holds whole, by event: a region that overlaps an op without nesting in it
+// has no parent (Trace::sortAndNestTracks), yet an op further out may hold it (Optimizer.step#Adam.step inside
+// step_N). One walk per lane in start order with the loader's own rule for what holds a slice.
+std::vector<bool> annotationsHeldByHostOps(const trace::Trace& t)
+{
+    std::vector<bool> held(t.events.size(), false);
+    std::vector<uint32_t> open; // the lane's host ops that may still hold a later one
+    for (const trace::Track& track : t.tracks) {
+        open.clear();
+        for (const uint32_t index : track.events) {
+            const trace::Event& e = t.events[index];
+            if (!trace::isHostOp(e))
+                continue;
+            const bool holds = trace::innermostHolding(open, t.events, e) != kNoIndex; // drops the ended ones too
+            if (e.kind == trace::EventKind::UserAnnotation)
+                held[index] = holds;
+            open.push_back(index);
+        }
+    }
+    return held;
+}
+
 StepScan scanSteps(const trace::Trace& t)
 {
+    const std::vector<bool> held = annotationsHeldByHostOps(t);
     StepScan scan;
     enum : uint32_t { kUnknown = kNoIndex - 1 };
     std::vector<uint32_t> familyOfName(t.strings.size(), kUnknown); // family id, kNoIndex for ProfilerStep#N
@@ -58,18 +82,9 @@ StepScan scanSteps(const trace::Trace& t)
         }
         if (e.kind != trace::EventKind::UserAnnotation)
             continue;
-        bool topLevel = true;
-        for (uint32_t p = e.parent; p != kNoIndex && topLevel; p = t.events[p].parent)
+        bool topLevel = !held[i];
+        for (uint32_t p = e.parent; p != kNoIndex && topLevel; p = t.events[p].parent) // a trace not laid out per lane
             topLevel = !trace::isHostOp(t.events[p]);
-        // A region that overlaps an op without nesting in it has no parent (Trace::sortAndNestTracks), yet an
-        // op further out may hold it whole (Optimizer.step#Adam.step inside step_0): not top-level either.
-        if (topLevel && e.parent == kNoIndex && (e.flags & trace::PartialOverlap))
-            topLevel = trace::innermostEventAt(t, e.track, e.start,
-                                               [&](const trace::Event& holder) {
-                                                   return &holder != &e && trace::isHostOp(holder) && holder.start <= e.start
-                                                       && holder.end() >= e.end();
-                                               })
-                == kNoIndex;
         if (!topLevel)
             continue;
         scan.topRegions.push_back(i);
@@ -222,18 +237,21 @@ std::string stepSourceText(const StepTable& table)
 {
     switch (table.source) {
     case StepSource::ProfilerStep: return "ProfilerStep#N";
-    case StepSource::RepeatedRegion: {
-        // A tie is said, not hidden: the other family was as good a guess.
-        std::string text = "repeated region " + table.family;
-        for (size_t k = 0; k < table.tiedFamilies.size(); ++k)
-            text += (k == 0 ? ", as often as " : ", ") + table.tiedFamilies[k];
-        if (!table.tiedFamilies.empty())
-            text += ": the first to start is taken";
-        return text;
-    }
+    case StepSource::RepeatedRegion: return "repeated region " + table.family;
     case StepSource::None: break;
     }
     return "none";
+}
+
+std::string stepSourceDescription(const StepTable& table)
+{
+    // A tie is said, not hidden: the other family was as good a guess.
+    std::string text = stepSourceText(table);
+    for (size_t k = 0; k < table.tiedFamilies.size(); ++k)
+        text += (k == 0 ? ", as often as " : ", ") + table.tiedFamilies[k];
+    if (!table.tiedFamilies.empty())
+        text += ": the first to start is taken";
+    return text;
 }
 
 std::optional<std::pair<int64_t, int64_t>> parseStepRange(std::string_view text)

@@ -66,9 +66,11 @@ struct StepTable
 // Every step's figures, each from OverlapIndex in O(log n) per step.
 StepTable computeStepTable(const trace::Trace& trace);
 
-// How the steps were found, in words: "ProfilerStep#N", "repeated region step_", "repeated region compute_stream,
-// as often as copy_stream: the first to start is taken"; "none" when none.
+// How the steps were found, in words: "ProfilerStep#N", "repeated region step_"; "none" when none.
 std::string stepSourceText(const StepTable& table);
+// The same with a tie said: "repeated region compute_stream, as often as copy_stream: the first to start is
+// taken" (steps' table and the Steps dock).
+std::string stepSourceDescription(const StepTable& table);
 
 // A --step / --steps selection that names no step of the trace. The message lists the steps present.
 class StepSelectionError : public std::runtime_error

@@ -19,6 +19,14 @@ std::string totalChange(double beforeUs, double afterUs)
         + ")";
 }
 
+std::string diffTotalsText(const stats::KeyAveragesDiff& diff)
+{
+    std::string out = "Self CPU time total:  " + totalChange(diff.before.selfCpuTimeTotal, diff.after.selfCpuTimeTotal) + "\n";
+    if (diff.before.useDevice || diff.after.useDevice)
+        out += "Self CUDA time total: " + totalChange(diff.before.selfDeviceTimeTotal, diff.after.selfDeviceTimeTotal) + "\n";
+    return out;
+}
+
 namespace {
 
 std::string deviceName(stats::DeviceType type) { return type == stats::DeviceType::CPU ? "CPU" : "CUDA"; }
@@ -114,8 +122,7 @@ std::string diffText(const DiffSide& before, const DiffSide& after, const stats:
         + " removed, " + stats::formatCount(counts[2]) + " increased, " + stats::formatCount(counts[3]) + " decreased, "
         + stats::formatCount(counts[4]) + " unchanged (by device time total, else self CPU time, else count)\n";
     // summary's footers of each side, first: whether the whole got faster before which rows did.
-    out += "Self CPU time total:  " + totalChange(diff.before.selfCpuTimeTotal, diff.after.selfCpuTimeTotal) + "\n";
-    out += "Self CUDA time total: " + totalChange(diff.before.selfDeviceTimeTotal, diff.after.selfDeviceTimeTotal) + "\n";
+    out += diffTotalsText(diff);
     out += "\n";
     out += line(header);
     for (const auto& row : cells)

@@ -16,6 +16,10 @@ std::string signedTime(double us);
 // totals lines and the app's compare title).
 std::string totalChange(double beforeUs, double afterUs);
 
+// Each side's totals as summary's footers, with their delta: "Self CPU time total:  ... before, ... after
+// (...)" and, when either side ran on the GPU, the same for "Self CUDA time total: "; a line each.
+std::string diffTotalsText(const stats::KeyAveragesDiff& diff);
+
 // One trace of a diff: its path as given, the loaded trace and its whole-trace overlap.
 struct DiffSide
 {

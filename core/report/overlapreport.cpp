@@ -89,11 +89,11 @@ std::string overlapText(const trace::Trace& t, const analysis::OverlapReport& r,
                                : std::string("first to last CPU work or GPU activity"));
     // The window leaves out time with nothing recorded in it; where that is most of the trace (a JIT compile or
     // Python code before the first op), say so rather than let the figures stand for the whole run.
+    out += ")\n";
     const int64_t span = t.lastTime() - t.firstTime();
     if (!options.windowGiven && span > 2 * window)
-        out += "; the trace spans " + stats::formatDuration(span)
-            + ", most of it with no op, CUDA call or kernel recorded: see steps and diagnose, or give --window";
-    out += ")\n";
+        out += "  the trace spans " + stats::formatDuration(span)
+            + ", most of it with no op, CUDA call or kernel recorded: see steps and diagnose, or give --window\n";
     const bool gpu = r.activeDevices() > 0;
     if (!gpu)
         out += "GPU: no GPU activity in the trace (no kernels, memcpys or memsets): a CPU-only run\n";

@@ -14,6 +14,7 @@ std::string stepsJson(const trace::Trace& t, const analysis::StepTable& table)
 {
     io::Json out = io::Json::object();
     out["source"] = table.source == analysis::StepSource::None ? io::Json(nullptr) : io::Json(analysis::stepSourceText(table));
+    out["tied_with"] = table.tiedFamilies; // the other families repeating as often (the first to start was taken)
     io::Json steps = io::Json::array();
     for (const analysis::StepRow& s : table.steps) {
         io::Json row = io::Json::object();
@@ -48,7 +49,7 @@ std::string stepsText(const trace::Trace& t, const analysis::StepTable& table)
     for (const auto& row : rows)
         for (size_t c = 0; c < kColumns; ++c)
             width[c] = std::max(width[c], stats::codePointCount(row[c]));
-    std::string out = "steps (" + analysis::stepSourceText(table) + "): " + std::to_string(table.steps.size()) + "\n";
+    std::string out = "steps (" + analysis::stepSourceDescription(table) + "): " + std::to_string(table.steps.size()) + "\n";
     for (const auto& row : rows) {
         std::string line = " ";
         for (size_t c = 0; c < kColumns; ++c) {

@@ -65,7 +65,7 @@ KeyAveragesDiff diffKeyAverages(const KeyAverages& before, const KeyAverages& af
     diff.groupedByInputShape = before.groupedByInputShape;
     const auto totalsOf = [](const KeyAverages& averages) {
         const std::vector<size_t> order = sortedRowOrder(averages, defaultSortKey(averages));
-        return KeyAveragesTotals{averages.selfCpuTimeTotal(order), averages.selfDeviceTimeTotal(order)};
+        return KeyAveragesTotals{averages.selfCpuTimeTotal(order), averages.selfDeviceTimeTotal(order), averages.useDevice};
     };
     diff.before = totalsOf(before);
     diff.after = totalsOf(after);

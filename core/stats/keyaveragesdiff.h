@@ -41,6 +41,7 @@ struct KeyAveragesTotals
 {
     double selfCpuTimeTotal = 0;
     double selfDeviceTimeTotal = 0;
+    bool useDevice = false; // the side has GPU activity (summary prints the CUDA footer only then)
 };
 
 struct KeyAveragesDiff

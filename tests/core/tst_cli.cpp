@@ -314,6 +314,11 @@ private slots:
         QCOMPARE(bare.exitCode, 2);
         QVERIFY(bare.out.isEmpty());
         QCOMPARE(bare.err, all.out);
+        // Help on a command that does not exist is the unknown command's error.
+        const Run nosuch = cli({"help", "nosuch"});
+        QCOMPARE(nosuch.exitCode, 2);
+        QVERIFY(nosuch.out.isEmpty());
+        QCOMPARE(nosuch.err, cli({"nosuch", "x"}).err);
         for (const char* command : {"info", "summary", "overlap", "device", "classify", "inspect", "memory", "diagnose", "compare",
                                     "report", "capture", "calibrate", "idle", "queue", "launches", "sequences"})
             QVERIFY2(all.out.contains("\n  " + QByteArray(command) + " "), command);

@@ -237,8 +237,8 @@ private slots:
             const QJsonObject summary = QJsonDocument::fromJson(json.out).object();
             const QJsonObject mine = totals.value(side).toObject();
             QCOMPARE(mine.keys(), (QStringList{"self_cpu_time_total_us", "self_device_time_total_us"}));
-            for (const char* key : {"self_cpu_time_total_us", "self_device_time_total_us"})
-                QCOMPARE(mine.value(key).toDouble(), summary.value(key).toDouble());
+            for (const char* key : {"self_cpu_time_total_us", "self_device_time_total_us"}) // exactly: QCOMPARE allows a tolerance
+                QVERIFY2(mine.value(key).toDouble() == summary.value(key).toDouble(), key);
             // summary's footers: "Self CPU time total: 8.827ms" and "Self CUDA time total: 8.748ms".
             const QRegularExpression footer("Self (CPU|CUDA) time total: (\\S+)");
             QRegularExpressionMatchIterator it = footer.globalMatch(QString::fromUtf8(text.out));
@@ -259,6 +259,16 @@ private slots:
             - totals.value("before").toObject().value("self_cpu_time_total_us").toDouble();
         QVERIFY(cpuDelta != 0);
         QVERIFY2(lines[3].endsWith(")") && lines[3].contains(cpuDelta > 0 ? "(+" : "(-"), lines[3].constData());
+
+        // Traces without GPU activity: summary prints no CUDA footer, and neither does the diff.
+        const QString cpuOnly = QString::fromStdString(
+            testutil::dataPath("external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"));
+        QVERIFY(!cli({"summary", cpuOnly}).out.contains("Self CUDA time total"));
+        const Run same = cli({"diff", cpuOnly, cpuOnly});
+        QCOMPARE(same.exitCode, 0);
+        QVERIFY2(same.out.contains("\nSelf CPU time total:  "), same.out.left(400).constData());
+        QVERIFY(same.out.contains(" after (0.000us)\n"));
+        QVERIFY(!same.out.contains("Self CUDA time total"));
     }
 
     void traceAgainstItselfChangesNothing_data()

@@ -112,6 +112,24 @@ void checkTable(const std::string& path, const std::string& stepPattern, analysi
         std::any_of(table.steps.begin(), table.steps.end(), [](const analysis::StepRow& r) { return r.gpuBusyNs > 0 && r.kernels > 0; }));
 }
 
+// A complete event on pid 1, tid 1 (times in us).
+io::Json slice(const std::string& category, const std::string& name, double ts, double dur)
+{
+    return io::Json{{"ph", "X"}, {"cat", category}, {"name", name}, {"pid", 1}, {"tid", 1}, {"ts", ts}, {"dur", dur}};
+}
+
+// A trace from its JSON text, through a temporary file.
+std::unique_ptr<trace::Trace> loadJson(const std::string& json)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("t.json"));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(json.data(), qint64(json.size())) != qint64(json.size()))
+        return nullptr;
+    f.close();
+    return trace::loadTrace(path.toStdString());
+}
+
 } // namespace
 
 class TestSteps : public QObject
@@ -141,8 +159,55 @@ private slots:
         QCOMPARE(table.family, std::string("compute_stream"));
         QCOMPARE(table.tiedFamilies, std::vector<std::string>{"copy_stream"});
         QCOMPARE(table.steps.size(), size_t(5));
-        QCOMPARE(analysis::stepSourceText(table),
+        QCOMPARE(analysis::stepSourceText(table), std::string("repeated region compute_stream"));
+        QCOMPARE(analysis::stepSourceDescription(table),
                  std::string("repeated region compute_stream, as often as copy_stream: the first to start is taken"));
+        // The CLI: the description heads the table; JSON keeps "source" short and lists the tie.
+        const QString path = QString::fromStdString(testutil::dataPath("h200/streams_overlap/trace.json.gz"));
+        const Run text = cli({"steps", path});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.startsWith("steps (repeated region compute_stream, as often as copy_stream: the first to start is taken): 5\n"),
+                 text.out.constData());
+        const Run json = cli({"steps", path, "--format", "json"});
+        const QJsonObject doc = QJsonDocument::fromJson(json.out).object();
+        QCOMPARE(doc.value("source").toString(), QStringLiteral("repeated region compute_stream"));
+        QCOMPARE(doc.value("tied_with").toArray(), (QJsonArray{QStringLiteral("copy_stream")}));
+    }
+
+    // A region is top-level when no op holds it whole, whether or not it nests in what overlaps it: here
+    // step_0..3 lie inside aten::outer, each also overlapping a Python frame or an op that it does not nest in,
+    // so the loader gives them no parent; they are not steps. The lone top-level region repeats once: no steps.
+    void regionsHeldByAnOpAreNotTopLevel()
+    {
+        io::Json events = io::Json::array({slice("cpu_op", "aten::outer", 0, 1000), slice("user_annotation", "top", 0, 1001)});
+        for (int k = 0; k < 4; ++k) {
+            const double start = 100 + 200 * k;
+            events.push_back(slice("python_function", "frame", start - 10, 20));
+            events.push_back(slice("cpu_op", "aten::crossing", start + 50, 100));
+            events.push_back(slice("user_annotation", "step_" + std::to_string(k), start, 100));
+        }
+        const auto t = loadJson(io::dumpJson(io::Json{{"traceEvents", events}}));
+        QVERIFY(t);
+        const analysis::StepTable table = analysis::computeStepTable(*t);
+        QCOMPARE(table.source, analysis::StepSource::None);
+        QVERIFY(table.steps.empty());
+    }
+
+    // Back-to-back regions, each overlapping the next by a nanosecond, with an op in each: every one is a step
+    // (nothing holds them), and the walk stays linear (40,000 of them would take minutes otherwise).
+    void chainOfOverlappingRegions()
+    {
+        io::Json events = io::Json::array();
+        constexpr int kRegions = 2000;
+        for (int k = 0; k < kRegions; ++k) {
+            events.push_back(slice("user_annotation", "step_" + std::to_string(k), 1000 + 9.999 * k, 10));
+            events.push_back(slice("cpu_op", "aten::add", 1001 + 9.999 * k, 2));
+        }
+        const auto t = loadJson(io::dumpJson(io::Json{{"traceEvents", events}}));
+        QVERIFY(t);
+        const analysis::StepTable table = analysis::computeStepTable(*t);
+        QCOMPARE(table.source, analysis::StepSource::RepeatedRegion);
+        QCOMPARE(table.steps.size(), size_t(kRegions));
     }
     void cleanFindingsFixture()
     {
