@@ -834,8 +834,8 @@ void MainWindow::updateFigures()
     }
     text += tr("CPU busy %1, CPU+GPU overlap %2, GPU idle while CPU works %3; ")
                 .arg(fmt(r.cpuBusyNs), fmt(r.overlapNs), fmt(r.gpuIdleWhileCpuBusyNs));
-    const QString launches = QString::fromStdString(report::launchCostText(r.launches)).toHtmlEscaped();
-    text += r.launches.launchBound() ? QStringLiteral("<b style='color:#c00'>%1</b>").arg(launches) : launches;
+    const QString launches = QString::fromStdString(report::launchCostText(r)).toHtmlEscaped();
+    text += r.launchBound() ? QStringLiteral("<b style='color:#c00'>%1</b>").arg(launches) : launches;
     // Memory problems concern the whole trace, whatever the view: said once, in red, like a launch-bound run.
     if (const memory::SuspectedLeak* leak = m_doc->memory.worstLeak())
         text += QStringLiteral("; <b style='color:#c00'>%1</b>").arg(m_memory->leakText(*leak).toHtmlEscaped());

@@ -59,6 +59,14 @@ int OverlapReport::activeDevices() const
     return int(std::count_if(devices.begin(), devices.end(), [](const DeviceBusy& d) { return d.hasActivity; }));
 }
 
+double OverlapReport::gpuWaitShare() const
+{
+    const int64_t length = window.end - window.start;
+    return length > 0 ? static_cast<double>(gpuIdleWhileCpuBusyNs) / static_cast<double>(length) : 0.0;
+}
+
+bool OverlapReport::launchBound() const { return launches.mostlyCostly() && gpuWaitShare() >= kLaunchBoundMinGpuWaitShare; }
+
 std::optional<Interval> defaultOverlapWindow(const trace::Trace& t)
 {
     std::optional<Interval> w;

@@ -39,9 +39,15 @@ struct LaunchCost
     int64_t cpuNs = 0;           // their CPU duration
     int64_t kernelNs = 0;        // the GPU duration of the kernels they launched
     uint64_t costlyLaunches = 0; // launches whose CPU time is at least 80% of their kernels' time
-    // Many launches cost about as much CPU as their kernels run: the GPU waits on the CPU.
-    bool launchBound() const { return count >= 100 && costlyLaunches * 2 >= count; }
+    // Many launches cost about as much CPU as their kernels run (at least half of 100 or more). Not a verdict
+    // by itself: a launch also takes long when it waits for room in a full launch queue, the GPU busy
+    // (OverlapReport::launchBound).
+    bool mostlyCostly() const { return count >= 100 && costlyLaunches * 2 >= count; }
 };
+
+// The GPU idle while the CPU works for at least this share of the window: the GPU waited on the CPU. Below,
+// costly launches did not starve it (HTA's trace_diff_test: 96% GPU busy, half its launches costly).
+constexpr double kLaunchBoundMinGpuWaitShare = 0.1;
 
 // CPU/GPU overlap over a window of the trace (issue #3).
 //
@@ -60,6 +66,11 @@ struct OverlapReport
 {
     // Devices with GPU activity anywhere in the trace (0: a CPU-only trace, so GPU idle means nothing).
     int activeDevices() const;
+    // Launch-bound: most launches cost about as much CPU as their kernels run, and the GPU waited on the CPU
+    // for at least kLaunchBoundMinGpuWaitShare of the window.
+    bool launchBound() const;
+    // The share of the window the GPU was idle while the CPU worked.
+    double gpuWaitShare() const;
 
     Interval window{0, 0};
     std::vector<DeviceBusy> devices;

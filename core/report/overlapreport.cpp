@@ -30,12 +30,18 @@ std::string plural(uint64_t n, const char* one, const char* many) { return stats
 
 } // namespace
 
-std::string launchCostText(const analysis::LaunchCost& launches)
+std::string launchCostText(const analysis::OverlapReport& report)
 {
+    const analysis::LaunchCost& launches = report.launches;
     if (launches.count == 0)
         return "no kernel launches";
-    return std::string(launches.launchBound() ? "launch-bound: " : "") + stats::formatCount(launches.costlyLaunches) + " of "
+    const bool bound = report.launchBound();
+    std::string text = std::string(bound ? "launch-bound: " : "") + stats::formatCount(launches.costlyLaunches) + " of "
         + stats::formatCount(launches.count) + " launches cost at least 80% of their kernel's time";
+    if (launches.mostlyCostly() && !bound)
+        text += ", but the GPU was idle while the CPU worked for only " + stats::formatFixed(100.0 * report.gpuWaitShare(), 1)
+            + "% of the window: they did not starve it";
+    return text;
 }
 
 std::string overlapJson(const trace::Trace& t, const analysis::OverlapReport& r, const OverlapReportOptions& options)
@@ -76,7 +82,7 @@ io::Json overlapJsonObject(const trace::Trace& t, const analysis::OverlapReport&
                      {"cpu_us", io::jsonNumber(us(r.launches.cpuNs))},
                      {"kernel_us", io::jsonNumber(us(r.launches.kernelNs))},
                      {"costly", r.launches.costlyLaunches},
-                     {"launch_bound", r.launches.launchBound()}};
+                     {"launch_bound", r.launchBound()}};
     return j;
 }
 
@@ -121,7 +127,7 @@ std::string overlapText(const trace::Trace& t, const analysis::OverlapReport& r,
     } else {
         out += "CPU idle: " + stats::formatDuration(r.bothIdleNs) + " (" + share(r.bothIdleNs, window) + ")\n";
     }
-    out += "launches: " + launchCostText(r.launches);
+    out += "launches: " + launchCostText(r);
     if (r.launches.count > 0)
         out += " (in all: CPU " + stats::formatDuration(r.launches.cpuNs) + " in launch calls, "
             + stats::formatDuration(r.launches.kernelNs) + " of kernels)";

@@ -155,11 +155,12 @@ private slots:
         const auto launch = analysis::computeOverlap(*trace::loadTrace(testutil::workloadTrace("launch_bound")));
         QCOMPARE(launch.devices[0].kernels, uint64_t(3000));
         QCOMPARE(launch.launches.count, uint64_t(3000));
-        QVERIFY(launch.launches.launchBound());
+        QVERIFY(launch.launchBound());
+        QVERIFY(launch.gpuWaitShare() >= analysis::kLaunchBoundMinGpuWaitShare);
         QVERIFY(launch.devices[0].utilization < 0.05);
         const auto gemm = analysis::computeOverlap(*trace::loadTrace(testutil::workloadTrace("gemm_compare")));
         QCOMPARE(gemm.launches.count, uint64_t(40)); // Triton's cuLaunchKernelEx and cuBLAS's, both driver API
-        QVERIFY(!gemm.launches.launchBound());
+        QVERIFY(!gemm.launchBound());
         QVERIFY(gemm.launches.kernelNs > 10 * gemm.launches.cpuNs);
     }
 
@@ -236,16 +237,29 @@ private slots:
 
     void launchCostSentence()
     {
-        analysis::LaunchCost launches;
-        QCOMPARE(report::launchCostText(launches), std::string("no kernel launches"));
+        analysis::OverlapReport r;
+        r.window = {0, 1'000'000};
+        r.gpuIdleWhileCpuBusyNs = 500'000; // the GPU waited on the CPU half the window
+        analysis::LaunchCost& launches = r.launches;
+        QCOMPARE(report::launchCostText(r), std::string("no kernel launches"));
         launches.count = 8772;
         launches.costlyLaunches = 5604;
-        QVERIFY(launches.launchBound());
-        QCOMPARE(report::launchCostText(launches),
-                 std::string("launch-bound: 5,604 of 8,772 launches cost at least 80% of their kernel's time"));
+        QVERIFY(r.launchBound());
+        QCOMPARE(report::launchCostText(r), std::string("launch-bound: 5,604 of 8,772 launches cost at least 80% of their kernel's time"));
+        // The same launches with the GPU busy all along (idle while the CPU worked 2.1% of the window): the
+        // launches waited for a full queue, they did not starve the GPU; the sentence says why it is no verdict.
+        r.gpuIdleWhileCpuBusyNs = 21'000;
+        QVERIFY(launches.mostlyCostly());
+        QVERIFY(!r.launchBound());
+        QCOMPARE(report::launchCostText(r),
+                 std::string("5,604 of 8,772 launches cost at least 80% of their kernel's time, but the GPU "
+                             "was idle while the CPU worked for only 2.1% of the window: they did not "
+                             "starve it"));
+        r.gpuIdleWhileCpuBusyNs = 100'000; // the line itself (10%) is launch-bound
+        QVERIFY(r.launchBound());
         launches.costlyLaunches = 4385; // just under half: not launch-bound, and the sentence says so
-        QVERIFY(!launches.launchBound());
-        QCOMPARE(report::launchCostText(launches), std::string("4,385 of 8,772 launches cost at least 80% of their kernel's time"));
+        QVERIFY(!r.launchBound());
+        QCOMPARE(report::launchCostText(r), std::string("4,385 of 8,772 launches cost at least 80% of their kernel's time"));
         QCOMPARE(stats::formatCount(0), std::string("0"));
         QCOMPARE(stats::formatCount(999), std::string("999"));
         QCOMPARE(stats::formatCount(1000), std::string("1,000"));

@@ -595,7 +595,7 @@ private slots:
         w.timeline()->fitAll();
         QTRY_VERIFY(w.figuresText().contains(QStringLiteral("launches cost at least 80% of their kernel")));
         const auto r = w.document()->overlapIndex->figures({w.timeline()->viewStart(), w.timeline()->viewEnd()});
-        QVERIFY(r.launches.launchBound());
+        QVERIFY(r.launchBound());
         // "N of M launches": the flag states the count it rests on.
         const QString expected = QStringLiteral("%1 of %2 launches")
                                      .arg(QString::fromStdString(stats::formatCount(r.launches.costlyLaunches)),

@@ -8,18 +8,18 @@
 
 namespace tilescope::findings::rules {
 
-// Many launches whose CPU call costs at least 80% of their kernels' time (analysis::LaunchCost, the same
-// verdict the overlap report prints).
+// Many launches whose CPU call costs at least 80% of their kernels' time while the GPU waits on the CPU
+// (OverlapReport::launchBound, the same verdict the overlap report prints).
 void launchBound(const trace::Trace&, const DiagnoseInputs& in, std::vector<Finding>& out)
 {
     if (!in.overlap || in.overlap->activeDevices() == 0)
         return;
     const analysis::LaunchCost& l = in.overlap->launches;
-    if (!l.launchBound())
+    if (!in.overlap->launchBound())
         return;
     Finding f;
     f.id = "launch-bound";
-    f.title = "Kernel launches cost about as much CPU time as the kernels run";
+    f.title = "Most kernel launches cost about as much CPU time as their kernels run, and the GPU waits on the CPU";
     // More CPU in the calls than GPU in the kernels leaves no other reading. Less, and the launch-costly
     // calls are those of the short kernels while the long ones may keep the GPU busy: the GPU idle share
     // settles it (weak when the GPU does idle while the CPU works, provisional when it does not).
@@ -27,7 +27,7 @@ void launchBound(const trace::Trace&, const DiagnoseInputs& in, std::vector<Find
     const bool gpuIdles = static_cast<double>(in.overlap->gpuIdleWhileCpuBusyNs)
         >= thresholds::kGpuIdleMinShare * static_cast<double>(window);
     f.strength = l.cpuNs >= l.kernelNs ? Strength::Strong : gpuIdles ? Strength::Weak : Strength::Provisional;
-    f.evidence.push_back(report::launchCostText(l) + ".");
+    f.evidence.push_back(report::launchCostText(*in.overlap) + ".");
     f.evidence.push_back("The " + stats::formatCount(l.count) + " launch calls took " + stats::formatDuration(l.cpuNs) + " of CPU time for "
                          + stats::formatDuration(l.kernelNs) + " of kernel time (" + stats::formatFixed(ratio(l.cpuNs, l.kernelNs), 2)
                          + "x); the average kernel ran " + stats::formatDuration(l.kernelNs / static_cast<int64_t>(l.count)) + ".");
