@@ -90,6 +90,7 @@ QueueReport computeQueueLength(const trace::Trace& t, std::optional<Interval> se
         changes.clear();
         launchCalls.clear();
         StreamQueue q;
+        uint64_t linked = 0; // the whole trace's; q.operations counts the selection's
         q.track = track;
         q.device = std::max(t.tracks[track].device, 0);
         q.stream = streamNumberOf(t.tracks[track]);
@@ -106,9 +107,11 @@ QueueReport computeQueueLength(const trace::Trace& t, std::optional<Interval> se
             changes.push_back({l.start, +1});
             changes.push_back({e.start, -1});
             launchCalls.push_back({l.start, l.end()});
-            ++q.operations;
+            ++linked;
+            if (!selection || (l.start >= selection->start && l.start < selection->end)) // as `launches` counts a window
+                ++q.operations;
         }
-        if (q.operations == 0)
+        if (linked == 0)
             continue;
         q.series = stepsOf(changes);
         if (q.series.empty())

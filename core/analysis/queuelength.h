@@ -32,7 +32,7 @@ struct StreamQueue
     trace::TrackId track = 0;
     int device = 0;
     int64_t stream = -1;
-    uint64_t operations = 0;       // linked launches counted
+    uint64_t operations = 0;       // linked launches whose call starts in the selection (all without one), as `launches` counts
     Interval window{0, 0};         // first to last change of the series, cut to the selection
     std::vector<QueueStep> series; // the whole trace's changes; ends at length 0 when every launch started
     // Over the window, weighted by time:
