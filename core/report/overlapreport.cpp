@@ -102,7 +102,8 @@ std::string overlapText(const trace::Trace& t, const analysis::OverlapReport& r,
             + ", most of it with no op, CUDA call or kernel recorded: see steps and diagnose, or give --window\n";
     const bool gpu = r.activeDevices() > 0;
     if (!gpu)
-        out += "GPU: no GPU activity in the trace (no kernels, memcpys or memsets): a CPU-only run\n";
+        out += "GPU: no GPU activity in the trace (no kernels, memcpys or memsets)\n"; // a CPU-only run, or one whose GPU events are
+                                                                                       // missing
     uint64_t hidden = 0;
     for (const auto& d : r.devices) {
         if (!listed(d, options)) {

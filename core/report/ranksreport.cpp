@@ -66,10 +66,12 @@ std::string ranksText(const analysis::RanksReport& r)
     } else if (r.verdict.stragglers.empty()) {
         out += "stragglers: none (no rank stands out)\n";
     } else {
-        out += "stragglers:";
-        for (const int64_t rank : r.verdict.stragglers)
-            out += " " + std::to_string(rank);
-        out += " (the others wait for them inside the collectives)\n";
+        // "rank 2", not "2": a number alone reads as a count.
+        const size_t n = r.verdict.stragglers.size();
+        out += n == 1 ? "straggler: rank" : "stragglers: ranks";
+        for (size_t k = 0; k < n; ++k)
+            out += (k == 0 ? " " : k + 1 == n ? " and " : ", ") + std::to_string(r.verdict.stragglers[k]);
+        out += n == 1 ? " (the others wait for it inside the collectives)\n" : " (the others wait for them inside the collectives)\n";
     }
     return out;
 }

@@ -7,6 +7,7 @@
 #include "analysis/ranks.h"
 #include "io/smalljson.h"
 #include "io/tracefileerror.h"
+#include "report/ranksreport.h"
 #include "trace/rankset.h"
 
 #include <QTemporaryDir>
@@ -176,6 +177,11 @@ private slots:
                 QVERIFY(slow.ranks[i].collectiveNsPerStep > slow.ranks[2].collectiveNsPerStep);
                 QVERIFY(slow.ranks[2].computeNsPerStep > 5 * slow.ranks[i].computeNsPerStep);
             }
+        // The table names the rank ("rank 2"; a bare "2" read as a count); several are listed as ranks.
+        QVERIFY(report::ranksText(slow).ends_with("\nstraggler: rank 2 (the others wait for it inside the collectives)\n"));
+        analysis::RanksReport two = slow;
+        two.verdict.stragglers = {1, 2, 3};
+        QVERIFY(report::ranksText(two).ends_with("\nstragglers: ranks 1, 2 and 3 (the others wait for them inside the collectives)\n"));
     }
 
     void noStragglerWhenNoRankStandsOut()
