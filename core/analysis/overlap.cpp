@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "analysis/overlap.h"
 
+#include "trace/eventsearch.h"
 #include "trace/trace.h"
 
 #include <algorithm>
@@ -24,10 +25,22 @@ bool onHostThread(const trace::Trace& t, const Event& e) { return t.tracks[e.tra
 std::vector<bool> cpuWorkEvents(const trace::Trace& t)
 {
     std::vector<bool> work(t.events.size(), false);
+    // ProfilerStep#N is a label around a step's ops whatever its category: torch 1.8-1.9 wrote it as an Operator
+    // (cpu_op), which made every step all CPU work (tb_plugin's resnet50: 100% CPU busy).
+    std::vector<int8_t> stepName(t.strings.size(), -1); // per name: unknown, no, yes
+    const auto isLabel = [&](const Event& e) {
+        if (e.kind == EventKind::UserAnnotation)
+            return true;
+        if (e.kind != EventKind::CpuOp || e.name >= stepName.size())
+            return false;
+        if (stepName[e.name] < 0)
+            stepName[e.name] = trace::isProfilerStepName(t.strings.view(e.name)) ? 1 : 0;
+        return stepName[e.name] == 1;
+    };
     std::unordered_map<uint32_t, std::vector<Interval>> recordedByTrack; // sorted by start below
     for (uint32_t i = 0; i < t.events.size(); ++i) {
         const Event& e = t.events[i];
-        if (isRecordedCpuWork(e.kind) && onHostThread(t, e)) {
+        if (isRecordedCpuWork(e.kind) && onHostThread(t, e) && !isLabel(e)) {
             work[i] = true;
             recordedByTrack[e.track].push_back({e.start, e.end()});
         }
@@ -36,7 +49,7 @@ std::vector<bool> cpuWorkEvents(const trace::Trace& t)
         std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
     for (uint32_t i = 0; i < t.events.size(); ++i) {
         const Event& a = t.events[i];
-        if (a.kind != EventKind::UserAnnotation || !onHostThread(t, a))
+        if (!isLabel(a) || !onHostThread(t, a))
             continue;
         bool holdsWork = false;
         if (const auto found = recordedByTrack.find(a.track); found != recordedByTrack.end()) {

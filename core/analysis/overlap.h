@@ -57,7 +57,7 @@ constexpr double kLaunchBoundMinGpuWaitShare = 0.1;
 //                  an annotation with a CPU op or CUDA API call of its thread within its time is a label,
 //                  not work, and is left out; one with none within (c10d's gloo:all_reduce on gloo's threads, an optimizer's
 //                  zero_grad) is the only record of what the thread did, so it counts. Python frames are
-//                  labels. A synchronize call counts as busy
+//                  labels, and so is ProfilerStep#N when torch 1.8-1.9 wrote it as a cpu_op. A synchronize call counts as busy
 //   overlap      = |cpu busy set ∩ union of all devices' busy sets|
 //   gpu idle while cpu works = |cpu busy − gpu busy|;  both idle = |W| − |cpu ∪ gpu|
 // Default window: the first start to the last end of those activities (the Trace span includes the

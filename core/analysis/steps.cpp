@@ -65,7 +65,7 @@ StepScan scanSteps(const trace::Trace& t)
         uint32_t& family = familyOfName[e.name];
         if (family == kUnknown) {
             const std::string_view name = t.strings.view(e.name);
-            if (name.starts_with("ProfilerStep#")) {
+            if (trace::isProfilerStepName(name)) {
                 family = kNoIndex;
             } else {
                 family = families.emplace(stepFamily(name), static_cast<uint32_t>(families.size())).first->second;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "stats/keyaverages.h"
 
+#include "trace/eventsearch.h"
 #include "trace/gallopsearch.h"
 #include "trace/sortruns.h"
 #include "trace/trace.h"
@@ -220,7 +221,7 @@ void Builder::selectEvents()
         // Once per name, not per event: the filter and the ProfilerStep test compare strings.
         if (nameClass[e.name] == kUnclassified) {
             const std::string_view name = strings.view(e.name);
-            nameClass[e.name] = isFilteredName(name) ? kFiltered : name.starts_with("ProfilerStep#") ? kProfilerStep : kPlain;
+            nameClass[e.name] = isFilteredName(name) ? kFiltered : trace::isProfilerStepName(name) ? kProfilerStep : kPlain;
         }
         if (nameClass[e.name] == kFiltered)
             continue;

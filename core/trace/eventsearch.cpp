@@ -102,6 +102,8 @@ uint32_t innermostEventAt(const Trace& trace, TrackId track, int64_t time, const
 
 bool isHostOp(const Event& e) { return e.kind == EventKind::CpuOp || e.kind == EventKind::UserAnnotation; }
 
+bool isProfilerStepName(std::string_view name) { return name.starts_with("ProfilerStep#"); }
+
 uint32_t innermostHostOpAt(const Trace& trace, TrackId track, int64_t time) { return innermostEventAt(trace, track, time, isHostOp); }
 
 } // namespace tilescope::trace

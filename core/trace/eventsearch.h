@@ -44,5 +44,7 @@ uint32_t innermostEventAt(const Trace& trace, TrackId track, int64_t time, const
 // record or a click on the memory graph is attributed to. kNoIndex when none.
 uint32_t innermostHostOpAt(const Trace& trace, TrackId track, int64_t time);
 bool isHostOp(const Event& e);
+// torch's step marker, ProfilerStep#N: a user_annotation, or an Operator in traces of torch 1.8-1.9.
+bool isProfilerStepName(std::string_view name);
 
 } // namespace tilescope::trace

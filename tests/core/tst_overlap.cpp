@@ -22,9 +22,15 @@ struct Direct
     int64_t gpuBusy = 0, cpuBusy = 0, both = 0, neither = 0;
 };
 
+// ProfilerStep#N is a label whatever its category (torch 1.8-1.9 wrote it as an Operator).
+bool isLabel(const trace::Trace& t, const trace::Event& e)
+{
+    return e.kind == EventKind::UserAnnotation || (e.kind == EventKind::CpuOp && t.strings.view(e.name).starts_with("ProfilerStep#"));
+}
+
 bool recordedCpuWork(const trace::Trace& t, const trace::Event& e)
 {
-    return (e.kind == EventKind::CpuOp || e.kind == EventKind::CudaRuntime || e.kind == EventKind::CudaDriver)
+    return (e.kind == EventKind::CpuOp || e.kind == EventKind::CudaRuntime || e.kind == EventKind::CudaDriver) && !isLabel(t, e)
         && t.tracks[e.track].type == trace::Track::Type::HostThread;
 }
 
@@ -37,7 +43,7 @@ std::vector<bool> cpuWorkByContainment(const trace::Trace& t)
         work[i] = recordedCpuWork(t, t.events[i]);
     for (size_t i = 0; i < t.events.size(); ++i) {
         const auto& a = t.events[i];
-        if (a.kind != EventKind::UserAnnotation || t.tracks[a.track].type != trace::Track::Type::HostThread)
+        if (!isLabel(t, a) || t.tracks[a.track].type != trace::Track::Type::HostThread)
             continue;
         bool holdsWork = false;
         for (const auto& e : t.events)
@@ -118,6 +124,23 @@ private slots:
         const Direct dh = sweep(*t, half);
         QCOMPARE(h.devices[0].busyNs, dh.gpuBusy);
         QCOMPARE(h.overlapNs, dh.both);
+    }
+
+    // A torch 1.8-1.9 trace, whose ProfilerStep#N are Operators: still labels, not CPU work (they made CPU busy
+    // 100% of the window); the figures equal the sweep's.
+    void oldFormatStepsAreLabels()
+    {
+        const auto t = trace::loadTrace(testutil::dataPath("external/tb_plugin/resnet50_v100_worker0.pt.trace.json.gz"));
+        size_t operatorSteps = 0;
+        for (const auto& e : t->events)
+            operatorSteps += e.kind == EventKind::CpuOp && t->strings.view(e.name).starts_with("ProfilerStep#");
+        QVERIFY(operatorSteps > 0);
+        const auto r = analysis::computeOverlap(*t);
+        const Direct d = sweep(*t, r.window);
+        QCOMPARE(r.cpuBusyNs, d.cpuBusy);
+        QCOMPARE(r.overlapNs, d.both);
+        QCOMPARE(r.bothIdleNs, d.neither);
+        QVERIFY(r.cpuBusyNs < (r.window.end - r.window.start) * 95 / 100);
     }
 
     void indexMatchesDirectComputation_data() { againstSweep_data(); }
