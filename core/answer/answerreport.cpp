@@ -85,27 +85,11 @@ ReportBlock notComputed(const char* what) { return paragraph(std::string(what) +
 
 // Long names (the findings' events, the classified kernels and regions) shortened in every text of a section,
 // and listed in full once at its end.
-class NameShortener
+class SectionNames
 {
 public:
-    void add(std::string_view name)
-    {
-        if (name.size() > kLongNameLength && std::none_of(m_names.begin(), m_names.end(), [&](const auto& n) { return n.first == name; }))
-            m_names.emplace_back(std::string(name), reportName(name));
-        // Longest first, so a name that holds another is replaced whole.
-        std::sort(m_names.begin(), m_names.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-    }
-    std::string apply(std::string text)
-    {
-        for (size_t i = 0; i < m_names.size(); ++i) {
-            const auto& [full, shortName] = m_names[i];
-            for (size_t at = 0; (at = text.find(full, at)) != std::string::npos; at += shortName.size()) {
-                text.replace(at, full.size(), shortName);
-                m_used.insert(i);
-            }
-        }
-        return text;
-    }
+    void add(std::string_view name) { m_names.add(name); }
+    std::string apply(std::string text) { return m_names.apply(std::move(text), &m_used); }
     void apply(ReportBlock& b)
     {
         b.text = apply(std::move(b.text));
@@ -127,12 +111,12 @@ public:
         list.kind = ReportBlock::Kind::Facts;
         list.folded = "Names shortened above, in full";
         for (const size_t i : m_used)
-            list.rows.push_back({m_names[i].second, m_names[i].first});
+            list.rows.push_back({m_names.names()[i].second, m_names.names()[i].first});
         s.blocks.push_back(std::move(list));
     }
 
 private:
-    std::vector<std::pair<std::string, std::string>> m_names; // full, short
+    trace::NameShortener m_names{kLongNameLength};
     std::set<size_t> m_used;
 };
 
@@ -657,7 +641,7 @@ AnswerReport gatherAnswerReport(const AnswerInputs& in)
     r.sections.push_back(memorySection(in));
     if (!in.compareLines.empty())
         r.sections.push_back(compareSection(in));
-    NameShortener names;
+    SectionNames names;
     if (in.findings)
         for (const findings::Finding& f : *in.findings)
             for (const findings::Where& w : f.where)
@@ -677,19 +661,7 @@ AnswerReport gatherAnswerReport(const AnswerInputs& in)
     return r;
 }
 
-std::string reportName(std::string_view name)
-{
-    if (name.size() <= kLongNameLength)
-        return std::string(name);
-    const std::vector<std::string> forms = trace::nameAbbreviations(name);
-    for (const std::string& form : forms)
-        if (form.size() <= kLongNameLength)
-            return form;
-    if (!forms.empty())
-        return forms.back();
-    // No structure to drop: the start and the end, which tell names apart best.
-    return std::string(name.substr(0, kLongNameLength / 2 - 2)) + " ... " + std::string(name.substr(name.size() - kLongNameLength / 2 + 3));
-}
+std::string reportName(std::string_view name) { return trace::shortenedName(name, kLongNameLength); }
 
 std::optional<ReportFormat> reportFormatOf(const std::string& path)
 {

@@ -3,9 +3,15 @@
 
 #include "io/decimal.h"
 #include "io/smalljson.h"
+#include "trace/abbreviatename.h"
 #include "trace/trace.h"
 
 namespace tilescope::findings {
+
+namespace {
+// The widest event name a line of the findings' text shows whole (the JSON keeps every name whole).
+constexpr size_t kTextNameWidth = 120;
+} // namespace
 
 std::string findingsJson(const trace::Trace& t, const std::vector<Finding>& list)
 {
@@ -33,11 +39,21 @@ std::string findingsText(const trace::Trace& t, const std::vector<Finding>& list
 {
     if (list.empty())
         return "no findings: no rule found its problem in this trace\n";
+    // A demangled kernel name can run to thousands of characters: in the text, the events' long names are
+    // shortened wherever they appear (trace::shortenedName); the JSON keeps them whole.
+    trace::NameShortener names(kTextNameWidth);
+    std::vector<bool> seen(t.strings.size(), false);
+    for (const trace::Event& e : t.events)
+        if (e.name < seen.size() && !seen[e.name]) {
+            seen[e.name] = true;
+            names.add(t.strings.view(e.name));
+        }
+    const auto shorten = [&](const std::string& text) { return names.apply(text); };
     std::string out;
     for (const findings::Finding& f : list) {
-        out += "[" + std::string(findings::strengthName(f.strength)) + "] " + f.id + ": " + f.title + "\n";
+        out += "[" + std::string(findings::strengthName(f.strength)) + "] " + f.id + ": " + shorten(f.title) + "\n";
         for (const std::string& e : f.evidence)
-            out += "  - " + e + "\n";
+            out += "  - " + shorten(e) + "\n";
         out += "  next step: " + f.nextStep + "\n";
         std::string columns;
         for (const std::string& c : f.columns)
@@ -47,7 +63,7 @@ std::string findingsText(const trace::Trace& t, const std::vector<Finding>& list
             out += "  where: ts " + io::formatNanosecondsAsMicroseconds(w.start) + " .. " + io::formatNanosecondsAsMicroseconds(w.end)
                 + " us";
             if (w.event < t.events.size())
-                out += "  " + std::string(t.name(t.events[w.event]));
+                out += "  " + shorten(std::string(t.name(t.events[w.event])));
             out += "\n";
         }
         out += "\n";

@@ -16,17 +16,7 @@ namespace {
 constexpr size_t kListedOccurrences = 5;
 
 // A kernel's name short enough for one table line: its first abbreviation within 80 characters.
-std::string shortKernelName(std::string_view name)
-{
-    constexpr size_t kWidth = 80;
-    if (name.size() <= kWidth)
-        return std::string(name);
-    const std::vector<std::string> forms = trace::nameAbbreviations(name);
-    for (const std::string& form : forms)
-        if (form.size() <= kWidth)
-            return form;
-    return forms.empty() ? std::string(name.substr(0, kWidth)) + "..." : forms.back();
-}
+std::string shortKernelName(std::string_view name) { return trace::shortenedName(name, 80); }
 
 double shareOf(int64_t part, int64_t whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0; }
 

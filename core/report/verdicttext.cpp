@@ -2,10 +2,16 @@
 #include "report/verdicttext.h"
 
 #include "stats/torchtable.h"
+#include "trace/abbreviatename.h"
 
 namespace tilescope::report {
 
 using roofline::RooflineClass;
+
+namespace {
+// The widest kernel or region name a line of the text shows whole.
+constexpr size_t kTextNameWidth = 120;
+} // namespace
 
 std::string_view classColour(RooflineClass cls)
 {
@@ -53,16 +59,21 @@ Verdict verdictOf(const roofline::Classification& c)
 
 std::string toText(const Verdict& v)
 {
-    std::string out = "  " + v.name + "  [" + std::to_string(v.calls) + " calls, " + v.total + "]  " + v.className + " (" + v.strength
-        + "; " + v.workSource + ")\n";
+    // Demangled names run to thousands of characters: shortened in the text (the JSON keeps them whole).
+    trace::NameShortener names(kTextNameWidth);
+    names.add(v.name);
+    for (const auto& k : v.kernels)
+        names.add(k.name);
+    std::string out = "  " + names.apply(v.name) + "  [" + std::to_string(v.calls) + " calls, " + v.total + "]  " + v.className + " ("
+        + v.strength + "; " + v.workSource + ")\n";
     for (const auto& b : v.bullets)
-        out += "      " + b + "\n";
+        out += "      " + names.apply(b) + "\n";
     for (const auto& caveat : v.caveats)
         out += "      source caveat: " + caveat + "\n";
     if (!v.kernels.empty())
         out += "      kernels (calls, total, share of GPU busy):\n";
     for (const auto& k : v.kernels)
-        out += "        " + std::to_string(k.calls) + "  " + k.total + "  " + k.share + "  " + k.name + "\n";
+        out += "        " + std::to_string(k.calls) + "  " + k.total + "  " + k.share + "  " + names.apply(k.name) + "\n";
     return out;
 }
 

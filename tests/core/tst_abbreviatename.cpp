@@ -96,6 +96,43 @@ private slots:
         QVERIFY(forms.size() <= 1);
         QVERIFY(trace::nameAbbreviations("").empty());
     }
+
+    // A name for a line: whole when it fits, else the first form that fits, else the shortest form; a name
+    // with no structure keeps its start and end (which tell such names apart) around " ... ".
+    void shortenedNameFitsTheWidth()
+    {
+        const std::string name = kMultiTensor[0];
+        QCOMPARE(trace::shortenedName("aten::mm", 80), std::string("aten::mm"));
+        const auto forms = trace::nameAbbreviations(name);
+        QVERIFY(forms.size() >= 2);
+        const size_t width = forms[1].size();
+        QCOMPARE(trace::shortenedName(name, width), forms[1]);
+        QCOMPARE(trace::shortenedName(name, 1), forms.back());
+        const std::string plain = std::string(150, 'a') + "_middle_" + std::string(150, 'z');
+        const std::string cut = trace::shortenedName(plain, 100);
+        QCOMPARE(cut.size(), size_t(100));
+        QVERIFY(cut.starts_with("aaaa") && cut.ends_with("zzzz") && cut.find(" ... ") != std::string::npos);
+    }
+
+    // Every occurrence of every long name replaced, a name holding another replaced whole, short ones kept.
+    void nameShortenerReplacesInText()
+    {
+        trace::NameShortener names(40);
+        const std::string inner = "void kernel<float, Functor<int>>(int, Functor<int>, float*)";
+        const std::string outer = "void outer<" + inner + ">(int)";
+        names.add("aten::mm"); // short: kept as it is
+        names.add(inner);
+        names.add(outer);
+        names.add(inner); // once
+        QCOMPARE(names.names().size(), size_t(2));
+        std::set<size_t> used;
+        const std::string text = names.apply("ran " + outer + " and " + inner + " twice: " + inner + "; aten::mm", &used);
+        QCOMPARE(text,
+                 "ran " + trace::shortenedName(outer, 40) + " and " + trace::shortenedName(inner, 40)
+                     + " twice: " + trace::shortenedName(inner, 40) + "; aten::mm");
+        QCOMPARE(used.size(), size_t(2));
+        QCOMPARE(names.apply("nothing long"), std::string("nothing long"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestAbbreviateName)
