@@ -778,6 +778,10 @@ int runReport(const Arguments& a)
         throw UsageError{"report needs --out FILE.html or --out FILE.md"};
     if (!answer::reportFormatOf(*out))
         throw UsageError{"--out for report ends in .html or .md (the format goes by the suffix), got '" + *out + "'"};
+    // Said before the trace is loaded and its pictures drawn, not as the first picture that cannot be written.
+    if (const std::filesystem::path folder = std::filesystem::path(*out).parent_path();
+        !folder.empty() && !std::filesystem::is_directory(folder))
+        throw UsageError{"--out " + *out + ": the folder " + folder.string() + " does not exist"};
     roofline::ClassifyOptions classifyOptions;
     if (const std::string annotations = annotationsBeside(a.trace); !annotations.empty())
         classifyOptions.annotations = roofline::loadAnnotations(annotations);

@@ -350,6 +350,13 @@ private slots:
             QCOMPARE(bad.exitCode, 2);
             QVERIFY(bad.out.isEmpty());
         }
+        // A folder that is not there is said as such, before any work (not as a picture that cannot be written).
+        const QString missing = dir.filePath(QStringLiteral("nodir/r.md"));
+        const auto noFolder = testutil::runProcess(
+            QStringLiteral(TILESCOPE_CLI), {QStringLiteral("report"), QString::fromStdString(path), QStringLiteral("--out"), missing});
+        QCOMPARE(noFolder.exitCode, 2);
+        QVERIFY2(noFolder.err.contains(("the folder " + dir.filePath(QStringLiteral("nodir")) + " does not exist").toUtf8()),
+                 noFolder.err.constData());
     }
 
     // The report compares the default pair when the trace has it (gemm_compare: custom_kernel vs torch_ref),
