@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 namespace tilescope::report {
 
@@ -39,6 +41,45 @@ io::Json sideRow(const std::optional<stats::KeyAverage>& row, bool groupedByInpu
 std::string optionalTime(const std::optional<stats::KeyAverage>& row)
 {
     return row ? stats::formatTorchTime(row->selfDeviceTimeTotal) : std::string("-");
+}
+
+// The part of a key around the character where it differs from keys alike up to there, as a cut name's
+// suffix: " [...float, float, 5ul>(at::Ge...]".
+std::string differenceSuffix(const std::string& key, size_t differsAt)
+{
+    constexpr size_t kBefore = 12, kLength = 28;
+    const size_t from = differsAt > kBefore ? differsAt - kBefore : 0;
+    if (from >= key.size())
+        return " [end]"; // the key ends where the others go on
+    return " [..." + key.substr(from, kLength) + (from + kLength < key.size() ? "...]" : "]");
+}
+
+// The diff's name cells: each key cut as summary cuts it; keys cut alike (kernels that differ only past the cut:
+// HTA's trace_diff pair has pairs that differ in a template argument at character 110) also show where they
+// differ, so that one does not read as the other added and removed.
+std::vector<std::string> diffNames(const stats::KeyAveragesDiff& diff, int nameWidth)
+{
+    std::vector<std::string> names;
+    std::map<std::string, std::vector<size_t>> byName;
+    for (size_t i = 0; i < diff.rows.size(); ++i) {
+        names.push_back(stats::shortenTorchName(diff.rows[i].key, nameWidth));
+        byName[names.back()].push_back(i);
+    }
+    for (const auto& [name, rows] : byName) {
+        std::set<std::string> keys;
+        for (const size_t i : rows)
+            keys.insert(diff.rows[i].key);
+        if (keys.size() < 2)
+            continue; // the same key (CPU and CUDA, or by shape): the other columns tell them apart
+        size_t differsAt = std::string::npos;
+        for (auto a = keys.begin(), b = std::next(a); b != keys.end(); ++a, ++b) {
+            const auto mismatch = std::mismatch(a->begin(), a->end(), b->begin(), b->end());
+            differsAt = std::min(differsAt, static_cast<size_t>(mismatch.first - a->begin()));
+        }
+        for (const size_t i : rows)
+            names[i] += differenceSuffix(diff.rows[i].key, differsAt);
+    }
+    return names;
 }
 
 std::string optionalCount(const std::optional<stats::KeyAverage>& row)
@@ -88,10 +129,12 @@ std::string diffText(const DiffSide& before, const DiffSide& after, const stats:
                                           "Change"};
     std::vector<std::vector<std::string>> cells;
     size_t counts[5] = {};
-    for (const stats::KeyAverageDiffRow& r : diff.rows) {
+    const std::vector<std::string> names = diffNames(diff, nameWidth);
+    for (size_t i = 0; i < diff.rows.size(); ++i) {
+        const stats::KeyAverageDiffRow& r = diff.rows[i];
         const stats::DiffChange change = r.change();
         ++counts[static_cast<size_t>(change)];
-        std::string name = stats::shortenTorchName(r.key, nameWidth);
+        std::string name = names[i];
         if (diff.groupedByInputShape)
             name += " " + r.inputShapes;
         cells.push_back({name, deviceName(r.deviceType), optionalCount(r.before), optionalCount(r.after), optionalTime(r.before),

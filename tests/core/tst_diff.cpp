@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include "analysis/steps.h"
+#include "report/diffreport.h"
 #include "stats/keyaverages.h"
 #include "stats/keyaveragesdiff.h"
 #include "trace/traceloader.h"
@@ -383,6 +384,32 @@ private slots:
         }
         QVERIFY(tally["added"] > 0 && tally["removed"] > 0 && tally["increased"] > 0 && tally["decreased"] > 0);
         QVERIFY(table.out.contains(QByteArray::number(tally["added"]) + " added, " + QByteArray::number(tally["removed"]) + " removed"));
+    }
+
+    // Two kernels alike for their first 110 characters read the same when cut at 80, one added and one removed:
+    // the table shows where they differ; a key unlike the others keeps summary's cut alone.
+    void namesCutAlikeShowWhereTheyDiffer()
+    {
+        namespace stats = tilescope::stats;
+        namespace report = tilescope::report;
+        const std::string common
+            = "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<float, float, float, ";
+        stats::KeyAverage a, b, other;
+        a.key = common + "5ul>(at::GenericPackedTensorAccessor<float, 2ul>)";
+        b.key = common + "2ul>(at::GenericPackedTensorAccessor<float, 2ul>)";
+        other.key = "aten::mm";
+        for (stats::KeyAverage* k : {&a, &b})
+            k->deviceType = stats::DeviceType::CUDA;
+        stats::KeyAverages before, after;
+        before.rows = {b, other};
+        after.rows = {a, other};
+        const stats::KeyAveragesDiff diff = stats::diffKeyAverages(before, after);
+        const std::string text = report::diffText({"before.json", nullptr, nullptr}, {"after.json", nullptr, nullptr}, diff);
+        const std::string cut = common.substr(0, 77) + "...";
+        QVERIFY2(text.find(cut + " [...oat, float, 5ul>(at::Generic...]") != std::string::npos, text.c_str());
+        QVERIFY2(text.find(cut + " [...oat, float, 2ul>(at::Generic...]") != std::string::npos, text.c_str());
+        QVERIFY(text.find("\naten::mm  ") != std::string::npos || text.find("\naten::mm ") != std::string::npos);
+        QVERIFY(text.find("aten::mm [") == std::string::npos);
     }
 
     void diffKeyAveragesRefusesMixedGrouping()
