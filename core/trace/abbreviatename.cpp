@@ -141,8 +141,10 @@ void NameShortener::add(std::string_view name)
 {
     if (name.size() <= m_width || std::any_of(m_names.begin(), m_names.end(), [&](const auto& n) { return n.first == name; }))
         return;
-    m_names.emplace_back(std::string(name), shortenedName(name, m_width));
-    std::stable_sort(m_names.begin(), m_names.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+    // Kept longest first, ties in the order added: placed once, not the whole list sorted again per name.
+    const auto at = std::upper_bound(m_names.begin(), m_names.end(), name.size(),
+                                     [](size_t size, const auto& n) { return size > n.first.size(); });
+    m_names.emplace(at, std::string(name), shortenedName(name, m_width));
 }
 
 std::string NameShortener::apply(std::string text, std::set<size_t>* used) const
