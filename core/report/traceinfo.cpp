@@ -125,10 +125,14 @@ std::string clipped(const std::string& value)
     return value.substr(0, cut) + "... (" + std::to_string(value.size()) + " bytes; --format json has it all)";
 }
 
+// A pid or tid as the file has it; a string one quoted, so that "" and names with spaces read as such.
+std::string idText(std::string_view text, bool isString) { return isString ? "\"" + std::string(text) + "\"" : std::string(text); }
+
 std::string trackLabel(const trace::Trace& t, const Track& track)
 {
     const trace::Process& p = t.processes[track.process];
-    std::string label = "pid " + std::string(t.strings.view(p.pidText)) + " tid " + std::string(t.strings.view(track.tidText));
+    std::string label = "pid " + idText(t.strings.view(p.pidText), p.pidIsString) + " tid "
+        + idText(t.strings.view(track.tidText), track.tidIsString);
     if (track.type == Track::Type::GpuStream && track.stream)
         label = "GPU " + std::to_string(track.device) + " stream " + std::to_string(*track.stream);
     if (track.name != 0)
@@ -208,7 +212,7 @@ std::string traceInfoText(const std::string& path, const trace::Trace& t)
     for (const size_t i : f.trackOrder) {
         const Track& track = t.tracks[i];
         out += "  " + std::string(trackTypeName(track.type)) + "  " + trackLabel(t, track) + ": " + std::to_string(f.perTrack[i])
-            + " events";
+            + (f.perTrack[i] == 1 ? " event" : " events");
         if (track.maxDepth > 0)
             out += ", depth " + std::to_string(track.maxDepth + 1);
         if (track.partialOverlaps > 0)

@@ -92,6 +92,10 @@ void Trace::finalize(unsigned threads)
     classifyTracks();
     undoAnnotationWidening();
     const EventSpan span = sortAndNestTracks();
+    if (span.repeats > 0)
+        stats.warnings.push_back(std::to_string(span.repeats) + (span.repeats == 1 ? " event is a repeat" : " events are repeats")
+                                 + ": each equals an earlier event on its track (the same name, ids, start and duration), so the file"
+                                   " holds that record more than once; every count and time here includes every copy");
     if (ids.valid())
         ids.get(); // rethrows what the thread threw
     else
@@ -215,6 +219,21 @@ void Trace::undoAnnotationWidening()
     }
 }
 
+namespace {
+// The same record written twice (a trace concatenated with itself, or events appended again): every field
+// the file gave equal. Different ops that torch records at the same microsecond differ in their ids, so a
+// record without ids is never taken for a repeat (pre-2.0 traces nest same-named ops at one time).
+bool isRepeatOf(const Event& e, const Event& previous)
+{
+    return e.start == previous.start && e.duration == previous.duration && e.name == previous.name && e.kind == previous.kind
+        && e.correlation == previous.correlation && e.externalId == previous.externalId && e.category == previous.category
+        && (e.correlation != kNoId || e.externalId != kNoId);
+}
+} // namespace
+
+// How far back among events of the same start and duration a track's sorted list is searched for a repeat.
+constexpr size_t kRepeatSearch = 32;
+
 Trace::EventSpan Trace::sortAndNestTracks()
 {
     EventSpan span;
@@ -241,8 +260,19 @@ Trace::EventSpan Trace::sortAndNestTracks()
         sortRuns(list.begin(), list.end(), earlier); // Kineto writes most lanes in order, or in a few runs
         stack.clear();
         rows.clear();
-        for (const uint32_t index : list) {
+        size_t sameTimes = 0; // where the run of events with e's start and duration began in the list
+        for (size_t at = 0; at < list.size(); ++at) {
+            const uint32_t index = list[at];
             Event& e = events[index];
+            if (at > 0 && (events[list[at - 1]].start != e.start || events[list[at - 1]].duration != e.duration))
+                sameTimes = at;
+            // A copy sorts next to its original unless another event of the same times came between them:
+            // looked for among a few dozen of those.
+            for (size_t k = std::max(sameTimes, at >= kRepeatSearch ? at - kRepeatSearch : 0); k < at; ++k)
+                if (isRepeatOf(e, events[list[k]])) {
+                    ++span.repeats;
+                    break;
+                }
             while (!stack.empty() && e.start >= events[stack.back()].end())
                 stack.pop_back();
             e.parent = kNoIndex;

@@ -248,6 +248,7 @@ private:
     {
         int64_t first = 0, last = 0;
         uint32_t firstTraceSpan = kNoIndex;
+        uint64_t repeats = 0; // events equal to the one before them on their track (isRepeatOf)
     };
     EventSpan sortAndNestTracks();
     void indexIds();

@@ -108,6 +108,13 @@ private slots:
         QCOMPARE(doc.value("metadata").toObject().value("trace_id").toString(), QStringLiteral("1C01AABBB1B9411AAF42A5B284A09D50"));
         QVERIFY(text.out.contains("trace_id: 1C01AABBB1B9411AAF42A5B284A09D50\n"));
         QVERIFY(doc.value("distributed").isNull());
+        // Ids the file gives as strings are quoted, empty ones included (Kineto's "Record Window End" has pid "" tid "").
+        const Run kineto = cli({"info",
+                                QString::fromStdString(testutil::dataPath(
+                                    "external/hta/critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz"))});
+        QVERIFY2(kineto.out.contains("  other  pid \"\" tid \"\": 1 event\n"), kineto.out.constData());
+        QVERIFY(kineto.out.contains("  spans  pid \"Traces\" tid \"Trace PyTorch Profiler\": 1 event\n"));
+        QVERIFY(kineto.out.contains("pid 3727853 tid 3727853 \"thread 3727853 (pt_main_thread)\": 45 events, depth 3\n"));
     }
 
     void infoSummarisesDistributedRuns()

@@ -358,6 +358,30 @@ private slots:
         QCOMPARE(t->meta.format, trace::TraceFormat::ChromeObject);
     }
 
+    // A record the file holds twice is counted twice, as written, and said so; the same op name at the same
+    // time without ids (pre-2.0 traces nest such ops) is no repeat.
+    void repeatedRecordsAreWarned()
+    {
+        const std::string op
+            = R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 5, "args": {"External id": 7}})";
+        const std::string kernel
+            = R"({"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 12, "dur": 2, "args": {"correlation": 9, "External id": 7}})";
+        // Another kernel at the same times sorts between a kernel and its copy.
+        const std::string other
+            = R"({"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 12, "dur": 2, "args": {"correlation": 10}})";
+        const auto t = loadText(R"({"traceEvents": [)" + op + "," + kernel + "," + other + "," + op + "," + kernel + "," + kernel + "]}");
+        QCOMPARE(t->events.size(), size_t(6));
+        QCOMPARE(t->stats.warnings.size(), size_t(1));
+        QVERIFY2(t->stats.warnings[0].starts_with("3 events are repeats: each equals an earlier event on its track"),
+                 t->stats.warnings[0].c_str());
+        const auto nested = loadText(R"({"traceEvents": [
+            {"ph": "X", "cat": "cpu_op", "name": "aten::to", "pid": 1, "tid": 1, "ts": 10, "dur": 5},
+            {"ph": "X", "cat": "cpu_op", "name": "aten::to", "pid": 1, "tid": 1, "ts": 10, "dur": 5},
+            {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 20, "dur": 5, "args": {"External id": 7}},
+            {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 20, "dur": 5, "args": {"External id": 8}}]})");
+        QVERIFY(nested->stats.warnings.empty());
+    }
+
     void pytorch18Format()
     {
         const auto t = trace::loadTrace(testutil::dataPath("external/tb_plugin/resnet50_v100_worker0.pt.trace.json.gz"));
