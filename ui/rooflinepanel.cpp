@@ -169,6 +169,10 @@ RooflinePanel::RooflinePanel(QWidget* parent)
 
 QString RooflinePanel::ceilingsText() const
 {
+    // The measured ceilings are kept for the next trace, but used only for one of the GPU they were measured on.
+    if (m_measured && m_doc && roofline::measuredOnAnotherGpu(*m_measured, m_report.deviceName))
+        return (m_report.deviceRow.empty() ? tr("datasheet") : tr("datasheet: %1").arg(QString::fromStdString(m_report.deviceRow)))
+            + tr(" (%1 is for %2)").arg(QFileInfo(m_ceilingsFile).fileName(), QString::fromStdString(m_measured->gpu));
     if (m_measured)
         return tr("measured: %1%2")
             .arg(QFileInfo(m_ceilingsFile).fileName(),

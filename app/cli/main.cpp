@@ -659,15 +659,16 @@ int runDevice(const Arguments& a)
         std::cout << "device " << d.id << ": " << d.name << "\n";
         for (const auto& note : match.notes)
             std::cout << "  " << note << "\n";
-        if (!match.entry && !measured)
+        const bool useMeasured = measured && !roofline::measuredOnAnotherGpu(*measured, d.name);
+        if (measured && !useMeasured)
+            std::cout << "  measured ceilings from " << *a.get("ceilings") << " not used: they were measured on " << measured->gpu << "\n";
+        if (!match.entry && !useMeasured)
             continue;
         roofline::Ceilings c = match.entry ? match.entry->peaks : roofline::Ceilings{};
-        if (measured) {
+        if (useMeasured) {
             c = roofline::applyMeasured(c, *measured);
-            std::cout << "  measured ceilings from " << *a.get("ceilings") << (measured->gpu.empty() ? "" : " (" + measured->gpu + ")");
-            if (!measured->gpu.empty() && measured->gpu != d.name)
-                std::cout << " - WARNING: measured on another GPU";
-            std::cout << " replace the datasheet where given\n";
+            std::cout << "  measured ceilings from " << *a.get("ceilings") << (measured->gpu.empty() ? "" : " (" + measured->gpu + ")")
+                      << " replace the datasheet where given\n";
         }
         std::cout << "  memory " << rate(c.memoryBytesPerS, "B/s") << ", FP64 " << rate(c.fp64, "FLOP/s") << ", FP32 "
                   << rate(c.fp32, "FLOP/s") << ", TF32 " << rate(c.tf32, "FLOP/s") << ", BF16 " << rate(c.bf16, "FLOP/s") << ", FP16 "

@@ -171,4 +171,22 @@ Ceilings applyMeasured(const Ceilings& d, const MeasuredCeilings& m)
     return c;
 }
 
+bool measuredOnAnotherGpu(const MeasuredCeilings& measured, std::string_view traceGpu)
+{
+    const auto trimmed = [](std::string_view s) {
+        const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+        while (!s.empty() && space(s.front()))
+            s.remove_prefix(1);
+        while (!s.empty() && space(s.back()))
+            s.remove_suffix(1);
+        return s;
+    };
+    const std::string_view a = trimmed(measured.gpu), b = trimmed(traceGpu);
+    if (a.empty() || b.empty())
+        return false;
+    return !std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+        return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+    });
+}
+
 } // namespace tilescope::roofline

@@ -62,4 +62,9 @@ MeasuredCeilings loadMeasuredCeilings(const std::string& path);
 // Measured values replace datasheet ones where present.
 Ceilings applyMeasured(const Ceilings& datasheet, const MeasuredCeilings& measured);
 
+// Ceilings measured on one GPU are wrong for a trace of another: true when both are named and the names
+// differ (case and surrounding spaces aside). A trace without deviceProperties or ceilings without a "gpu"
+// cannot tell, and the measured ones are taken.
+bool measuredOnAnotherGpu(const MeasuredCeilings& measured, std::string_view traceGpu);
+
 } // namespace tilescope::roofline

@@ -395,8 +395,13 @@ ClassifyReport deviceReport(const trace::Trace& t, const ClassifyOptions& option
     }
     report.ceilings = report.datasheet;
     if (options.measured) {
-        report.ceilings = applyMeasured(report.datasheet, *options.measured);
-        report.measured = true;
+        if (!measuredOnAnotherGpu(*options.measured, report.deviceName)) {
+            report.ceilings = applyMeasured(report.datasheet, *options.measured);
+            report.measured = true;
+        } else {
+            report.notes.push_back("measured ceilings not used: they were measured on " + options.measured->gpu + " and this trace ran on "
+                                   + report.deviceName + (report.deviceRow.empty() ? "" : "; the datasheet's are used instead"));
+        }
     }
     return report;
 }

@@ -16,6 +16,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+
 using namespace tilescope;
 
 namespace {
@@ -106,6 +108,34 @@ private slots:
         QVERIFY(mentions(*cublas, "103.3% of the bf16 roof 775.14 TFLOP/s (measured)")); // not clamped at 100%
         QVERIFY(!find(r.kernels, "matmul_kernel")->flops);                               // no annotation: no work, no verdict
         QCOMPARE(find(r.kernels, "matmul_kernel")->cls, roofline::RooflineClass::Inconclusive);
+    }
+
+    // Ceilings measured on an H200 grade nothing of an A100 trace: its datasheet's are used and it is said.
+    void measuredCeilingsOfAnotherGpuAreNotUsed()
+    {
+        roofline::ClassifyOptions options;
+        options.measured = roofline::loadMeasuredCeilings(testutil::dataPath("h200/calibration/calibration.json"));
+        const auto path = testutil::dataPath("external/hta/critical_path_alexnet_benchmark_result_2869224_1695835535_trace.json.gz");
+        const auto withMeasured = roofline::classify(*trace::loadTrace(path), options);
+        const auto datasheet = roofline::classify(*trace::loadTrace(path), {});
+        QVERIFY(!withMeasured.measured);
+        QCOMPARE(withMeasured.ceilings.bf16, datasheet.ceilings.bf16);
+        QCOMPARE(withMeasured.ceilings.memoryBytesPerS, datasheet.ceilings.memoryBytesPerS);
+        QVERIFY(std::find(withMeasured.notes.begin(), withMeasured.notes.end(),
+                          "measured ceilings not used: they were measured on NVIDIA H200 and this trace ran on NVIDIA A100-PG509-200; the"
+                          " datasheet's are used instead")
+                != withMeasured.notes.end());
+        QCOMPARE(withMeasured.kernels.size(), datasheet.kernels.size());
+        for (size_t k = 0; k < datasheet.kernels.size(); ++k)
+            QCOMPARE(withMeasured.kernels[k].cls, datasheet.kernels[k].cls);
+        // The names are compared without case and surrounding spaces; an unnamed side cannot tell, and takes them.
+        roofline::MeasuredCeilings m;
+        m.gpu = " nvidia h200";
+        QVERIFY(!roofline::measuredOnAnotherGpu(m, "NVIDIA H200 "));
+        QVERIFY(roofline::measuredOnAnotherGpu(m, "NVIDIA H100 80GB HBM3"));
+        QVERIFY(!roofline::measuredOnAnotherGpu(m, ""));
+        m.gpu.clear();
+        QVERIFY(!roofline::measuredOnAnotherGpu(m, "NVIDIA H200"));
     }
 
     void launchBoundIsLatencyBound()

@@ -101,6 +101,16 @@ private slots:
         testutil::loadAndWait(again, m_trace);
         testutil::waitReclassified(again.roofline());
         QVERIFY(again.roofline()->report().measured);
+        // Kept for the next trace, but not used for one of another GPU (an A100 here): the label says so.
+        testutil::loadAndWait(again,
+                              QString::fromStdString(testutil::dataPath(
+                                  "external/hta/critical_path_alexnet_benchmark_result_2869224_1695835535_trace.json.gz")));
+        testutil::waitReclassified(again.roofline());
+        QVERIFY(!again.roofline()->report().measured);
+        QCOMPARE(again.roofline()->ceilingsText(), QStringLiteral("datasheet: A100 SXM4 40GB (calibration.json is for NVIDIA H200)"));
+        testutil::loadAndWait(again, m_trace);
+        testutil::waitReclassified(again.roofline());
+        QVERIFY(again.roofline()->report().measured);
         QVERIFY(again.roofline()->setCeilingsFile(QString()));
         testutil::waitReclassified(again.roofline());
         QVERIFY(!again.roofline()->report().measured);
@@ -170,7 +180,7 @@ private slots:
             "#!/bin/sh\n"
             "while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
             "echo '@tilescope {\"event\": \"phase\", \"phase\": \"calibrate\", \"step\": 1, \"of\": 2}'\n"
-            "printf '{\"copy_bytes_per_s\": 1.5e12, \"fp32_notf32_mm_flops_per_s\": 2e13, \"gpu\": \"Fake GPU\"}' > \"$out\"\n");
+            "printf '{\"copy_bytes_per_s\": 1.5e12, \"fp32_notf32_mm_flops_per_s\": 2e13, \"gpu\": \"NVIDIA H200\"}' > \"$out\"\n");
         qputenv("TILESCOPE_TORCH", tool.toLocal8Bit());
         MainWindow w;
         testutil::loadAndWait(w, m_trace);
@@ -182,7 +192,7 @@ private slots:
         testutil::waitReclassified(panel);
         QVERIFY(panel->ceilingsFile().endsWith(QStringLiteral("calibration.json")));
         QCOMPARE(panel->report().ceilings.memoryBytesPerS, 1.5e12);
-        QVERIFY(panel->ceilingsText().contains(QStringLiteral("Fake GPU")));
+        QCOMPARE(panel->ceilingsText(), QStringLiteral("measured: calibration.json (NVIDIA H200)")); // the trace's GPU
 
         // A failing tool: the card says why, the ceilings stay.
         writeExecutable(tool, "#!/bin/sh\necho 'no CUDA device' >&2\nexit 3\n");
