@@ -126,14 +126,12 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     m_plot->legend->setWrap(4); // two rows for the usual eight entries: the axes keep the height
     m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
     m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
-    connect(m_plot, &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable* p, int index, QMouseEvent*) {
-        const QVariant names = p->property("kernelNames");
-        if (!names.isValid())
+    connect(m_plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
+        if (event->button() != Qt::LeftButton)
             return;
-        const QStringList list = names.toStringList();
         // The main window is the selection hub: it selects the kernel everywhere, this panel included.
-        if (index >= 0 && index < list.size())
-            emit kernelClicked(list[index]);
+        if (const QString name = pointNameAt(event->position()); !name.isEmpty())
+            emit kernelClicked(name);
     });
     m_card->setHtml(tr("<i>Click a kernel (here, in the timeline or in the table) to see its classification.</i>"));
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
@@ -349,8 +347,8 @@ void RooflinePanel::rebuild()
         for (const auto& k : *list)
             maxTime = std::max(maxTime, k.totalUs);
     std::set<std::string> legendDone;
-    // Regions first, underneath: a kernel and the region around it often sit on the same spot, and a
-    // click should pick the kernel.
+    // Regions first, underneath: a kernel and the region around it often sit on the same spot, where
+    // hover and click (pointAt) pick the kernel.
     for (const auto* list : {&r.regions, &r.kernels}) {
         const bool region = list == &r.regions;
         for (const auto& k : *list) {
@@ -363,7 +361,6 @@ void RooflinePanel::rebuild()
             g->setLineStyle(QCPGraph::lsNone);
             g->setScatterStyle(QCPScatterStyle(shape, colour, region ? QColor(Qt::white) : colour, size));
             g->setData({*k.flops / *k.bytes}, {k.achievedFlopsPerS});
-            g->setProperty("kernelNames", QStringList{QString::fromStdString(k.name)});
             g->setSelectable(QCP::stSingleData);
             g->removeFromLegend();
             m_points.push_back({*k.flops / *k.bytes, k.achievedFlopsPerS, &k, region});
@@ -468,19 +465,31 @@ QString RooflinePanel::pointText(const roofline::Classification& k, bool region)
         .arg(QString::fromStdString(stats::formatTorchTime(k.totalUs)));
 }
 
-QString RooflinePanel::hoverText(const QPointF& pixel) const
+const RooflinePanel::PlotPoint* RooflinePanel::pointAt(const QPointF& pixel) const
 {
     const PlotPoint* best = nullptr;
     double bestDistance = 12; // px
     for (const PlotPoint& p : m_points) {
         const double dx = m_plot->xAxis->coordToPixel(p.x) - pixel.x(), dy = m_plot->yAxis->coordToPixel(p.y) - pixel.y();
         const double d = std::sqrt(dx * dx + dy * dy);
-        if (d < bestDistance) {
+        if (d < bestDistance || (best && d == bestDistance && best->region && !p.region)) {
             bestDistance = d;
             best = &p;
         }
     }
-    return best ? pointText(*best->item, best->region) : QString();
+    return best;
+}
+
+QString RooflinePanel::hoverText(const QPointF& pixel) const
+{
+    const PlotPoint* p = pointAt(pixel);
+    return p ? pointText(*p->item, p->region) : QString();
+}
+
+QString RooflinePanel::pointNameAt(const QPointF& pixel) const
+{
+    const PlotPoint* p = pointAt(pixel);
+    return p ? QString::fromStdString(p->item->name) : QString();
 }
 
 void RooflinePanel::chooseSource()

@@ -66,6 +66,8 @@ public:
     void editAnnotations(); // opens the editor, seeded with the selected kernel or region
     // What hovering shows: the point within 12 px of `pixel` (plot coordinates), else empty.
     QString hoverText(const QPointF& pixel) const;
+    // What a click there selects: the same point's kernel or region name, else empty.
+    QString pointNameAt(const QPointF& pixel) const;
     static QString pointText(const tilescope::roofline::Classification& item, bool region);
 
 signals:
@@ -104,6 +106,9 @@ private:
         bool region;
     };
     std::vector<PlotPoint> m_points;
+    // The point hover and click both mean: the nearest centre within 12 px, a kernel before a region on the
+    // same spot (a region sits around its kernels); nullptr when none.
+    const PlotPoint* pointAt(const QPointF& pixel) const;
     std::string m_selected;
     int m_pointCount = 0;
     int m_rebuildCount = 0;

@@ -152,17 +152,14 @@ private slots:
         w.timeline()->selectEvent(trace::kNoIndex, false);
         QSignalSpy clicked(w.roofline(), &RooflinePanel::kernelClicked);
         QCustomPlot* plot = w.roofline()->plot();
-        QCPGraph* points = nullptr;
-        for (int g = 0; g < plot->graphCount(); ++g)
-            if (plot->graph(g)
-                    ->property("kernelNames")
-                    .toStringList()
-                    .contains(QStringLiteral("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT")))
-                points = plot->graph(g);
-        QVERIFY(points && points->dataCount() == 1);
+        const roofline::Classification* gemm = nullptr;
+        for (const auto& k : w.roofline()->report().kernels)
+            if (k.name == "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT")
+                gemm = &k;
+        QVERIFY(gemm && gemm->flops && gemm->bytes);
         plot->replot();
-        const QPoint at(int(plot->xAxis->coordToPixel(points->data()->begin()->key)),
-                        int(plot->yAxis->coordToPixel(points->data()->begin()->value)));
+        const QPoint at(int(plot->xAxis->coordToPixel(*gemm->flops / *gemm->bytes)),
+                        int(plot->yAxis->coordToPixel(gemm->achievedFlopsPerS)));
         const int rebuilds = w.roofline()->rebuildCount();
         QTest::mouseClick(plot, Qt::LeftButton, {}, at);
         QCOMPARE(clicked.size(), 1);
@@ -170,6 +167,38 @@ private slots:
         QCOMPARE(w.roofline()->rebuildCount(), rebuilds + 1);
         QCOMPARE(doc->trace->name(doc->trace->events[w.timeline()->selectedEvent()]),
                  std::string_view("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"));
+    }
+
+    // Hover and click mean the same point, also where points overlap (train_scheduled's GEMMs sit close).
+    void rooflineHoverAndClickPickTheSamePoint()
+    {
+        MainWindow w;
+        testutil::showExposed(w, {1600, 1000});
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
+        testutil::waitReclassified(w.roofline());
+        RooflinePanel* panel = w.roofline();
+        QCustomPlot* plot = panel->plot();
+        plot->replot();
+        QSignalSpy clicked(panel, &RooflinePanel::kernelClicked);
+        int checked = 0;
+        for (const auto* list : {&panel->report().kernels, &panel->report().regions})
+            for (const auto& k : *list) {
+                if (!k.flops || !k.bytes || *k.flops <= 0 || *k.bytes <= 0)
+                    continue;
+                const QPoint at(int(plot->xAxis->coordToPixel(*k.flops / *k.bytes)), int(plot->yAxis->coordToPixel(k.achievedFlopsPerS)));
+                for (const QPoint offset : {QPoint(0, 0), QPoint(4, -3), QPoint(-5, 5)}) {
+                    const QString name = panel->pointNameAt(at + offset);
+                    QVERIFY(!name.isEmpty());
+                    QVERIFY2(panel->hoverText(at + offset).contains(name), qPrintable(panel->hoverText(at + offset)));
+                    clicked.clear();
+                    QTest::mouseClick(plot, Qt::LeftButton, {}, at + offset);
+                    QCOMPARE(clicked.size(), 1);
+                    QCOMPARE(clicked.at(0).at(0).toString(), name);
+                    plot->replot(); // the click's selection rebuilt the plot
+                    ++checked;
+                }
+            }
+        QVERIFY(checked >= 6);
     }
 
     void rooflineCardShowsAttachedSource()

@@ -161,6 +161,7 @@ private slots:
         const QPointF at(panel->plot()->xAxis->coordToPixel(x), panel->plot()->yAxis->coordToPixel(y));
         const QString hover = panel->hoverText(at);
         QVERIFY2(hover.startsWith(QStringLiteral("region custom_kernel")), qPrintable(hover));
+        QCOMPARE(panel->pointNameAt(at), QStringLiteral("custom_kernel")); // what a click there selects
         QVERIFY2(hover.contains(QString::number(y / 1e12, 'f', 2) + QStringLiteral(" TFLOP/s")), qPrintable(hover));
         QVERIFY(panel->hoverText(at + QPointF(200, 200)).isEmpty()
                 || !panel->hoverText(at + QPointF(200, 200)).startsWith(QStringLiteral("region custom_kernel")));
