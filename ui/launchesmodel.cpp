@@ -137,6 +137,10 @@ QVariant LaunchesModel::outlierData(int row, int column, int role) const
             return QString::fromStdString(o.shortKernel ? analysis::shortKernelRuleText() : analysis::longDelayRuleText());
         if (column == KernelColumn || column == LaunchColumn)
             return QString::fromStdString(std::string(t.name(t.events[column == KernelColumn ? l.activity : l.launch])));
+        if (column == AtColumn)
+            return tr("The launch call's start after the trace's start; ts %1 us in the file (tilescope-cli launches prints that)\n"
+                      "Double-click: select the kernel in the timeline")
+                .arg(QString::fromStdString(stats::formatMicroseconds(t.events[l.launch].start)));
         return tr("Double-click: select the kernel in the timeline");
     }
     if (role != Qt::DisplayRole && role != SortRole)
@@ -145,9 +149,10 @@ QVariant LaunchesModel::outlierData(int row, int column, int role) const
     switch (column) {
     case RuleColumn: return o.shortKernel ? tr("kernel shorter than launch") : tr("long launch delay");
     case LaunchColumn: return QString::fromStdString(std::string(t.name(t.events[l.launch])));
-    case AtColumn: {
+    case AtColumn: { // from the trace's start, as the timeline's ruler and Details say it (the file's ts in the tooltip)
         const int64_t start = t.events[l.launch].start;
-        return role == SortRole ? QVariant(qlonglong(start)) : QVariant(QString::fromStdString(stats::formatMicroseconds(start)));
+        return role == SortRole ? QVariant(qlonglong(start))
+                                : QVariant(QString::fromStdString(stats::formatMicroseconds(start - t.originTime())));
     }
     case CpuColumn: return role == SortRole ? QVariant(qlonglong(l.cpuNs)) : QVariant(durationText(l.cpuNs));
     case GpuColumn: return role == SortRole ? QVariant(qlonglong(l.gpuNs)) : QVariant(durationText(l.gpuNs));
@@ -165,8 +170,9 @@ QVariant LaunchesModel::headerData(int section, Qt::Orientation orientation, int
     static const std::array<const char*, DistributionColumns> distribution{
         QT_TR_NOOP("Stream"), QT_TR_NOOP("Quantity"), QT_TR_NOOP("Launches"), QT_TR_NOOP("Min"), QT_TR_NOOP("p50"),
         QT_TR_NOOP("p90"),    QT_TR_NOOP("p99"),      QT_TR_NOOP("Max"),      QT_TR_NOOP("Mean")};
-    static const std::array<const char*, OutlierColumns> outliers{QT_TR_NOOP("Outlier"), QT_TR_NOOP("Launch"), QT_TR_NOOP("At (us)"),
-                                                                  QT_TR_NOOP("CPU"),     QT_TR_NOOP("GPU"),    QT_TR_NOOP("Delay"),
-                                                                  QT_TR_NOOP("Stream"),  QT_TR_NOOP("Kernel")};
+    static const std::array<const char*, OutlierColumns> outliers{
+        QT_TR_NOOP("Outlier"), QT_TR_NOOP("Launch"), QT_TR_NOOP("At (us from start)"),
+        QT_TR_NOOP("CPU"),     QT_TR_NOOP("GPU"),    QT_TR_NOOP("Delay"),
+        QT_TR_NOOP("Stream"),  QT_TR_NOOP("Kernel")};
     return tr(m_view == View::Outliers ? outliers[size_t(section)] : distribution[size_t(section)]);
 }

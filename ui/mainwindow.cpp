@@ -152,7 +152,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(this, &MainWindow::documentChanged, launches, [this, launches] { launches->setDocument(m_doc); });
     connect(launches, &LaunchesPanel::eventActivated, this, [this](uint32_t event) { m_timeline->selectEvent(event, true); });
     QDockWidget* stepsDock = addStepsDock(compareDock);
-    addRanksDock(compareDock);
+    QDockWidget* ranksDock = addRanksDock(compareDock);
     tableDock->raise(); // the table stays the visible tab
     auto* rooflineDock = new QDockWidget(tr("Roofline"), this);
     rooflineDock->setObjectName(QStringLiteral("roofline"));
@@ -179,7 +179,7 @@ MainWindow::MainWindow(QWidget* parent)
     // (once the window is laid out: before it is shown the docks have no heights to share)
     QTimer::singleShot(0, this, [this, tableDock, detailsDock, findingsDock, rooflineDock] {
         resizeDocks({tableDock}, {230}, Qt::Vertical);
-        resizeDocks({detailsDock, findingsDock, rooflineDock}, {70, 250, 300}, Qt::Vertical);
+        resizeDocks({detailsDock, findingsDock, rooflineDock}, {110, 250, 330}, Qt::Vertical);
     });
     connect(m_findings, &FindingsPanel::findingSelected, this, &MainWindow::showFindingPlace);
 
@@ -270,6 +270,8 @@ MainWindow::MainWindow(QWidget* parent)
     view->addAction(findingsDock->toggleViewAction());
     view->addAction(compareDock->toggleViewAction());
     view->addAction(stepsDock->toggleViewAction());
+    view->addAction(launchesDock->toggleViewAction());
+    view->addAction(ranksDock->toggleViewAction());
     view->addSeparator();
     QAction* idleGpus = view->addAction(tr("Show &Idle GPUs"));
     idleGpus->setCheckable(true);

@@ -58,6 +58,12 @@ private slots:
         const analysis::LaunchRecord& first = stats->launches[stats->shortKernels.front()];
         QCOMPARE(outliers.index(0, 0).data(LaunchesModel::EventRole).value<uint32_t>(), first.activity);
         QCOMPARE(outliers.index(0, 3).data(LaunchesModel::SortRole).toLongLong(), first.cpuNs);
+        // When: from the trace's start, as the timeline says it; the file's ts in the tooltip.
+        const int64_t launchStart = t->events[first.launch].start;
+        QCOMPARE(outliers.index(0, 2).data().toString(), QString::fromStdString(stats::formatMicroseconds(launchStart - t->originTime())));
+        QVERIFY(launchStart - t->originTime() < int64_t(1e9)); // not the absolute ts
+        QVERIFY(
+            outliers.index(0, 2).data(Qt::ToolTipRole).toString().contains(QString::fromStdString(stats::formatMicroseconds(launchStart))));
         QCOMPARE(outliers.index(0, 7).data().toString(), QString::fromStdString(std::string(t->name(t->events[first.activity]))));
 
         distributions.setStats(nullptr, nullptr);

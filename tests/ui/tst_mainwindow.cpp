@@ -131,6 +131,14 @@ private slots:
         w.groupByShape()->setChecked(true);
         QCOMPARE(model->rowCount(), 13);
         QVERIFY(!w.table()->isColumnHidden(KeyAveragesModel::ShapesColumn));
+        // torch's columns for this trace: FLOPs (with_flops), no memory (recorded without profile_memory).
+        QVERIFY(!w.table()->isColumnHidden(KeyAveragesModel::FlopsColumn));
+        QVERIFY(w.table()->isColumnHidden(KeyAveragesModel::CpuMemColumn));
+        QVERIFY(w.table()->isColumnHidden(KeyAveragesModel::SelfDeviceMemColumn));
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("memory_churn")));
+        QVERIFY(!w.table()->isColumnHidden(KeyAveragesModel::CpuMemColumn));
+        QVERIFY(!w.table()->isColumnHidden(KeyAveragesModel::SelfDeviceMemColumn));
+        QCOMPARE(w.table()->isColumnHidden(KeyAveragesModel::FlopsColumn), !w.document()->averages.withFlops);
     }
 
     void rooflineFollowsSelection()
