@@ -533,7 +533,7 @@ QDockWidget* MainWindow::addRanksDock(QDockWidget* neighbour)
     m_ranksDock->setWidget(m_ranks);
     addDockWidget(Qt::BottomDockWidgetArea, m_ranksDock);
     tabifyDockWidget(neighbour, m_ranksDock);
-    connect(m_ranks, &RanksPanel::rankActivated, this, [this](const QString& file) { openFile(file); });
+    connect(m_ranks, &RanksPanel::rankActivated, this, [this](const QString& file) { openFile(file, false, false); });
     // Which rank the timeline shows: its row selected, the dock's and the window's titles name it.
     connect(this, &MainWindow::documentChanged, m_ranks, [this] {
         const qint64 rank = m_doc ? m_ranks->markShown(m_doc->path) : -1;
@@ -566,7 +566,8 @@ QDockWidget* MainWindow::addRanksDock(QDockWidget* neighbour)
                     if (r.rank == rank)
                         file = QString::fromStdString(r.file);
                 statusBar()->showMessage(tr("Ranks of %1: %2").arg(folder, m_ranks->verdict()->text()), 8000);
-                openFile(file);
+                rememberRecent(folder); // reopened as the folder, every rank
+                openFile(file, false, false);
             });
     connect(m_ranksJob, &RanksLoadJob::failed, this, [this](const QString&, const QString& message) {
         m_progress->hide();
@@ -612,7 +613,7 @@ void MainWindow::showProfileDialog()
     m_profileDialog->activateWindow();
 }
 
-void MainWindow::openFile(const QString& givenPath, bool partial)
+void MainWindow::openFile(const QString& givenPath, bool partial, bool remember)
 {
     QString path = givenPath;
     if (QFileInfo(path).isDir()) {
@@ -642,7 +643,7 @@ void MainWindow::openFile(const QString& givenPath, bool partial)
     m_progress->show();
     m_cancel->show();
     m_job->start(path, {}, partial);
-    if (path != QLatin1String(kSample))
+    if (remember && path != QLatin1String(kSample))
         rememberRecent(path);
 }
 
@@ -919,8 +920,9 @@ void MainWindow::search(bool forward)
     m_timeline->selectEvent(hit, true);
 }
 
-void MainWindow::rememberRecent(const QString& path)
+void MainWindow::rememberRecent(const QString& givenPath)
 {
+    const QString path = QFileInfo(givenPath).absoluteFilePath(); // opens from any working directory
     QSettings settings;
     QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
     recent.removeAll(path);
@@ -932,8 +934,9 @@ void MainWindow::rememberRecent(const QString& path)
     rebuildRecentMenu();
 }
 
-void MainWindow::forgetRecent(const QString& path)
+void MainWindow::forgetRecent(const QString& givenPath)
 {
+    const QString path = QFileInfo(givenPath).absoluteFilePath(); // as rememberRecent keeps it
     QSettings settings;
     QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
     if (recent.removeAll(path) > 0)

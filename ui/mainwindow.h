@@ -45,7 +45,8 @@ public:
     ~MainWindow() override;
 
     // `partial`: keep what loads before a truncation or syntax error (see LoadOptions::partial).
-    void openFile(const QString& path, bool partial = false);
+    // `remember`: into Open Recent; a rank opened from its folder is not (the folder is).
+    void openFile(const QString& path, bool partial = false, bool remember = true);
     void openBundledSample();
     // A folder of per-rank traces of one run (issue #13): the Ranks dock, and rank `showRank`'s timeline
     // (-1: the first straggler, else the lowest rank).

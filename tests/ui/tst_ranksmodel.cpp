@@ -20,6 +20,8 @@
 #include <QFont>
 #include <QLabel>
 #include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QtTest>
 
@@ -38,6 +40,14 @@ class TestRanksModel : public QObject
     Q_OBJECT
 
 private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true); // Open Recent's settings apart from the user's
+        QCoreApplication::setOrganizationName(QStringLiteral("TileScopeTests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_ranksmodel"));
+        QSettings().clear();
+    }
+
     void theStragglerIsMarked()
     {
         RanksModel model;
@@ -79,6 +89,10 @@ private slots:
         QVERIFY(w.document()->path.endsWith(QStringLiteral("rank-2.json.gz"))); // the straggler's timeline first
         QVERIFY(w.windowTitle().endsWith(QStringLiteral(" - rank 2 of 4")));
         QCOMPARE(w.ranks()->table()->selectionModel()->selectedRows().value(0).row(), 2);
+        // Open Recent and Reopen Last keep the folder, as an absolute path, not the rank shown.
+        const QString folder = QFileInfo(QString::fromStdString(testutil::dataPath("ranks/gloo/slow"))).absoluteFilePath();
+        QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0), folder);
+        QCOMPARE(QSettings().value(QStringLiteral("lastFile")).toString(), folder);
         // Activating rank 0 opens its timeline.
         QTableView* table = w.ranks()->table();
         table->setCurrentIndex(w.ranks()->model()->index(0, 0));
@@ -86,6 +100,7 @@ private slots:
         QVERIFY(changed.wait(30000));
         QVERIFY(w.document()->path.endsWith(QStringLiteral("rank-0.json.gz")));
         QVERIFY(w.windowTitle().endsWith(QStringLiteral(" - rank 0 of 4")));
+        QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList(), QStringList{folder});
         // All ranks' timelines: one timeline, every rank's lanes under its header, the straggler's marked
         // (tst_rankstimeline checks the lanes themselves).
         QVERIFY(w.ranks()->allTimelinesButton()->isEnabled());
