@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
+
 #include "comparedtimeline.h"
 #include "comparepanel.h"
 #include "keyaveragesmodel.h"
@@ -25,6 +26,7 @@
 #include "session/sessionmanifest.h"
 #include "rooflinepanel.h"
 #include "report/overlapreport.h"
+#include "report/snapshotreport.h"
 #include "stats/bytestext.h"
 #include "stats/timetext.h"
 #include "stats/torchtable.h"
@@ -701,6 +703,12 @@ void MainWindow::openMemoryTimeline(const QString& path)
                                      tr("Open the trace it belongs to first: the timeline is drawn on its time axis."));
             return;
         }
+        const trace::Trace& t = *m_doc->trace;
+        if (const std::string apart = memory::timelineOutsideTraceText(*timeline, t.firstTime(), t.lastTime(), t.meta.baseTimeNs);
+            !apart.empty()) {
+            QMessageBox::warning(this, tr("Open memory timeline"), QString::fromStdString(apart));
+            return;
+        }
         m_memory->setMemoryTimeline(std::move(timeline));
         statusBar()->showMessage(tr("Memory timeline %1 stacked under the memory graph").arg(path), 8000);
     } catch (const io::TraceFileError& e) {
@@ -787,6 +795,24 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message, qint6
     }
     QMessageBox box(QMessageBox::Critical, tr("Cannot open trace"),
                     tr("<b>%1</b><br><br>%2").arg(path.toHtmlEscaped(), message.toHtmlEscaped()), QMessageBox::Close, this);
+    // Memory data opened as a trace: the app's own way in for it.
+    report::MemoryFileKind memoryKind = report::MemoryFileKind::Other;
+    try {
+        memoryKind = report::detectMemoryFile(path.toStdString());
+    } catch (const io::TraceFileError&) { // unreadable: the message above says so
+    }
+    QPushButton* asMemory = nullptr;
+    if (memoryKind == report::MemoryFileKind::AllocatorSnapshot) {
+        asMemory = box.addButton(tr("Open as Memory Snapshot"), QMessageBox::AcceptRole);
+    } else if (memoryKind == report::MemoryFileKind::MemoryTimeline) {
+        if (m_doc)
+            asMemory = box.addButton(tr("Open as Memory Timeline"), QMessageBox::AcceptRole);
+        else
+            box.setInformativeText(tr("Open the trace it belongs to, then File > Open Memory Timeline… draws it under the "
+                                      "trace's memory graph."));
+    }
+    if (asMemory)
+        box.setDefaultButton(asMemory);
     QPushButton* partial = nullptr;
     if (completeEventsBefore > 0) {
         // A crashed or interrupted run leaves a trace cut short: what came before the damage is still whole.
@@ -798,6 +824,12 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message, qint6
     box.exec();
     if (partial && box.clickedButton() == partial)
         openFile(path, true);
+    if (asMemory && box.clickedButton() == asMemory) {
+        if (memoryKind == report::MemoryFileKind::AllocatorSnapshot)
+            openMemorySnapshot(path);
+        else
+            openMemoryTimeline(path);
+    }
 }
 
 QString MainWindow::figuresText() const { return m_figures->text(); }

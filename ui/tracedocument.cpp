@@ -116,8 +116,14 @@ std::shared_ptr<const TraceDocument> TraceDocument::analyse(const TraceDocument&
     if (!doc->fromBytes) {
         const memory::MemoryFilesBeside beside = memory::findMemoryFilesBeside(doc->path.toStdString());
         try {
-            if (beside.timeline)
-                doc->memoryTimeline = std::make_shared<const memory::MemoryTimeline>(memory::loadMemoryTimeline(*beside.timeline));
+            if (beside.timeline) {
+                auto timeline = std::make_shared<const memory::MemoryTimeline>(memory::loadMemoryTimeline(*beside.timeline));
+                if (const std::string apart = memory::timelineOutsideTraceText(*timeline, t.firstTime(), t.lastTime(), t.meta.baseTimeNs);
+                    !apart.empty())
+                    doc->memoryFileProblems.push_back(apart);
+                else
+                    doc->memoryTimeline = std::move(timeline);
+            }
         } catch (const io::TraceFileError& e) {
             doc->memoryFileProblems.push_back(e.what());
         }

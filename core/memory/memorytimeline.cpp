@@ -277,4 +277,16 @@ MemoryTimeline memoryTimelineFromBytes(std::string_view bytes, const std::string
     return readTimeline(*source);
 }
 
+std::string timelineOutsideTraceText(const MemoryTimeline& timeline, int64_t firstNs, int64_t lastNs, std::optional<int64_t> baseTimeNs)
+{
+    if (timeline.timesUs.empty())
+        return timeline.path + ": the memory timeline holds no times: nothing of it can be drawn";
+    const int64_t from = epochMicrosecondsToTraceNs(timeline.timesUs.front(), baseTimeNs); // the times never decrease
+    const int64_t to = epochMicrosecondsToTraceNs(timeline.timesUs.back(), baseTimeNs);
+    if (from <= lastNs && to >= firstNs)
+        return {};
+    return timeline.path + ": the memory timeline does not reach into the trace's time span (it ends before the trace starts or "
+        + "starts after it ends): it was exported from another run, and none of it would be drawn";
+}
+
 } // namespace tilescope::memory

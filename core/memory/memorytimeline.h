@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,5 +69,10 @@ MemoryTimelinePeak peakOfCategory(const MemoryTimeline& timeline, size_t categor
 // has 8 values, expected 9", "record 40: category 9 is not 0..7", "times[3] is before times[2]").
 MemoryTimeline loadMemoryTimeline(const std::string& path);
 MemoryTimeline memoryTimelineFromBytes(std::string_view bytes, const std::string& name);
+
+// Why the timeline cannot go with a trace of span [firstNs, lastNs] and that baseTimeNanoseconds: it does not
+// reach into the span (exported from another run, or empty), and nothing of it would be drawn there. Empty
+// when it does.
+std::string timelineOutsideTraceText(const MemoryTimeline& timeline, int64_t firstNs, int64_t lastNs, std::optional<int64_t> baseTimeNs);
 
 } // namespace tilescope::memory

@@ -189,6 +189,26 @@ private slots:
         QVERIFY(std::all_of(raw.timesUs.begin(), raw.timesUs.end(), [](int64_t x) { return x > 0; }));
     }
 
+    // train_scheduled's own timeline reaches into its trace; HTA's, from another run, does not and is said so.
+    void timelineOfAnotherRunIsRefused()
+    {
+        const auto t = trace::loadTrace(testutil::workloadTrace("train_scheduled"));
+        const auto own = memory::loadMemoryTimeline(testutil::dataPath(kSizes));
+        QVERIFY(memory::timelineOutsideTraceText(own, t->firstTime(), t->lastTime(), t->meta.baseTimeNs).empty());
+        const auto other = memory::loadMemoryTimeline(testutil::dataPath(kRaw));
+        const std::string why = memory::timelineOutsideTraceText(other, t->firstTime(), t->lastTime(), t->meta.baseTimeNs);
+        QVERIFY2(why.find("does not reach into the trace's time span") != std::string::npos, why.c_str());
+        QVERIFY(why.starts_with(testutil::dataPath(kRaw)));
+        // One microsecond of overlap at either end is enough.
+        memory::MemoryTimeline edge;
+        edge.timesUs = {1, 5};
+        QVERIFY(memory::timelineOutsideTraceText(edge, 5000, 9000, std::nullopt).empty());
+        QVERIFY(memory::timelineOutsideTraceText(edge, -3000, 1000, std::nullopt).empty());
+        QVERIFY(!memory::timelineOutsideTraceText(edge, 5001, 9000, std::nullopt).empty());
+        QVERIFY(!memory::timelineOutsideTraceText(edge, 5000, 9000, int64_t(1)).empty()); // 4999 ns on that clock
+        QVERIFY(!memory::timelineOutsideTraceText(memory::MemoryTimeline{}, 0, 1, std::nullopt).empty());
+    }
+
     void edgeShapesThatAreValid()
     {
         QCOMPARE(memory::memoryTimelineFromBytes("[]", "t").form, memory::MemoryTimelineForm::Raw);

@@ -271,6 +271,21 @@ private slots:
         QVERIFY(first >= w.document()->trace->firstTime() - 1000000000 && first <= w.document()->trace->lastTime());
     }
 
+    // A timeline of another run beside the trace is not drawn on it; the problem is said instead.
+    void memoryTimelineOfAnotherRunBesideTheTrace()
+    {
+        QTemporaryDir dir;
+        const QString trace = dir.filePath(QStringLiteral("trace.json.gz"));
+        QVERIFY(QFile::copy(QString::fromStdString(testutil::workloadTrace("train_scheduled")), trace));
+        QVERIFY(QFile::copy(QString::fromStdString(testutil::dataPath("memory/hta_memory_timeline.raw.json.gz")),
+                            dir.filePath(QStringLiteral("memory_timeline.raw.json.gz"))));
+        MainWindow w;
+        testutil::loadAndWait(w, trace);
+        QVERIFY(!w.document()->memoryTimeline);
+        QCOMPARE(w.document()->memoryFileProblems.size(), size_t(1));
+        QVERIFY(w.document()->memoryFileProblems[0].find("does not reach into the trace's time span") != std::string::npos);
+    }
+
     // A session recorded on the H200 with --memory-snapshot --memory-timeline (tools/gpu/prove_memory.sh):
     // the leak it builds in, the OOM it provokes, in the graph, the snapshot and the timeline at once.
     void sessionRecordedOnTheH200()
