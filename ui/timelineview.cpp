@@ -7,6 +7,7 @@
 #include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
+#include <QFileInfo>
 #include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -608,6 +609,13 @@ void TimelineView::paintEvent(QPaintEvent*)
     p.fillRect(viewport()->rect(), palette().base());
     if (!m_doc) {
         p.drawText(viewport()->rect(), Qt::AlignCenter, tr("Open a trace (File > Open, or drop a file here)"));
+        return;
+    }
+    if (m_doc->trace->events.empty() && m_doc->trace->memory.empty() && m_doc->trace->counters.empty()) {
+        p.drawText(viewport()->rect(), Qt::AlignCenter,
+                   tr("%1 holds no events: its traceEvents list is empty, so there is nothing to draw.\n"
+                      "A profiler stopped before its first step, or a schedule that never reached an active step, writes such a file.")
+                       .arg(QFileInfo(m_doc->path).fileName()));
         return;
     }
     const int scroll = verticalScrollBar()->value();

@@ -94,6 +94,8 @@ private slots:
                                               << "no GPU kernels with known work";
         QTest::newRow("NCCL only") << "nccl/nccl_sendrecv_no_size.json"
                                    << "NCCL communication";
+        QTest::newRow("no events") << "odd/no_events.json"
+                                   << "holds no events";
     }
     void emptyPlotSaysWhy()
     {
