@@ -113,3 +113,13 @@ QVariant KeyAveragesDiffModel::data(const QModelIndex& index, int role) const
     default: return {};
     }
 }
+
+QString KeyAveragesDiffModel::toCsv(const QList<int>& rows) const
+{
+    std::vector<size_t> indexes;
+    if (m_diff)
+        for (const int r : rows)
+            if (r >= 0 && r < int(m_diff->rows.size()))
+                indexes.push_back(size_t(r));
+    return QString::fromStdString(tilescope::report::diffCsv(m_diff ? *m_diff : tilescope::stats::KeyAveragesDiff{}, indexes));
+}

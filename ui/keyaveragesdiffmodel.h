@@ -41,6 +41,8 @@ public:
     void setDiff(std::shared_ptr<const tilescope::stats::KeyAveragesDiff> diff);
     const std::shared_ptr<const tilescope::stats::KeyAveragesDiff>& diff() const { return m_diff; }
     const tilescope::stats::KeyAverageDiffRow* row(int r) const;
+    // These rows (model rows) as `tilescope-cli diff --format csv` writes them (report::diffCsv).
+    QString toCsv(const QList<int>& rows) const;
 
     static QColor fasterColour();
     static QColor slowerColour();

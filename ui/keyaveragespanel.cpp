@@ -58,7 +58,7 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
     controls->addWidget(copy);
     controls->addWidget(exportButton);
     layout->addLayout(controls);
-    m_rowsOnlyControls = {m_rowLimit, copy, exportButton};
+    m_rowsOnlyControls = {m_rowLimit};
 
     m_table = new QTableView(this);
     m_proxy->setSourceModel(m_model);
@@ -124,8 +124,9 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &KeyAveragesPanel::onSelectionChanged);
     connect(copy, &QPushButton::clicked, this, &KeyAveragesPanel::copyRows);
     connect(exportButton, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export key averages"), QStringLiteral("key_averages.csv"),
-                                                          tr("CSV (*.csv)"));
+        const QString path = QFileDialog::getSaveFileName(
+            this, m_after ? tr("Export the comparison") : tr("Export key averages"),
+            m_after ? QStringLiteral("key_averages_diff.csv") : QStringLiteral("key_averages.csv"), tr("CSV (*.csv)"));
         if (!path.isEmpty())
             exportCsv(path);
     });
@@ -337,29 +338,37 @@ void KeyAveragesPanel::onSelectionChanged()
     emit keySelected(QString::fromStdString(row->key), row->deviceType);
 }
 
+// The shown table's rows (the diff's in compare mode), in its order, as its model's rows.
 QList<int> KeyAveragesPanel::visibleSourceRows() const
 {
+    const QTableView* table = m_after ? m_diffTable : m_table;
+    const QSortFilterProxyModel* proxy = m_after ? m_diffProxy : m_proxy;
     QList<int> rows;
-    for (int r = 0; r < m_proxy->rowCount(); ++r)
-        if (!m_table->isRowHidden(r))
-            rows << m_proxy->mapToSource(m_proxy->index(r, 0)).row();
+    for (int r = 0; r < proxy->rowCount(); ++r)
+        if (!table->isRowHidden(r))
+            rows << proxy->mapToSource(proxy->index(r, 0)).row();
     return rows;
 }
 
+QString KeyAveragesPanel::csvOf(const QList<int>& rows) const { return m_after ? m_diffModel->toCsv(rows) : m_model->toCsv(rows); }
+
 void KeyAveragesPanel::copyRows() const
 {
+    const QTableView* table = m_after ? m_diffTable : m_table;
+    const QSortFilterProxyModel* proxy = m_after ? m_diffProxy : m_proxy;
     QList<int> rows;
-    for (const QModelIndex& index : m_table->selectionModel()->selectedRows())
-        rows << m_proxy->mapToSource(index).row();
+    for (const QModelIndex& index : table->selectionModel()->selectedRows())
+        rows << proxy->mapToSource(index).row();
     if (rows.isEmpty())
         rows = visibleSourceRows();
-    QApplication::clipboard()->setText(m_model->toCsv(rows));
+    QApplication::clipboard()->setText(csvOf(rows));
 }
 
 bool KeyAveragesPanel::exportCsv(const QString& path)
 {
     try {
-        io::writeTextFileAtomically(path.toStdString(), m_model->toCsv(visibleSourceRows()).toStdString(), "the key averages");
+        io::writeTextFileAtomically(path.toStdString(), csvOf(visibleSourceRows()).toStdString(),
+                                    m_after ? "the key averages' diff" : "the key averages");
     } catch (const io::TraceFileError& e) {
         QMessageBox::critical(this, tr("Export failed"), QString::fromStdString(e.what()));
         return false;

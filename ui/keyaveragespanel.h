@@ -73,6 +73,7 @@ private:
     void applyRowLimit();
     void onSelectionChanged();
     QList<int> visibleSourceRows() const;
+    QString csvOf(const QList<int>& rows) const; // the shown table's CSV (the diff's in compare mode)
     void showDiff();
 
     std::shared_ptr<const TraceDocument> m_doc;

@@ -51,6 +51,7 @@
 #include <cstdio>
 #include <future>
 #include <iostream>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -176,11 +177,13 @@ const char* kDiagnoseUsage = R"(  diagnose TRACE [--format table|json] [--window
       and steps that start inside it (the roofline class stays the whole trace's)
 )";
 
-const char* kDiffUsage = R"(  diff BEFORE AFTER [--by-shape] [--step N | --steps A-B] [--format table|json] [--max-name-width N] [--partial]
+const char* kDiffUsage = R"(  diff BEFORE AFTER [--by-shape] [--step N | --steps A-B] [--format table|json|csv]
+             [--max-name-width N] [--partial]
       two traces (before and after a change) compared by torch's key_averages rows, matched by key, device
       type and user annotation (and input shapes with --by-shape): count, self CPU, self device and device
       time of each side and after - before; rows on one side only are added or removed ops and kernels.
-      Largest |device-time delta| first. The JSON holds both summary rows and both traces' overlap.
+      Largest |device-time delta| first. The JSON holds both summary rows and both traces' overlap; the CSV
+      a line per row (each side's count and times, and their delta), as the app's compare table exports it.
       --step/--steps: only the ops and kernels that start in those steps of each trace (as steps numbers them)
 )";
 
@@ -824,8 +827,8 @@ int runCompare(const Arguments& a)
 int runDiff(const Arguments& a)
 {
     const std::string format = a.get("format").value_or("table");
-    if (format != "table" && format != "json")
-        throw UsageError{"--format for diff is table or json, got '" + format + "'"};
+    if (format != "table" && format != "json" && format != "csv")
+        throw UsageError{"--format for diff is table, json or csv, got '" + format + "'"};
     const auto steps = parseStepSelection(a);
     const std::string& beforePath = a.positionals[0];
     const std::string& afterPath = a.positionals[1];
@@ -858,6 +861,10 @@ int runDiff(const Arguments& a)
         const analysis::OverlapReport beforeOverlap = analysis::computeOverlap(*before, beforeWindow);
         const analysis::OverlapReport afterOverlap = analysis::computeOverlap(*after, afterWindow);
         std::cout << report::diffJson({beforePath, before.get(), &beforeOverlap}, {afterPath, after.get(), &afterOverlap}, diff);
+    } else if (format == "csv") {
+        std::vector<size_t> rows(diff.rows.size());
+        std::iota(rows.begin(), rows.end(), size_t(0));
+        std::cout << report::diffCsv(diff, rows);
     } else {
         // Names cut as summary cuts them (80 columns unless --max-name-width): long kernel names differ at the end.
         const int nameWidth = a.get("max-name-width") ? parseInt(*a.get("max-name-width"), "max-name-width") : 80;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "report/diffreport.h"
 
+#include "io/decimal.h"
 #include "io/smalljson.h"
 #include "report/overlapreport.h"
 #include "report/summaryreport.h"
@@ -170,6 +171,29 @@ std::string diffText(const DiffSide& before, const DiffSide& after, const stats:
     out += line(header);
     for (const auto& row : cells)
         out += line(row);
+    return out;
+}
+
+std::string diffCsv(const stats::KeyAveragesDiff& diff, const std::vector<size_t>& rows)
+{
+    std::string out = "key,input_shapes,device_type,is_user_annotation,change,count_before,count_after,delta_count,"
+                      "self_cpu_time_total_us_before,self_cpu_time_total_us_after,delta_self_cpu_time_total_us,"
+                      "self_device_time_total_us_before,self_device_time_total_us_after,delta_self_device_time_total_us,"
+                      "device_time_total_us_before,device_time_total_us_after,delta_device_time_total_us\n";
+    const auto side = [](const std::optional<stats::KeyAverage>& row, auto field) { return row ? field(*row) : std::string(); };
+    const auto count = [](const stats::KeyAverage& r) { return std::to_string(r.count); };
+    const auto selfCpu = [](const stats::KeyAverage& r) { return io::formatShortest(r.selfCpuTimeTotal); };
+    const auto selfDevice = [](const stats::KeyAverage& r) { return io::formatShortest(r.selfDeviceTimeTotal); };
+    const auto device = [](const stats::KeyAverage& r) { return io::formatShortest(r.deviceTimeTotal); };
+    for (const size_t index : rows) {
+        const stats::KeyAverageDiffRow& r = diff.rows.at(index);
+        out += csvField(r.key) + ',' + csvField(r.inputShapes) + ',' + (r.deviceType == stats::DeviceType::CPU ? "CPU" : "CUDA") + ','
+            + (r.isUserAnnotation ? "true" : "false") + ',' + stats::diffChangeName(r.change()) + ',' + side(r.before, count) + ','
+            + side(r.after, count) + ',' + std::to_string(r.deltaCount) + ',' + side(r.before, selfCpu) + ',' + side(r.after, selfCpu) + ','
+            + io::formatShortest(r.deltaSelfCpuTimeTotal) + ',' + side(r.before, selfDevice) + ',' + side(r.after, selfDevice) + ','
+            + io::formatShortest(r.deltaSelfDeviceTimeTotal) + ',' + side(r.before, device) + ',' + side(r.after, device) + ','
+            + io::formatShortest(r.deltaDeviceTimeTotal) + '\n';
+    }
     return out;
 }
 

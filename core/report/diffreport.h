@@ -40,5 +40,12 @@ std::string diffJson(const DiffSide& before, const DiffSide& after, const stats:
 // unchanged (KeyAverageDiffRow::change); the diff's order.
 // Names longer than nameWidth code points are cut as summary's table cuts them.
 std::string diffText(const DiffSide& before, const DiffSide& after, const stats::KeyAveragesDiff& diff, int nameWidth = 80);
+// The one CSV of a diff: `diff --format csv` and the compare table's Copy / Export CSV. A header line, then one
+// line per row of `rows` (indexes into diff.rows), in that order: key, input_shapes, device_type,
+// is_user_annotation, change (added, removed, increased, decreased, unchanged), then count,
+// self_cpu_time_total_us, self_device_time_total_us and device_time_total_us each as _before, _after and
+// delta_ (microseconds, shortest exact decimal; a side the row is missing from is an empty field, its delta
+// counting it as 0), as keyAveragesCsv writes fields.
+std::string diffCsv(const stats::KeyAveragesDiff& diff, const std::vector<size_t>& rows);
 
 } // namespace tilescope::report

@@ -16,19 +16,6 @@ std::vector<size_t> selectedRows(const stats::KeyAverages& averages, const Summa
     return order;
 }
 
-std::string csvField(std::string_view text)
-{
-    if (text.find_first_of(",\"\n\r") == std::string_view::npos)
-        return std::string(text);
-    std::string out = "\"";
-    for (const char c : text) {
-        if (c == '"')
-            out += '"';
-        out += c;
-    }
-    return out + '"';
-}
-
 } // namespace
 
 std::string summaryJson(const std::string& tracePath, const stats::KeyAverages& averages, const SummarySelection& selection)
@@ -65,6 +52,19 @@ io::Json summaryRowJson(const stats::KeyAverage& r, bool groupedByInputShape)
 std::string summaryCsv(const stats::KeyAverages& averages, const SummarySelection& selection)
 {
     return keyAveragesCsv(averages, selectedRows(averages, selection));
+}
+
+std::string csvField(std::string_view text)
+{
+    if (text.find_first_of(",\"\n\r") == std::string_view::npos)
+        return std::string(text);
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '"')
+            out += '"';
+        out += c;
+    }
+    return out + '"';
 }
 
 std::string keyAveragesCsv(const stats::KeyAverages& averages, const std::vector<size_t>& rows)

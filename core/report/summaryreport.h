@@ -33,5 +33,7 @@ std::string summaryCsv(const stats::KeyAverages& averages, const SummarySelectio
 //   device_memory_usage, self_device_memory_usage (bytes), flops.
 // The names are the JSON form's; fields with a comma, quote or line break are quoted (RFC 4180).
 std::string keyAveragesCsv(const stats::KeyAverages& averages, const std::vector<size_t>& rows);
+// A CSV field: as is, or quoted (RFC 4180) when it holds a comma, quote or line break.
+std::string csvField(std::string_view text);
 
 } // namespace tilescope::report

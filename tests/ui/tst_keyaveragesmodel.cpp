@@ -12,6 +12,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QSortFilterProxyModel>
+#include <QLineEdit>
 #include <QtTest>
 
 using namespace tilescope;
@@ -95,6 +96,39 @@ private slots:
         const QByteArray dock = file.readAll();
         QVERIFY(dock.count('\n') > 10);
         QCOMPARE(dock, cli.out);
+    }
+
+    // In compare mode Copy and Export CSV write the comparison, as `tilescope-cli diff --format csv` does.
+    void compareExportEqualsTheCliCsv()
+    {
+        const std::string before = testutil::dataPath("findings/tiny_kernels.json.gz");
+        const std::string after = testutil::dataPath("findings/dominant_kernel.json.gz");
+        KeyAveragesPanel panel;
+        panel.setDocument(TraceDocument::build(QString::fromStdString(before), {}, {}));
+        panel.setComparison(TraceDocument::build(QString::fromStdString(after), {}, {}));
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString exported = dir.filePath(QStringLiteral("diff.csv"));
+        QVERIFY(panel.exportCsv(exported));
+        const testutil::ProcessRun cli = testutil::runProcess(QStringLiteral(TILESCOPE_CLI),
+                                                              {QStringLiteral("diff"), QString::fromStdString(before),
+                                                               QString::fromStdString(after), QStringLiteral("--format"),
+                                                               QStringLiteral("csv")});
+        QCOMPARE(cli.exitCode, 0);
+        QFile file(exported);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray dock = file.readAll();
+        QVERIFY(dock.count('\n') > 3);
+        QCOMPARE(dock, cli.out);
+        // A filter narrows it to the rows shown.
+        panel.filter()->setText(QStringLiteral("aten::"));
+        QVERIFY(panel.exportCsv(exported));
+        QFile filtered(exported); // written anew (atomically: another file)
+        QVERIFY(filtered.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = filtered.readAll().trimmed().split('\n');
+        QVERIFY(lines.size() > 1 && lines.size() < dock.count('\n'));
+        for (qsizetype i = 1; i < lines.size(); ++i)
+            QVERIFY2(lines[i].contains("aten::"), lines[i].constData());
     }
 };
 
