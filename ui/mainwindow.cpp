@@ -843,10 +843,21 @@ void MainWindow::updateFigures()
         return;
     }
     const auto range = m_timeline->selectedRange();
-    const analysis::Interval window = range ? analysis::Interval{range->first, range->second}
-                                            : analysis::Interval{m_timeline->viewStart(), m_timeline->viewEnd()};
+    analysis::Interval window = range ? analysis::Interval{range->first, range->second}
+                                      : analysis::Interval{m_timeline->viewStart(), m_timeline->viewEnd()};
+    // The view's margins before the first and after the last activity are no idle time of the run: the view is
+    // cut to overlap's window there, so a fitted view gives `tilescope-cli overlap`'s figures.
+    const analysis::Interval activity = m_doc->overlap.window;
+    bool cut = false;
+    if (!range && activity.end > activity.start && window.start < activity.end && window.end > activity.start
+        && (window.start < activity.start || window.end > activity.end)) {
+        window = {std::max(window.start, activity.start), std::min(window.end, activity.end)};
+        cut = true;
+    }
     const auto r = m_doc->overlapIndex->figures(window);
-    QString text = range ? tr("Range %1: ").arg(fmt(window.end - window.start)) : tr("View %1: ").arg(fmt(window.end - window.start));
+    QString text = range ? tr("Range %1: ").arg(fmt(window.end - window.start))
+        : cut            ? tr("View, first to last activity %1: ").arg(fmt(window.end - window.start))
+                         : tr("View %1: ").arg(fmt(window.end - window.start));
     auto count = [](uint64_t n) { return QString::fromStdString(stats::formatCount(n)); };
     if (r.activeDevices() == 0) {
         // A CPU-only trace: GPU idle figures would only restate that there is no GPU.

@@ -7,6 +7,7 @@
 #include "keyaveragespanel.h"
 #include "mainwindow.h"
 #include "namedelegate.h"
+#include "stats/timetext.h"
 #include "stats/torchtable.h"
 #include "version.h"
 #include "rooflinepanel.h"
@@ -621,6 +622,27 @@ private slots:
         // The Device column is wide enough for "CUDA (annotation)".
         const int device = table->columnWidth(KeyAveragesModel::DeviceColumn);
         QVERIFY(device >= table->fontMetrics().horizontalAdvance(QStringLiteral("CPU (annotation)")));
+    }
+
+    // A fitted view gives `tilescope-cli overlap`'s figures: its margins past the first and last activity are cut.
+    void fittedViewGivesTheOverlapFigures()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
+        w.timeline()->fitAll();
+        const analysis::OverlapReport& whole = w.document()->overlap;
+        QVERIFY(w.timeline()->viewEnd() - w.timeline()->viewStart() > whole.window.end - whole.window.start);
+        const QString window = QString::fromStdString(stats::formatDuration(whole.window.end - whole.window.start));
+        QTRY_VERIFY2(w.figuresText().startsWith(QStringLiteral("View, first to last activity %1: ").arg(window)),
+                     qPrintable(w.figuresText()));
+        QVERIFY2(w.figuresText().contains(QStringLiteral("GPU 0 utilization %1%").arg(100 * whole.devices[0].utilization, 0, 'f', 1)),
+                 qPrintable(w.figuresText()));
+        // Zoomed inside the activity, the view is the window.
+        QTest::keyClick(w.timeline(), Qt::Key_W);
+        QTest::keyClick(w.timeline(), Qt::Key_W);
+        QTRY_VERIFY2(w.figuresText().startsWith(QStringLiteral("View ")), qPrintable(w.figuresText()));
     }
 
     void launchBoundFlagAgreesWithItsNumbers()
