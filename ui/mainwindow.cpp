@@ -39,6 +39,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
+#include <QDir>
 #include <QDockWidget>
 #include <QSplitter>
 #include <QDragEnterEvent>
@@ -188,7 +189,7 @@ MainWindow::MainWindow(QWidget* parent)
     // Menus and toolbar.
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open trace"), QString(),
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open trace"), dialogFolder(),
                                                           tr("Chrome traces (*.json *.json.gz *.gz);;All files (*)"));
         if (!path.isEmpty())
             openFile(path);
@@ -198,29 +199,31 @@ MainWindow::MainWindow(QWidget* parent)
     file->addAction(tr("Open Bundled &Sample"), this, [this] { openBundledSample(); });
     file->addAction(tr("Open Memory S&napshot…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open a CUDA allocator snapshot (torch.cuda.memory._dump_snapshot)"),
-                                                          QString(), tr("Allocator snapshots (*.pickle *.pickle.gz);;All files (*)"));
+                                                          dialogFolder(), tr("Allocator snapshots (*.pickle *.pickle.gz);;All files (*)"));
         if (!path.isEmpty())
             openMemorySnapshot(path);
     });
     file->addAction(tr("Open Memory &Timeline…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open a memory timeline (prof.export_memory_timeline)"), QString(),
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a memory timeline (prof.export_memory_timeline)"), dialogFolder(),
                                                           tr("Memory timelines (*.json *.json.gz);;All files (*)"));
         if (!path.isEmpty())
             openMemoryTimeline(path);
     });
     file->addAction(tr("Open F&older…"), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a folder of per-rank traces of one run, or a session folder"));
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a folder of per-rank traces of one run, or a session folder"),
+                                                              dialogFolder());
         if (!dir.isEmpty())
             openFile(dir);
     });
     file->addAction(tr("Open Session &Folder…"), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a session folder (holds tilescope-session.json)"));
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a session folder (holds tilescope-session.json)"),
+                                                              dialogFolder());
         if (!dir.isEmpty())
             openFile(dir);
     });
     file->addAction(tr("&Compare With…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Compare with a trace (after; the open trace is before)"), QString(),
-                                                          tr("Chrome traces (*.json *.json.gz *.gz);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Compare with a trace (after; the open trace is before)"),
+                                                          dialogFolder(), tr("Chrome traces (*.json *.json.gz *.gz);;All files (*)"));
         if (!path.isEmpty())
             compareWith(path);
     });
@@ -232,9 +235,10 @@ MainWindow::MainWindow(QWidget* parent)
             statusBar()->showMessage(tr("Open a trace first: the report is about it"), 5000);
             return;
         }
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export report"),
-                                                          QFileInfo(m_doc->path).completeBaseName() + QStringLiteral(".report.html"),
-                                                          tr("Report (*.html *.md)"));
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export report"),
+            QDir(dialogFolder()).filePath(QFileInfo(m_doc->path).completeBaseName() + QStringLiteral(".report.html")),
+            tr("Report (*.html *.md)"));
         if (path.isEmpty())
             return;
         statusBar()->showMessage(tr("Writing %1…").arg(path));
@@ -961,6 +965,17 @@ void MainWindow::search(bool forward)
         return;
     }
     m_timeline->selectEvent(hit, true);
+}
+
+QString MainWindow::dialogFolder() const
+{
+    // The open trace's folder (a folder of ranks itself), else the last one opened's: where the files that go
+    // with it are.
+    const QString path = m_doc && !m_doc->fromBytes ? m_doc->path : QSettings().value(QStringLiteral("lastFile")).toString();
+    if (path.isEmpty())
+        return {};
+    const QFileInfo info(path);
+    return info.isDir() ? info.absoluteFilePath() : info.absolutePath();
 }
 
 void MainWindow::rememberRecent(const QString& givenPath)

@@ -77,6 +77,7 @@ public:
     std::shared_ptr<const TraceDocument> sharedDocument() const { return m_doc; }
     TraceLoadJob* loadJob() const { return m_job; }
     QString figuresText() const;
+    QString dialogFolder() const; // where the file dialogs start: the open trace's folder, else the last opened's
     // Steps and compare (issue #13). The open trace is before, the compared one after.
     StepsPanel* steps() const { return m_steps; }
     void compareWith(const QString& path); // loads `path` on a worker; comparisonChanged when shown

@@ -625,6 +625,13 @@ private slots:
     }
 
     // A fitted view gives `tilescope-cli overlap`'s figures: its margins past the first and last activity are cut.
+    void fileDialogsStartBesideTheTrace()
+    {
+        MainWindow w;
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
+        QCOMPARE(w.dialogFolder(), QFileInfo(QString::fromStdString(testutil::workloadTrace("gemm_compare"))).absolutePath());
+    }
+
     void fittedViewGivesTheOverlapFigures()
     {
         MainWindow w;
