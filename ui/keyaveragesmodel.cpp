@@ -14,6 +14,7 @@ void KeyAveragesModel::setAverages(std::shared_ptr<const stats::KeyAverages> ave
 {
     beginResetModel();
     m_averages = std::move(averages);
+    m_flopsUnit = m_averages ? stats::flopsUnitOf(*m_averages) : stats::FlopsUnit{};
     endResetModel();
 }
 
@@ -48,6 +49,8 @@ QVariant KeyAveragesModel::headerData(int section, Qt::Orientation orientation, 
     static const char* names[NUM_COLUMNS] = {"Name",      "Device",        "Self CPU",      "CPU total", "CPU time avg",
                                              "Self CUDA", "CUDA total",    "CUDA time avg", "CPU Mem",   "Self CPU Mem",
                                              "CUDA Mem",  "Self CUDA Mem", "# of Calls",    "FLOPs",     "Input Shapes"};
+    if (section == FlopsColumn && !m_flopsUnit.header.empty())
+        return QString::fromStdString(m_flopsUnit.header); // torch's unit: "Total TFLOPs"
     return section >= 0 && section < NUM_COLUMNS ? QString::fromLatin1(names[section]) : QVariant();
 }
 
@@ -85,8 +88,9 @@ QVariant KeyAveragesModel::data(const QModelIndex& index, int role) const
     case SelfDeviceMemColumn: return memory(r->selfDeviceMemoryUsage);
     case CountColumn: return qint64(r->count);
     case FlopsColumn:
-        return sort ? QVariant(double(r->flops))
-                    : (r->flops ? QVariant(QString::number(double(r->flops), 'g', 4)) : QVariant(QStringLiteral("--")));
+        return sort    ? QVariant(double(r->flops))
+            : r->flops ? QVariant(QString::fromStdString(stats::formatFixed(double(r->flops) * m_flopsUnit.scale, 3)))
+                       : QVariant(QStringLiteral("--"));
     case ShapesColumn: return QString::fromStdString(r->inputShapes);
     }
     return {};

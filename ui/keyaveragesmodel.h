@@ -2,6 +2,7 @@
 #pragma once
 
 #include "stats/keyaverages.h"
+#include "stats/torchtable.h"
 
 #include <QAbstractTableModel>
 
@@ -51,4 +52,5 @@ public:
 
 private:
     std::shared_ptr<const tilescope::stats::KeyAverages> m_averages;
+    tilescope::stats::FlopsUnit m_flopsUnit; // torch's table's, for the FLOPs column
 };

@@ -121,6 +121,22 @@ std::string formatTorchMemory(int64_t bytes, MemoryUnitStyle style)
     return std::to_string(bytes) + (legacy ? " b" : " B");
 }
 
+FlopsUnit flopsUnitOf(const KeyAverages& averages)
+{
+    uint64_t minFlops = 0;
+    for (const KeyAverage& row : averages.rows)
+        if (row.flops > 0 && (minFlops == 0 || row.flops < minFlops))
+            minFlops = row.flops;
+    FlopsUnit unit;
+    if (!averages.withFlops || minFlops == 0)
+        return unit;
+    static const char* headers[] = {"FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs"};
+    const double logFlops = std::max(0.0, std::min(std::log10(static_cast<double>(minFlops)) / 3.0, 5.0));
+    unit.scale = std::pow(10.0, std::floor(logFlops) * -3.0);
+    unit.header = std::string("Total ") + headers[static_cast<int>(logFlops)];
+    return unit;
+}
+
 std::string renderTorchTable(const KeyAverages& averages, const TorchTableOptions& options)
 {
     const auto& rows = averages.rows;
@@ -130,28 +146,20 @@ std::string renderTorchTable(const KeyAverages& averages, const TorchTableOption
 
     bool hasDeviceTime = false, hasDeviceMemory = false, hasInputShapes = false;
     size_t nameWidth = 0, shapesWidth = 0;
-    uint64_t minFlops = 0;
     for (const KeyAverage& row : rows) {
         hasDeviceTime = hasDeviceTime || row.selfDeviceTimeTotal > 0;
         hasDeviceMemory = hasDeviceMemory || row.selfDeviceMemoryUsage > 0;
         hasInputShapes = hasInputShapes || !row.inputShapes.empty();
         nameWidth = std::max(nameWidth, codePointCount(row.key) + 4);
         shapesWidth = std::max(shapesWidth, codePointCount(row.inputShapes) + 4);
-        if (row.flops > 0 && (minFlops == 0 || row.flops < minFlops))
-            minFlops = row.flops;
     }
     if (options.maxNameColumnWidth > 0)
         nameWidth = std::min(nameWidth, static_cast<size_t>(options.maxNameColumnWidth));
     shapesWidth = std::min(shapesWidth, static_cast<size_t>(options.maxShapesColumnWidth));
-    const bool withFlops = averages.withFlops && minFlops > 0;
-    double flopsScale = 1.0;
-    std::string flopsHeader;
-    if (withFlops) {
-        static const char* headers[] = {"FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs"};
-        const double logFlops = std::max(0.0, std::min(std::log10(static_cast<double>(minFlops)) / 3.0, 5.0));
-        flopsScale = std::pow(10.0, std::floor(logFlops) * -3.0);
-        flopsHeader = std::string("Total ") + headers[static_cast<int>(logFlops)];
-    }
+    const FlopsUnit flopsUnit = flopsUnitOf(averages);
+    const bool withFlops = !flopsUnit.header.empty();
+    const double flopsScale = flopsUnit.scale;
+    const std::string& flopsHeader = flopsUnit.header;
     const bool memoryColumns = averages.profileMemory;
     const bool deviceMemoryColumns = memoryColumns && averages.useDevice && hasDeviceMemory;
     const std::string& dev = options.deviceName;

@@ -27,6 +27,15 @@ struct TorchTableOptions
 // prof.key_averages().table(...) byte for byte (torch's _build_table, key-averages.md §6).
 std::string renderTorchTable(const KeyAverages& averages, const TorchTableOptions& options);
 
+// torch's FLOPs column: one unit for the whole table, chosen by its smallest non-zero count ("Total TFLOPs",
+// the counts times scale); no header when the trace has no FLOPs (recorded without with_flops, or all 0).
+struct FlopsUnit
+{
+    double scale = 1.0;
+    std::string header;
+};
+FlopsUnit flopsUnitOf(const KeyAverages& averages);
+
 // torch's cell formatters.
 std::string formatTorchTime(double us, const std::optional<std::string>& unit = std::nullopt);
 std::string formatTorchPercent(double value, double total);

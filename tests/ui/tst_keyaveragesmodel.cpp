@@ -60,6 +60,10 @@ private slots:
         const int mm = model.findRow("aten::mm", stats::DeviceType::CPU);
         QVERIFY(mm >= 0);
         QCOMPARE(model.index(mm, KeyAveragesModel::FlopsColumn).data(KeyAveragesModel::SortRole).toDouble(), 20.0 * 137438953472.0);
+        // Shown in torch's unit, as summary's table: "Total TFLOPs", 2.749.
+        QCOMPARE(model.headerData(KeyAveragesModel::FlopsColumn, Qt::Horizontal, Qt::DisplayRole).toString(),
+                 QStringLiteral("Total TFLOPs"));
+        QCOMPARE(model.index(mm, KeyAveragesModel::FlopsColumn).data().toString(), QStringLiteral("2.749"));
         const QString csv = model.toCsv({mm});
         QVERIFY(csv.startsWith(QStringLiteral("key,input_shapes,device_type,")));
         QVERIFY(csv.contains(QStringLiteral("\naten::mm,,CPU,false,")));
