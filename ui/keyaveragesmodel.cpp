@@ -15,6 +15,12 @@ void KeyAveragesModel::setAverages(std::shared_ptr<const stats::KeyAverages> ave
     beginResetModel();
     m_averages = std::move(averages);
     m_flopsUnit = m_averages ? stats::flopsUnitOf(*m_averages) : stats::FlopsUnit{};
+    m_selfCpuTotal = m_selfDeviceTotal = 0;
+    if (m_averages) {
+        const std::vector<size_t> order = stats::sortedRowOrder(*m_averages, stats::defaultSortKey(*m_averages));
+        m_selfCpuTotal = m_averages->selfCpuTimeTotal(order);
+        m_selfDeviceTotal = m_averages->selfDeviceTimeTotal(order);
+    }
     endResetModel();
 }
 
@@ -46,9 +52,9 @@ QVariant KeyAveragesModel::headerData(int section, Qt::Orientation orientation, 
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    static const char* names[NUM_COLUMNS] = {"Name",      "Device",        "Self CPU",      "CPU total", "CPU time avg",
-                                             "Self CUDA", "CUDA total",    "CUDA time avg", "CPU Mem",   "Self CPU Mem",
-                                             "CUDA Mem",  "Self CUDA Mem", "# of Calls",    "FLOPs",     "Input Shapes"};
+    static const char* names[NUM_COLUMNS] = {"Name",         "Device",    "Self CPU %",    "Self CPU",   "CPU total %",   "CPU total",
+                                             "CPU time avg", "Self CUDA", "Self CUDA %",   "CUDA total", "CUDA time avg", "CPU Mem",
+                                             "Self CPU Mem", "CUDA Mem",  "Self CUDA Mem", "# of Calls", "FLOPs",         "Input Shapes"};
     if (section == FlopsColumn && !m_flopsUnit.header.empty())
         return QString::fromStdString(m_flopsUnit.header); // torch's unit: "Total TFLOPs"
     return section >= 0 && section < NUM_COLUMNS ? QString::fromLatin1(names[section]) : QVariant();
@@ -71,8 +77,15 @@ QVariant KeyAveragesModel::data(const QModelIndex& index, int role) const
     auto memory = [&](int64_t b) -> QVariant {
         return sort ? QVariant(qint64(b)) : QVariant(QString::fromStdString(stats::formatTorchMemory(b)));
     };
+    // torch's percentages: of the table's self CPU total (CPU total % too) and of its self CUDA total.
+    auto percent = [&](double us, double total) -> QVariant {
+        return sort ? QVariant(total > 0 ? us / total : 0.0) : QVariant(QString::fromStdString(stats::formatTorchPercent(us, total)));
+    };
     switch (index.column()) {
     case NameColumn: return QString::fromStdString(r->key);
+    case SelfCpuPercentColumn: return percent(r->selfCpuTimeTotal, m_selfCpuTotal);
+    case CpuTotalPercentColumn: return percent(r->cpuTimeTotal, m_selfCpuTotal);
+    case SelfDevicePercentColumn: return percent(r->selfDeviceTimeTotal, m_selfDeviceTotal);
     case DeviceColumn:
         return QString(QString::fromLatin1(r->deviceType == stats::DeviceType::CPU ? "CPU" : "CUDA")
                        + (r->isUserAnnotation ? QStringLiteral(" (annotation)") : QString()));

@@ -18,10 +18,13 @@ public:
     enum Column {
         NameColumn,
         DeviceColumn,
+        SelfCpuPercentColumn,
         SelfCpuColumn,
+        CpuTotalPercentColumn,
         CpuTotalColumn,
         CpuAvgColumn,
         SelfDeviceColumn,
+        SelfDevicePercentColumn,
         DeviceTotalColumn,
         DeviceAvgColumn,
         CpuMemColumn,
@@ -53,4 +56,7 @@ public:
 private:
     std::shared_ptr<const tilescope::stats::KeyAverages> m_averages;
     tilescope::stats::FlopsUnit m_flopsUnit; // torch's table's, for the FLOPs column
+    // The percentages' denominators, summed as summary's table sums them (its default order): the footers'
+    // "Self CPU time total" and "Self CUDA time total".
+    double m_selfCpuTotal = 0, m_selfDeviceTotal = 0;
 };

@@ -54,6 +54,29 @@ private slots:
         QCOMPARE(proxy.index(0, KeyAveragesModel::NameColumn).data().toString(), QStringLiteral("matmul_kernel"));
         QCOMPARE(proxy.index(0, KeyAveragesModel::SelfDeviceColumn).data().toString(), QStringLiteral("4.140ms"));
         QVERIFY(std::abs(proxy.index(0, KeyAveragesModel::SelfDeviceColumn).data(KeyAveragesModel::SortRole).toDouble() - 4139.76) < 1);
+        // torch's percentages, as summary's table prints them on each row (its line holds the same cells).
+        const testutil::ProcessRun table = testutil::runProcess(
+            QStringLiteral(TILESCOPE_CLI), {QStringLiteral("summary"), QString::fromStdString(testutil::workloadTrace("gemm_compare"))});
+        QCOMPARE(table.exitCode, 0);
+        QCOMPARE(proxy.index(0, KeyAveragesModel::SelfDevicePercentColumn).data().toString(), QStringLiteral("54.53%"));
+        int checked = 0;
+        for (int r = 0; r < proxy.rowCount(); ++r) {
+            const QString name = proxy.index(r, KeyAveragesModel::NameColumn).data().toString();
+            QStringList lines; // a name that is both an op and an annotation has two rows the table tells apart only by order
+            for (const QByteArray& l : table.out.split('\n'))
+                if (QString::fromUtf8(l).trimmed().startsWith(name + u' '))
+                    lines << QString::fromUtf8(l);
+            QVERIFY2(!lines.isEmpty(), qPrintable(name));
+            if (lines.size() > 1)
+                continue;
+            const QString line = lines.front();
+            ++checked;
+            const QStringList cells = line.mid(line.indexOf(name) + name.size()).split(u' ', Qt::SkipEmptyParts);
+            QCOMPARE(cells.value(0), proxy.index(r, KeyAveragesModel::SelfCpuPercentColumn).data().toString());
+            QCOMPARE(cells.value(2), proxy.index(r, KeyAveragesModel::CpuTotalPercentColumn).data().toString());
+            QCOMPARE(cells.value(6), proxy.index(r, KeyAveragesModel::SelfDevicePercentColumn).data().toString());
+        }
+        QVERIFY(checked >= 8);
         proxy.setFilterKeyColumn(KeyAveragesModel::NameColumn);
         proxy.setFilterFixedString(QStringLiteral("aten::"));
         QCOMPARE(proxy.rowCount(), 2);

@@ -393,6 +393,10 @@ private slots:
         // The figures line does not report GPU idle time for a trace without a GPU.
         QVERIFY2(w.figuresText().contains(QStringLiteral("no GPU activity")), qPrintable(w.figuresText()));
         QVERIFY(!w.figuresText().contains(QStringLiteral("GPU idle while CPU works")));
+        // Nor CUDA columns in the table, as torch's table for a run without GPU time.
+        QVERIFY(w.table()->isColumnHidden(KeyAveragesModel::SelfDevicePercentColumn));
+        QVERIFY(w.table()->isColumnHidden(KeyAveragesModel::DeviceTotalColumn));
+        QVERIFY(!w.table()->isColumnHidden(KeyAveragesModel::SelfCpuPercentColumn));
         // Its two pt_main_thread threads keep their ids in the labels as drawn.
         QStringList drawn;
         for (const auto& lane : timeline->lanes())
