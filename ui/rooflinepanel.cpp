@@ -65,6 +65,8 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     auto* controls = new QHBoxLayout;
     m_ceilings->setText(tr("Ceilings"));
     m_ceilings->setPopupMode(QToolButton::InstantPopup);
+    // Room for the text beside the menu arrow, which otherwise overlays its last letter ("Ceilings.").
+    m_ceilings->setMinimumWidth(m_ceilings->fontMetrics().horizontalAdvance(m_ceilings->text()) + 28);
     auto* menu = new QMenu(m_ceilings);
     menu->addAction(tr("Datasheet"), this, [this] { setCeilingsFile(QString()); });
     menu->addAction(tr("Measured, from File..."), this, [this] {

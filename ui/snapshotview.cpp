@@ -156,12 +156,14 @@ QString SnapshotView::summaryText() const
     for (const auto& [action, count] : actions)
         counts += (counts.isEmpty() ? QString() : QStringLiteral(", "))
             + QStringLiteral("%1 %2").arg(count).arg(QString::fromStdString(action));
-    QString text = tr("<b>%1</b>: %2 segments, reserved %3, allocated %4 in %5 blocks; %6 history entries")
-                       .arg(QString::fromStdString(m_snapshot->path).toHtmlEscaped())
-                       .arg(m_snapshot->segments.size())
-                       .arg(bytesText(m_snapshot->reservedBytes()), bytesText(m_snapshot->allocatedBytes()))
-                       .arg(m_snapshot->blockCount())
-                       .arg(entries);
+    const auto counted = [](uint64_t n, const char* one, const char* many) {
+        return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
+    };
+    QString text = tr("<b>%1</b>: %2, reserved %3, allocated %4 in %5; %6")
+                       .arg(QString::fromStdString(m_snapshot->path).toHtmlEscaped(),
+                            counted(m_snapshot->segments.size(), "segment", "segments"), bytesText(m_snapshot->reservedBytes()),
+                            bytesText(m_snapshot->allocatedBytes()), counted(m_snapshot->blockCount(), "block", "blocks"),
+                            counted(entries, "history entry", "history entries"));
     if (!counts.isEmpty())
         text += QStringLiteral(" (") + counts + QStringLiteral(")");
     text += ooms ? tr(". <b style='color:red'>%1 out-of-memory</b> entr%2: see History.").arg(ooms).arg(ooms == 1 ? tr("y") : tr("ies"))
