@@ -101,9 +101,7 @@ QVariant KeyAveragesModel::data(const QModelIndex& index, int role) const
     case SelfDeviceMemColumn: return memory(r->selfDeviceMemoryUsage);
     case CountColumn: return qint64(r->count);
     case FlopsColumn:
-        return sort    ? QVariant(double(r->flops))
-            : r->flops ? QVariant(QString::fromStdString(stats::formatFixed(double(r->flops) * m_flopsUnit.scale, 3)))
-                       : QVariant(QStringLiteral("--"));
+        return sort ? QVariant(double(r->flops)) : QVariant(QString::fromStdString(stats::formatTorchFlops(r->flops, m_flopsUnit)));
     case ShapesColumn: return QString::fromStdString(r->inputShapes);
     }
     return {};

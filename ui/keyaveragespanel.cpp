@@ -190,20 +190,19 @@ void KeyAveragesPanel::aggregate()
 
 void KeyAveragesPanel::show(std::shared_ptr<const stats::KeyAverages> averages, bool range)
 {
-    // The columns torch's table has for this trace: memory only with profile_memory, FLOPs only with with_flops,
-    // CUDA times only where some row has any (all zeros otherwise, and the room is the counts').
-    const bool memory = averages && averages->profileMemory, flops = averages && averages->withFlops;
-    const bool deviceTime = averages
-        && std::any_of(averages->rows.begin(), averages->rows.end(), [](const stats::KeyAverage& r) { return r.selfDeviceTimeTotal > 0; });
+    // The columns torch's table has for these rows (stats::torchTableColumnsOf), as summary's table: the others
+    // would be all zeros, and the room is the counts'.
+    const stats::TorchTableColumns columns = averages ? stats::torchTableColumnsOf(*averages) : stats::TorchTableColumns{};
     m_model->setAverages(std::move(averages));
     m_table->setColumnHidden(KeyAveragesModel::ShapesColumn, !m_byShape->isChecked());
-    for (const int column : {KeyAveragesModel::CpuMemColumn, KeyAveragesModel::SelfCpuMemColumn, KeyAveragesModel::DeviceMemColumn,
-                             KeyAveragesModel::SelfDeviceMemColumn})
-        m_table->setColumnHidden(column, !memory);
-    m_table->setColumnHidden(KeyAveragesModel::FlopsColumn, !flops);
+    for (const int column : {KeyAveragesModel::CpuMemColumn, KeyAveragesModel::SelfCpuMemColumn})
+        m_table->setColumnHidden(column, !columns.memory);
+    for (const int column : {KeyAveragesModel::DeviceMemColumn, KeyAveragesModel::SelfDeviceMemColumn})
+        m_table->setColumnHidden(column, !columns.deviceMemory);
+    m_table->setColumnHidden(KeyAveragesModel::FlopsColumn, columns.flops.header.empty());
     for (const int column : {KeyAveragesModel::SelfDeviceColumn, KeyAveragesModel::SelfDevicePercentColumn,
                              KeyAveragesModel::DeviceTotalColumn, KeyAveragesModel::DeviceAvgColumn})
-        m_table->setColumnHidden(column, !deviceTime); // a CPU-only trace: torch's table has no CUDA columns
+        m_table->setColumnHidden(column, !columns.deviceTime); // a CPU-only trace: torch's table has no CUDA columns
     // Names get up to half the table (kernel signatures are long; the delegate shortens the rest).
     m_table->resizeColumnToContents(KeyAveragesModel::NameColumn);
     const int nameWidth = std::max(420, m_table->viewport()->width() / 2);

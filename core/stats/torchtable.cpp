@@ -137,6 +137,25 @@ FlopsUnit flopsUnitOf(const KeyAverages& averages)
     return unit;
 }
 
+std::string formatTorchFlops(uint64_t flops, const FlopsUnit& unit)
+{
+    return flops == 0 ? std::string("--") : formatFixed(static_cast<double>(flops) * unit.scale, 3);
+}
+
+TorchTableColumns torchTableColumnsOf(const KeyAverages& averages)
+{
+    TorchTableColumns columns;
+    bool hasDeviceMemory = false;
+    for (const KeyAverage& row : averages.rows) {
+        columns.deviceTime = columns.deviceTime || row.selfDeviceTimeTotal > 0;
+        hasDeviceMemory = hasDeviceMemory || row.selfDeviceMemoryUsage > 0;
+    }
+    columns.memory = averages.profileMemory;
+    columns.deviceMemory = columns.memory && averages.useDevice && hasDeviceMemory;
+    columns.flops = flopsUnitOf(averages);
+    return columns;
+}
+
 std::string renderTorchTable(const KeyAverages& averages, const TorchTableOptions& options)
 {
     const auto& rows = averages.rows;
@@ -144,11 +163,11 @@ std::string renderTorchTable(const KeyAverages& averages, const TorchTableOption
     if (rows.empty())
         return "";
 
-    bool hasDeviceTime = false, hasDeviceMemory = false, hasInputShapes = false;
+    const TorchTableColumns columns = torchTableColumnsOf(averages);
+    const bool hasDeviceTime = columns.deviceTime;
+    bool hasInputShapes = false;
     size_t nameWidth = 0, shapesWidth = 0;
     for (const KeyAverage& row : rows) {
-        hasDeviceTime = hasDeviceTime || row.selfDeviceTimeTotal > 0;
-        hasDeviceMemory = hasDeviceMemory || row.selfDeviceMemoryUsage > 0;
         hasInputShapes = hasInputShapes || !row.inputShapes.empty();
         nameWidth = std::max(nameWidth, codePointCount(row.key) + 4);
         shapesWidth = std::max(shapesWidth, codePointCount(row.inputShapes) + 4);
@@ -156,12 +175,11 @@ std::string renderTorchTable(const KeyAverages& averages, const TorchTableOption
     if (options.maxNameColumnWidth > 0)
         nameWidth = std::min(nameWidth, static_cast<size_t>(options.maxNameColumnWidth));
     shapesWidth = std::min(shapesWidth, static_cast<size_t>(options.maxShapesColumnWidth));
-    const FlopsUnit flopsUnit = flopsUnitOf(averages);
+    const FlopsUnit& flopsUnit = columns.flops;
     const bool withFlops = !flopsUnit.header.empty();
-    const double flopsScale = flopsUnit.scale;
     const std::string& flopsHeader = flopsUnit.header;
-    const bool memoryColumns = averages.profileMemory;
-    const bool deviceMemoryColumns = memoryColumns && averages.useDevice && hasDeviceMemory;
+    const bool memoryColumns = columns.memory;
+    const bool deviceMemoryColumns = columns.deviceMemory;
     const std::string& dev = options.deviceName;
 
     std::vector<std::string> headers{"Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"};
@@ -257,14 +275,10 @@ std::string renderTorchTable(const KeyAverages& averages, const TorchTableOption
         if (hasInputShapes)
             cells.push_back(prefixCodePoints(row.inputShapes, shapesWidth));
         if (withFlops) {
-            if (row.flops == 0) {
-                cells.push_back("--");
-            } else {
-                std::string v = formatFixed(static_cast<double>(row.flops) * flopsScale, 3);
-                if (v.size() < 8)
-                    v.insert(0, 8 - v.size(), ' ');
-                cells.push_back(v);
-            }
+            std::string v = formatTorchFlops(row.flops, flopsUnit);
+            if (row.flops != 0 && v.size() < 8)
+                v.insert(0, 8 - v.size(), ' ');
+            cells.push_back(v);
         }
         text.clear();
         for (size_t c = 0; c < cells.size(); ++c)

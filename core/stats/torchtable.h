@@ -35,6 +35,20 @@ struct FlopsUnit
     std::string header;
 };
 FlopsUnit flopsUnitOf(const KeyAverages& averages);
+// A FLOPs cell in that unit: "--" for none, else three decimals ("2.749").
+std::string formatTorchFlops(uint64_t flops, const FlopsUnit& unit);
+
+// The optional columns torch's table has for these rows (_build_table): CUDA times where some row has self
+// device time; memory with profile_memory, device memory only where some row also has some (and the run used
+// the GPU); FLOPs where flops.header is set. summary's table and the app's follow it.
+struct TorchTableColumns
+{
+    bool deviceTime = false;
+    bool memory = false;
+    bool deviceMemory = false;
+    FlopsUnit flops;
+};
+TorchTableColumns torchTableColumnsOf(const KeyAverages& averages);
 
 // torch's cell formatters.
 std::string formatTorchTime(double us, const std::optional<std::string>& unit = std::nullopt);

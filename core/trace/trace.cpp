@@ -95,7 +95,9 @@ void Trace::finalize(unsigned threads)
     if (span.repeats > 0)
         stats.warnings.push_back(std::to_string(span.repeats) + (span.repeats == 1 ? " event is a repeat" : " events are repeats")
                                  + ": each equals an earlier event on its track (the same name, ids, start and duration), so the file"
-                                   " holds that record more than once; every count and time here includes every copy");
+                                   " holds that record more than once. GPU work is counted once per copy; a copied op nests in"
+                                   " its original, and key averages fold it in where it is the only child (torch's rule for a"
+                                   " child of its own name)");
     if (ids.valid())
         ids.get(); // rethrows what the thread threw
     else
@@ -261,18 +263,23 @@ Trace::EventSpan Trace::sortAndNestTracks()
         stack.clear();
         rows.clear();
         size_t sameTimes = 0; // where the run of events with e's start and duration began in the list
+        int64_t previousStart = 0, previousDuration = -1;
         for (size_t at = 0; at < list.size(); ++at) {
             const uint32_t index = list[at];
             Event& e = events[index];
-            if (at > 0 && (events[list[at - 1]].start != e.start || events[list[at - 1]].duration != e.duration))
+            if (e.start != previousStart || e.duration != previousDuration) {
                 sameTimes = at;
-            // A copy sorts next to its original unless another event of the same times came between them:
-            // looked for among a few dozen of those.
-            for (size_t k = std::max(sameTimes, at >= kRepeatSearch ? at - kRepeatSearch : 0); k < at; ++k)
-                if (isRepeatOf(e, events[list[k]])) {
-                    ++span.repeats;
-                    break;
-                }
+                previousStart = e.start;
+                previousDuration = e.duration;
+            } else {
+                // A copy sorts next to its original unless another event of the same times came between them:
+                // looked for among a few dozen of those.
+                for (size_t k = std::max(sameTimes, at >= kRepeatSearch ? at - kRepeatSearch : 0); k < at; ++k)
+                    if (isRepeatOf(e, events[list[k]])) {
+                        ++span.repeats;
+                        break;
+                    }
+            }
             while (!stack.empty() && e.start >= events[stack.back()].end())
                 stack.pop_back();
             e.parent = kNoIndex;

@@ -98,6 +98,22 @@ private slots:
         const std::string limited = renderTorchTable(a, options);
         QVERIFY(limited.find("aten::mul") == std::string::npos);
         QVERIFY(limited.find("Self CPU time total: 30.000us") != std::string::npos); // footers count every row
+        // The rule both tables follow: the columns found from the rows, not only the recording's options.
+        TorchTableColumns columns = torchTableColumnsOf(a);
+        QVERIFY(!columns.deviceTime);
+        QCOMPARE(columns.flops.header, std::string("Total MFLOPs"));
+        QCOMPARE(formatTorchFlops(mul.flops, columns.flops), std::string("25.166"));
+        QCOMPARE(formatTorchFlops(0, columns.flops), std::string("--"));
+        for (KeyAverage& row : a.rows)
+            row.flops = 0;
+        a.profileMemory = true;
+        columns = torchTableColumnsOf(a);
+        QVERIFY(columns.flops.header.empty()); // with_flops, but no row has any
+        QVERIFY(columns.memory);
+        QVERIFY(!columns.deviceMemory); // profile_memory, but no row has device memory
+        QVERIFY(renderTorchTable(a, options).find("FLOPs") == std::string::npos);
+        a.rows[0].selfDeviceMemoryUsage = 512;
+        QVERIFY(torchTableColumnsOf(a).deviceMemory);
     }
 
     void longNamesAreCut()

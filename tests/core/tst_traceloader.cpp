@@ -4,6 +4,7 @@
 #include "io/bytesource.h"
 #include "io/tracefileerror.h"
 #include "trace/idindex.h"
+#include "stats/keyaverages.h"
 #include "trace/traceloader.h"
 
 #include <QtTest>
@@ -374,6 +375,15 @@ private slots:
         QCOMPARE(t->stats.warnings.size(), size_t(1));
         QVERIFY2(t->stats.warnings[0].starts_with("3 events are repeats: each equals an earlier event on its track"),
                  t->stats.warnings[0].c_str());
+        // What the warning says of the numbers: the kernel's copies counted (3, and the other kernel), the op's
+        // copy folded into it.
+        const stats::KeyAverages averages = stats::computeKeyAverages(*t);
+        for (const stats::KeyAverage& row : averages.rows) {
+            if (row.key == "gemm")
+                QCOMPARE(row.count, int64_t(4));
+            if (row.key == "aten::mm")
+                QCOMPARE(row.count, int64_t(1));
+        }
         const auto nested = loadText(R"({"traceEvents": [
             {"ph": "X", "cat": "cpu_op", "name": "aten::to", "pid": 1, "tid": 1, "ts": 10, "dur": 5},
             {"ph": "X", "cat": "cpu_op", "name": "aten::to", "pid": 1, "tid": 1, "ts": 10, "dur": 5},
