@@ -842,6 +842,10 @@ void MainWindow::updateFigures()
 {
     if (!m_doc)
         return;
+    if (const std::string none = trace::noEventsText(*m_doc->trace); !none.empty()) {
+        m_figures->setText(QString::fromStdString(none).replace(0, 1, u'T') + u'.');
+        return;
+    }
     if (!m_doc->overlapIndex) {
         m_figures->setText(tr("Analysing the trace: the view's figures follow."));
         return;

@@ -407,8 +407,8 @@ QString RooflinePanel::emptyMessage() const
     if (!m_doc)
         return tr("Open a trace to see its kernels on the roofline.");
     const auto& r = m_report;
-    if (m_doc->trace->events.empty())
-        return tr("This trace holds no events, so there is nothing to place on a roofline.");
+    if (const std::string none = trace::noEventsText(*m_doc->trace); !none.empty())
+        return QString::fromStdString(none).replace(0, 1, u'T') + u'.';
     if (r.kernels.empty())
         return tr("This trace has no GPU activity (a CPU-only trace), so there is nothing to place on a roofline.");
     const bool allCommunication = std::all_of(r.kernels.begin(), r.kernels.end(),

@@ -611,11 +611,11 @@ void TimelineView::paintEvent(QPaintEvent*)
         p.drawText(viewport()->rect(), Qt::AlignCenter, tr("Open a trace (File > Open, or drop a file here)"));
         return;
     }
-    if (m_doc->trace->events.empty() && m_doc->trace->memory.empty() && m_doc->trace->counters.empty()) {
+    if (const std::string none = trace::noEventsText(*m_doc->trace); !none.empty()) {
         p.drawText(viewport()->rect(), Qt::AlignCenter,
-                   tr("%1 holds no events: its traceEvents list is empty, so there is nothing to draw.\n"
-                      "A profiler stopped before its first step, or a schedule that never reached an active step, writes such a file.")
-                       .arg(QFileInfo(m_doc->path).fileName()));
+                   tr("%1: %2.\nA profiler stopped before its first step, or a schedule that never reached an active step, "
+                      "writes such a file.")
+                       .arg(QFileInfo(m_doc->path).fileName(), QString::fromStdString(none)));
         return;
     }
     const int scroll = verticalScrollBar()->value();

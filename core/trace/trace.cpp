@@ -471,4 +471,15 @@ uint32_t Trace::annotationOf(uint32_t index) const
     return m_annotationByExternalId.first(e.externalId);
 }
 
+std::string noEventsText(const Trace& trace)
+{
+    if (!trace.events.empty() || !trace.memory.empty() || !trace.counters.empty())
+        return {};
+    const uint64_t records = trace.stats.records;
+    if (records == 0)
+        return "the trace holds no events: its traceEvents list is empty";
+    return "the trace holds no events: its " + std::to_string(records) + (records == 1 ? " record is" : " records are")
+        + " metadata (process and thread names and the like), nothing to draw";
+}
+
 } // namespace tilescope::trace

@@ -265,4 +265,9 @@ private:
     std::vector<std::pair<uint32_t, uint32_t>> m_forwardBackward;
 };
 
+// Why a trace has nothing to show: no slices, no [memory] records and no counters. "the trace holds no events:
+// its traceEvents list is empty", or, when it has records (process and thread names, ...), that none of them
+// is an event. Empty when there is something. The loader's warning, the app's timeline and roofline say it.
+std::string noEventsText(const Trace& trace);
+
 } // namespace tilescope::trace

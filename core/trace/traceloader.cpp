@@ -926,8 +926,8 @@ std::unique_ptr<Trace> Loader::run()
         meta.format = TraceFormat::ChromeObject;
     t().stats.inputBytes = m_source.totalInputBytes();
     t().stats.decodedBytes = m_reader.bytesRead();
-    if (t().events.empty() && t().memory.empty())
-        t().stats.warnings.push_back("the trace holds no events");
+    if (std::string none = noEventsText(t()); !none.empty())
+        t().stats.warnings.push_back(std::move(none));
     t().finalize(m_threads);
     return std::move(m_trace);
 }

@@ -392,6 +392,24 @@ private slots:
         QVERIFY(nested->stats.warnings.empty());
     }
 
+    // Nothing to draw is said as what the file holds: no records at all, or records none of which is an event.
+    void noEventsIsSaid()
+    {
+        const auto empty = loadText(R"({"traceEvents": []})");
+        QCOMPARE(empty->stats.warnings, std::vector<std::string>{"the trace holds no events: its traceEvents list is empty"});
+        const auto metadata = loadText(
+            R"({"traceEvents": [{"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "python"}},
+                                                            {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "main"}}]})");
+        QCOMPARE(
+            trace::noEventsText(*metadata),
+            std::string("the trace holds no events: its 2 records are metadata (process and thread names and the like), nothing to draw"));
+        QCOMPARE(metadata->stats.warnings, std::vector<std::string>{trace::noEventsText(*metadata)});
+        const auto counter = loadText(
+            R"({"traceEvents": [{"ph": "C", "name": "mem", "pid": 1, "tid": 0, "ts": 1, "args": {"bytes": 5}}]})");
+        QVERIFY(trace::noEventsText(*counter).empty());
+        QVERIFY(counter->stats.warnings.empty());
+    }
+
     void pytorch18Format()
     {
         const auto t = trace::loadTrace(testutil::dataPath("external/tb_plugin/resnet50_v100_worker0.pt.trace.json.gz"));
