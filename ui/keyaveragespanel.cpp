@@ -126,9 +126,11 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &KeyAveragesPanel::onSelectionChanged);
     connect(copy, &QPushButton::clicked, this, &KeyAveragesPanel::copyRows);
     connect(exportButton, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, m_after ? tr("Export the comparison") : tr("Export key averages"),
-            m_after ? QStringLiteral("key_averages_diff.csv") : QStringLiteral("key_averages.csv"), tr("CSV (*.csv)"));
+        const QString path = QFileDialog::getSaveFileName(this, m_after ? tr("Export the comparison") : tr("Export key averages"),
+                                                          !m_after         ? QStringLiteral("key_averages.csv")
+                                                              : m_diffStep ? QStringLiteral("key_averages_diff_step%1.csv").arg(*m_diffStep)
+                                                                           : QStringLiteral("key_averages_diff.csv"),
+                                                          tr("CSV (*.csv)"));
         if (!path.isEmpty())
             exportCsv(path);
     });
@@ -271,6 +273,7 @@ void KeyAveragesPanel::showDiff()
     // A step's rows are aggregated from the events (a large trace takes a while): off the GUI thread.
     m_title->setText(tr("aggregating step %1 of both traces…").arg(*m_diffStep));
     m_title->setToolTip(QString()); // the totals of the diff shown until now
+    m_diffModel->setDiff(nullptr);  // and its rows: no copy or export of them under this step's title
     m_diffJob.start([this, before = m_doc, after = m_after, step = *m_diffStep, byShape, present](const WorkerJob::Run& run) {
         std::shared_ptr<const stats::KeyAveragesDiff> diff;
         QString problem;

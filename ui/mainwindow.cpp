@@ -575,9 +575,10 @@ QDockWidget* MainWindow::addRanksDock(QDockWidget* neighbour)
                 rememberRecent(folder); // reopened as the folder, every rank
                 openFile(file, false, false);
             });
-    connect(m_ranksJob, &RanksLoadJob::failed, this, [this](const QString&, const QString& message) {
+    connect(m_ranksJob, &RanksLoadJob::failed, this, [this](const QString& folder, const QString& message) {
         m_progress->hide();
         m_cancel->hide();
+        forgetRecent(folder); // Open Recent offers only what opens
         QMessageBox::warning(this, tr("Open folder"), message);
     });
     connect(m_ranksJob, &RanksLoadJob::cancelled, this, [this] {
@@ -863,9 +864,12 @@ void MainWindow::updateFigures()
         cut = true;
     }
     const auto r = m_doc->overlapIndex->figures(window);
-    QString text = range ? tr("Range %1: ").arg(fmt(window.end - window.start))
-        : cut            ? tr("View, first to last activity %1: ").arg(fmt(window.end - window.start))
-                         : tr("View %1: ").arg(fmt(window.end - window.start));
+    const bool fromFirst = cut && window.start == activity.start, toLast = cut && window.end == activity.end;
+    QString text = range      ? tr("Range %1: ").arg(fmt(window.end - window.start))
+        : fromFirst && toLast ? tr("View, first to last activity %1: ").arg(fmt(window.end - window.start))
+        : fromFirst           ? tr("View from the first activity %1: ").arg(fmt(window.end - window.start))
+        : toLast              ? tr("View to the last activity %1: ").arg(fmt(window.end - window.start))
+                              : tr("View %1: ").arg(fmt(window.end - window.start));
     auto count = [](uint64_t n) { return QString::fromStdString(stats::formatCount(n)); };
     if (r.activeDevices() == 0) {
         // A CPU-only trace: GPU idle figures would only restate that there is no GPU.
@@ -984,7 +988,7 @@ QString MainWindow::dialogFolder() const
 
 void MainWindow::rememberRecent(const QString& givenPath)
 {
-    const QString path = QFileInfo(givenPath).absoluteFilePath(); // opens from any working directory
+    const QString path = QDir::cleanPath(QFileInfo(givenPath).absoluteFilePath()); // opens from any working directory
     QSettings settings;
     QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
     recent.removeAll(path);
@@ -998,7 +1002,7 @@ void MainWindow::rememberRecent(const QString& givenPath)
 
 void MainWindow::forgetRecent(const QString& givenPath)
 {
-    const QString path = QFileInfo(givenPath).absoluteFilePath(); // as rememberRecent keeps it
+    const QString path = QDir::cleanPath(QFileInfo(givenPath).absoluteFilePath()); // as rememberRecent keeps it
     QSettings settings;
     QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
     if (recent.removeAll(path) > 0)

@@ -399,8 +399,10 @@ ClassifyReport deviceReport(const trace::Trace& t, const ClassifyOptions& option
             report.ceilings = applyMeasured(report.datasheet, *options.measured);
             report.measured = true;
         } else {
-            report.notes.push_back("measured ceilings not used: they were measured on " + options.measured->gpu + " and this trace ran on "
-                                   + report.deviceName + (report.deviceRow.empty() ? "" : "; the datasheet's are used instead"));
+            report.notes.push_back(
+                "measured ceilings not used: they were measured on " + options.measured->gpu + " and this trace ran on " + report.deviceName
+                + (report.deviceRow.empty() ? "; with no datasheet row for it either, nothing is graded (give this GPU's with --ceilings)"
+                                            : "; the datasheet's are used instead"));
         }
     }
     return report;

@@ -628,7 +628,6 @@ private slots:
         QVERIFY(device >= table->fontMetrics().horizontalAdvance(QStringLiteral("CPU (annotation)")));
     }
 
-    // A fitted view gives `tilescope-cli overlap`'s figures: its margins past the first and last activity are cut.
     void fileDialogsStartBesideTheTrace()
     {
         MainWindow w;
@@ -636,6 +635,7 @@ private slots:
         QCOMPARE(w.dialogFolder(), QFileInfo(QString::fromStdString(testutil::workloadTrace("gemm_compare"))).absolutePath());
     }
 
+    // A fitted view gives `tilescope-cli overlap`'s figures: its margins past the first and last activity are cut.
     void fittedViewGivesTheOverlapFigures()
     {
         MainWindow w;
