@@ -187,7 +187,7 @@ std::string diffCsv(const stats::KeyAveragesDiff& diff, const std::vector<size_t
     const auto device = [](const stats::KeyAverage& r) { return io::formatShortest(r.deviceTimeTotal); };
     for (const size_t index : rows) {
         const stats::KeyAverageDiffRow& r = diff.rows.at(index);
-        out += csvField(r.key) + ',' + csvField(r.inputShapes) + ',' + (r.deviceType == stats::DeviceType::CPU ? "CPU" : "CUDA") + ','
+        out += csvField(r.key) + ',' + csvField(r.inputShapes) + ',' + deviceName(r.deviceType) + ','
             + (r.isUserAnnotation ? "true" : "false") + ',' + stats::diffChangeName(r.change()) + ',' + side(r.before, count) + ','
             + side(r.after, count) + ',' + std::to_string(r.deltaCount) + ',' + side(r.before, selfCpu) + ',' + side(r.after, selfCpu) + ','
             + io::formatShortest(r.deltaSelfCpuTimeTotal) + ',' + side(r.before, selfDevice) + ',' + side(r.after, selfDevice) + ','
