@@ -95,6 +95,8 @@ ComparePanel::ComparePanel(QWidget* parent)
     split->addWidget(m_figures);
     split->addWidget(sides);
     split->setChildrenCollapsible(false);
+    m_figures->setMinimumHeight(40); // small least heights, as the launches' tables (a 768 px screen)
+    sides->setMinimumHeight(40);
     split->setStretchFactor(0, 3); // the figures first; the lists scroll
     split->setStretchFactor(1, 2);
 

@@ -350,8 +350,8 @@ void KeyAveragesPanel::onSelectionChanged()
 // The shown table's rows (the diff's in compare mode), in its order, as its model's rows.
 QList<int> KeyAveragesPanel::visibleSourceRows() const
 {
-    const QTableView* table = m_after ? m_diffTable : m_table;
-    const QSortFilterProxyModel* proxy = m_after ? m_diffProxy : m_proxy;
+    const QTableView* table = shownTable();
+    const QSortFilterProxyModel* proxy = shownProxy();
     QList<int> rows;
     for (int r = 0; r < proxy->rowCount(); ++r)
         if (!table->isRowHidden(r))
@@ -363,11 +363,9 @@ QString KeyAveragesPanel::csvOf(const QList<int>& rows) const { return m_after ?
 
 void KeyAveragesPanel::copyRows() const
 {
-    const QTableView* table = m_after ? m_diffTable : m_table;
-    const QSortFilterProxyModel* proxy = m_after ? m_diffProxy : m_proxy;
     QList<int> rows;
-    for (const QModelIndex& index : table->selectionModel()->selectedRows())
-        rows << proxy->mapToSource(index).row();
+    for (const QModelIndex& index : shownTable()->selectionModel()->selectedRows())
+        rows << shownProxy()->mapToSource(index).row();
     if (rows.isEmpty())
         rows = visibleSourceRows();
     QApplication::clipboard()->setText(csvOf(rows));

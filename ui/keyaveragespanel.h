@@ -73,6 +73,9 @@ private:
     void applyRowLimit();
     void onSelectionChanged();
     QList<int> visibleSourceRows() const;
+    // The table shown (the diff's in compare mode) and its proxy.
+    QTableView* shownTable() const { return m_after ? m_diffTable : m_table; }
+    QSortFilterProxyModel* shownProxy() const { return m_after ? m_diffProxy : m_proxy; }
     QString csvOf(const QList<int>& rows) const; // the shown table's CSV (the diff's in compare mode)
     void showDiff();
 

@@ -62,6 +62,10 @@ LaunchesPanel::LaunchesPanel(QWidget* parent)
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_distributionTable);
     split->addWidget(m_outlierTable);
+    // Small least heights: the bottom docks share one tab group, whose least height is its tallest tab's,
+    // and a short (768 px) screen must still leave the timeline its room.
+    m_distributionTable->setMinimumHeight(40);
+    m_outlierTable->setMinimumHeight(40);
     auto* launchesTab = new QWidget(m_tabs);
     auto* launchesLayout = new QVBoxLayout(launchesTab);
     launchesLayout->setContentsMargins(2, 2, 2, 2);

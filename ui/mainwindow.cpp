@@ -58,6 +58,7 @@
 #include <QProgressBar>
 #include <QThread>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QSortFilterProxyModel>
@@ -179,10 +180,13 @@ MainWindow::MainWindow(QWidget* parent)
     findingsDock->setWidget(m_findings);
     splitDockWidget(detailsDock, findingsDock, Qt::Vertical);
     // The answer gets room for several findings and their evidence; Details needs a few lines until clicked.
-    // (once the window is laid out: before it is shown the docks have no heights to share)
+    // (once the window is laid out: before it is shown the docks have no heights to share). The heights are
+    // for the default 950 px window, in proportion on a smaller screen's.
     QTimer::singleShot(0, this, [this, tableDock, detailsDock, findingsDock, rooflineDock] {
-        resizeDocks({tableDock}, {230}, Qt::Vertical);
-        resizeDocks({detailsDock, findingsDock, rooflineDock}, {110, 250, 330}, Qt::Vertical);
+        const double scale = std::min(1.0, height() / 950.0);
+        const auto px = [scale](int height) { return int(height * scale); };
+        resizeDocks({tableDock}, {px(230)}, Qt::Vertical);
+        resizeDocks({detailsDock, findingsDock, rooflineDock}, {px(110), px(250), px(330)}, Qt::Vertical);
     });
     connect(m_findings, &FindingsPanel::findingSelected, this, &MainWindow::showFindingPlace);
 
@@ -837,14 +841,21 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message, qint6
     }
 }
 
+void MainWindow::useShortScreenLayout()
+{
+    // Beneath all the docks the table would have room for three rows: the roofline's plot and the findings set
+    // the right column's least height.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+}
+
 QString MainWindow::figuresText() const { return m_figures->text(); }
 
 void MainWindow::updateFigures()
 {
     if (!m_doc)
         return;
-    if (const std::string none = trace::noEventsText(*m_doc->trace); !none.empty()) {
-        m_figures->setText(QString::fromStdString(none).replace(0, 1, u'T') + u'.');
+    if (const std::string none = trace::noEventsSentence(*m_doc->trace); !none.empty()) {
+        m_figures->setText(QString::fromStdString(none));
         return;
     }
     if (!m_doc->overlapIndex) {

@@ -170,14 +170,15 @@ RooflinePanel::RooflinePanel(QWidget* parent)
 QString RooflinePanel::ceilingsText() const
 {
     // The measured ceilings are kept for the next trace, but used only for one of the GPU they were measured on.
+    const QString datasheet = m_report.deviceRow.empty() ? tr("datasheet")
+                                                         : tr("datasheet: %1").arg(QString::fromStdString(m_report.deviceRow));
     if (m_measured && m_doc && roofline::measuredOnAnotherGpu(*m_measured, m_report.deviceName))
-        return (m_report.deviceRow.empty() ? tr("datasheet") : tr("datasheet: %1").arg(QString::fromStdString(m_report.deviceRow)))
-            + tr(" (%1 is for %2)").arg(QFileInfo(m_ceilingsFile).fileName(), QString::fromStdString(m_measured->gpu));
+        return datasheet + tr(" (%1 is for %2)").arg(QFileInfo(m_ceilingsFile).fileName(), QString::fromStdString(m_measured->gpu));
     if (m_measured)
         return tr("measured: %1%2")
             .arg(QFileInfo(m_ceilingsFile).fileName(),
                  m_measured->gpu.empty() ? QString() : QStringLiteral(" (") + QString::fromStdString(m_measured->gpu) + u')');
-    return m_report.deviceRow.empty() ? tr("datasheet") : tr("datasheet: %1").arg(QString::fromStdString(m_report.deviceRow));
+    return datasheet;
 }
 
 bool RooflinePanel::setCeilingsFile(const QString& path)
@@ -407,8 +408,8 @@ QString RooflinePanel::emptyMessage() const
     if (!m_doc)
         return tr("Open a trace to see its kernels on the roofline.");
     const auto& r = m_report;
-    if (const std::string none = trace::noEventsText(*m_doc->trace); !none.empty())
-        return QString::fromStdString(none).replace(0, 1, u'T') + u'.';
+    if (const std::string none = trace::noEventsSentence(*m_doc->trace); !none.empty())
+        return QString::fromStdString(none);
     if (r.kernels.empty())
         return tr("This trace has no GPU activity (a CPU-only trace), so there is nothing to place on a roofline.");
     const bool allCommunication = std::all_of(r.kernels.begin(), r.kernels.end(),

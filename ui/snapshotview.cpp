@@ -61,7 +61,7 @@ SnapshotView::SnapshotView(QWidget* parent)
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(m_map);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumHeight(40); // small minimums: the window must fit a 1080p screen (tst_mainwindow)
+    scroll->setMinimumHeight(30);
 
     m_largest->setColumnCount(5);
     m_largest->setHorizontalHeaderLabels({tr("Size"), tr("Requested"), tr("State"), tr("Segment"), tr("User frame")});
@@ -81,10 +81,12 @@ SnapshotView::SnapshotView(QWidget* parent)
     auto* historyPage = new QSplitter(Qt::Vertical, this);
     historyPage->addWidget(m_plot);
     historyPage->addWidget(m_history);
-    m_plot->setMinimumHeight(40);
-    m_history->setMinimumHeight(40);
+    // Small least heights: the window must fit a 1080p screen (tst_mainwindow), and on a 768 px one this tab's
+    // least height is the bottom docks' (one tab group, as tall as its tallest tab's least height).
+    m_plot->setMinimumHeight(20);
+    m_history->setMinimumHeight(20);
     m_largest->setMinimumHeight(40);
-    m_frames->setMinimumHeight(40);
+    m_frames->setMinimumHeight(30);
     m_plot->legend->setVisible(true);
     m_plot->xAxis->setLabel(tr("history entry"));
 

@@ -11,6 +11,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
+#include <QScreen>
 
 #include <cstring>
 #include <iostream>
@@ -91,9 +92,19 @@ int main(int argc, char** argv)
         return writeReportImages(parser, parser.value(reportImagesOption), parser.isSet(partial));
 
     MainWindow window;
-    if (parser.isSet(screenshot))
-        window.screenshotWhenLoaded(parser.value(screenshot));
-    window.show();
+    const QRect room = window.screen()->availableGeometry();
+    if (parser.isSet(screenshot)) {
+        window.screenshotWhenLoaded(parser.value(screenshot)); // the default size, whatever the screen
+        window.show();
+    } else if (window.width() > room.width() || window.height() > room.height()) {
+        // A screen with less room than the default window (a 1366x768 laptop's) gets it maximized, in the layout
+        // for a short screen: past the screen's edge the window would hide the table and the roofline.
+        if (room.height() < 1000)
+            window.useShortScreenLayout();
+        window.resize(window.size().boundedTo(room.size())); // the docks' first heights are shared out of this
+        window.showMaximized();
+    } else
+        window.show();
     const QStringList files = parser.positionalArguments();
     if (files.isEmpty())
         window.openBundledSample();

@@ -482,4 +482,14 @@ std::string noEventsText(const Trace& trace)
         + " metadata (process and thread names and the like), nothing to draw";
 }
 
+std::string noEventsSentence(const Trace& trace)
+{
+    std::string text = noEventsText(trace);
+    if (!text.empty()) {
+        text[0] = 'T';
+        text += '.';
+    }
+    return text;
+}
+
 } // namespace tilescope::trace

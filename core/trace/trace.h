@@ -269,5 +269,7 @@ private:
 // its traceEvents list is empty", or, when it has records (process and thread names, ...), that none of them
 // is an event. Empty when there is something. The loader's warning, the app's timeline and roofline say it.
 std::string noEventsText(const Trace& trace);
+// The same as a sentence of its own ("The trace holds no events: ... ."), as the roofline and the figures line say it.
+std::string noEventsSentence(const Trace& trace);
 
 } // namespace tilescope::trace
