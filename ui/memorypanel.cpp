@@ -160,6 +160,7 @@ void MemoryPanel::buildStatic()
     m_allocated.clear();
     m_reserved.clear();
     m_peakLabels.clear();
+    m_peakMarks.clear();
     const memory::MemoryAnalysis& analysis = m_doc->memory;
     int64_t top = 0;
     for (const uint32_t d : m_shown)
@@ -208,6 +209,10 @@ void MemoryPanel::buildStatic()
                                                                 : tr("no op");
             label->setText(tr("peak %1 in %2").arg(bytesText(device.peakAllocated), op));
             m_peakLabels.push_back(label);
+            if (device.peakOp != trace::kNoIndex) {
+                m_peakMarks.push_back({marker, device.peakOp});
+                m_peakMarks.push_back({label, device.peakOp});
+            }
         }
     }
 
@@ -424,6 +429,20 @@ int64_t MemoryPanel::timeAtPixel(double x) const
 
 double MemoryPanel::pixelOfTime(int64_t time) const { return m_doc ? m_plot->xAxis->coordToPixel(keyOf(*m_doc, time)) : 0; }
 
+uint32_t MemoryPanel::peakOpAt(QPointF pixel) const
+{
+    // Within the plot's selection tolerance (8 px) of the marker or the label: QCustomPlot's selectTest puts a
+    // point inside the label at 0.99 of it.
+    uint32_t op = trace::kNoIndex;
+    double nearest = m_plot->selectionTolerance();
+    for (const PeakMark& mark : m_peakMarks)
+        if (const double distance = mark.item->selectTest(pixel, false); distance >= 0 && distance <= nearest) {
+            nearest = distance;
+            op = mark.op;
+        }
+    return op;
+}
+
 uint32_t MemoryPanel::opAt(int64_t time, std::optional<double> bytes) const
 {
     if (!hasData())
@@ -516,7 +535,9 @@ bool MemoryPanel::eventFilter(QObject* watched, QEvent* event)
             m_range = std::make_pair(a, b);
             emit rangeSelected(m_range);
         } else if (!m_dragged) {
-            const uint32_t op = opAt(timeAtPixel(x), m_plot->yAxis->pixelToCoord(mouse->position().y()) * m_unit);
+            uint32_t op = peakOpAt(mouse->position());
+            if (op == trace::kNoIndex)
+                op = opAt(timeAtPixel(x), m_plot->yAxis->pixelToCoord(mouse->position().y()) * m_unit);
             if (op != trace::kNoIndex)
                 emit opClicked(op);
         }

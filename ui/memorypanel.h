@@ -16,6 +16,7 @@ struct MemoryTimeline;
 struct SuspectedLeak;
 } // namespace tilescope::memory
 class MemoryBand;
+class QCPAbstractItem;
 class QCPGraph;
 class QCPItemLine;
 class QCPItemText;
@@ -50,9 +51,11 @@ public:
     QString legendText() const; // the legend's rich text, above the plot
     bool hasData() const;
     QString emptyMessage() const; // why there is no graph; empty when there is one
-    // What a click at trace time `time` selects: the innermost host op on the thread of the last record at
-    // or before it, on the device whose curve is nearest `bytes` (any device when bytes is unset).
+    // What a click at trace time `time` selects (away from a peak's marker and label): the innermost host op on
+    // the thread of the last record at or before it, on the device whose curve is nearest `bytes` (any device when bytes is unset).
     uint32_t opAt(int64_t time, std::optional<double> bytes = {}) const;
+    // The op a peak's marker or label names, where `pixel` is on or next to one (kNoIndex elsewhere).
+    uint32_t peakOpAt(QPointF pixel) const;
     int64_t timeAtPixel(double x) const;
     double pixelOfTime(int64_t time) const;
     int drawnPoints() const { return m_drawnPoints; } // pixel columns handed to the plot in the last redraw
@@ -84,6 +87,14 @@ private:
     std::vector<MemoryBand*> m_allocated, m_reserved;                // per shown device (reserved nullptr without totals)
     std::vector<tilescope::memory::PixelSummary> m_columns;          // reused from frame to frame
     std::vector<QCPItemText*> m_peakLabels;
+    // Each peak's marker and label, and the op it names: a click on either selects that op (the time under a
+    // pixel can fall past the op's end, in the op around it).
+    struct PeakMark
+    {
+        QCPAbstractItem* item;
+        uint32_t op;
+    };
+    std::vector<PeakMark> m_peakMarks;
     QCustomPlot* m_plot;
     QStackedWidget* m_stack;
     QLabel* m_empty;

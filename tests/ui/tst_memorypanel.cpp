@@ -99,7 +99,22 @@ private slots:
         QSignalSpy selected(w.timeline(), &TimelineView::eventSelected);
         QTest::mouseClick(plot, Qt::LeftButton, {}, at);
         QVERIFY(!selected.isEmpty());
-        QVERIFY(w.timeline()->selectedEvent() == expected || w.timeline()->selectedEvent() == panel->opAt(panel->timeAtPixel(at.x())));
+        // On the peak's marker the click means the peak's op, though the time under the pixel runs on past it.
+        QCOMPARE(device.peakOp, expected);
+        QCOMPARE(w.timeline()->selectedEvent(), expected);
+        // So does a click on the peak's label, beside the marker.
+        QCPItemText* label = nullptr;
+        for (int i = 0; i < plot->itemCount(); ++i)
+            if (auto* text = qobject_cast<QCPItemText*>(plot->item(i)); text && text->text().startsWith(QStringLiteral("peak ")))
+                label = text;
+        QVERIFY(label);
+        const QPointF labelCentre = (label->topLeft->pixelPosition() + label->bottomRight->pixelPosition()) / 2;
+        QVERIFY(std::abs(labelCentre.x() - at.x()) > 20);
+        w.timeline()->selectEvent(trace::kNoIndex, false);
+        QTest::mouseClick(plot, Qt::LeftButton, {}, labelCentre.toPoint());
+        QCOMPARE(w.timeline()->selectedEvent(), expected);
+        QCOMPARE(panel->peakOpAt(labelCentre), expected);
+        QCOMPARE(panel->peakOpAt(QPointF(plot->axisRect()->left() + 2, plot->axisRect()->bottom() - 2)), trace::kNoIndex);
 
         // The wheel zooms the timeline around the time under the mouse; the graph follows.
         const int64_t spanBefore = w.timeline()->viewEnd() - w.timeline()->viewStart();
