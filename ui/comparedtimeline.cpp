@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QDir>
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollBar>
@@ -42,6 +43,7 @@ ComparedTimeline::ComparedTimeline(TimelineView* before, QWidget* parent)
     bar->setContentsMargins(8, 2, 8, 0);
     m_title = new QLabel(this);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_title->setWordWrap(true); // two long file names must not widen the window past the screen
     m_align = new QComboBox(this);
     m_align->setObjectName(QStringLiteral("alignAtStep"));
     m_align->setToolTip(tr("The step of both traces that lines up: zoom and pan follow from either timeline"));
@@ -96,9 +98,14 @@ void ComparedTimeline::setDocuments(std::shared_ptr<const TraceDocument> before,
         hide();
         return;
     }
-    m_title->setText(
-        tr("<b>after</b> %1 (under <b>before</b> %2)")
-            .arg(QFileInfo(m_afterDoc->path).fileName().toHtmlEscaped(), QFileInfo(m_beforeDoc->path).fileName().toHtmlEscaped()));
+    // Two files of one name (each run's trace.json) are told apart by their folders.
+    const QFileInfo afterFile(m_afterDoc->path), beforeFile(m_beforeDoc->path);
+    const bool sameName = afterFile.fileName() == beforeFile.fileName();
+    const auto shown = [sameName](const QFileInfo& file) {
+        return (sameName ? file.dir().dirName() + u'/' + file.fileName() : file.fileName()).toHtmlEscaped();
+    };
+    m_title->setText(tr("<b>after</b> %1 (under <b>before</b> %2)").arg(shown(afterFile), shown(beforeFile)));
+    m_title->setToolTip(tr("after: %1\nbefore: %2").arg(afterFile.absoluteFilePath(), beforeFile.absoluteFilePath()));
     m_after->setDocument(m_afterDoc);
     m_align->addItem(tr("trace start"));
     std::optional<int64_t> first;
@@ -153,3 +160,5 @@ void ComparedTimeline::announceDiffStep()
 {
     emit diffStepChanged(m_diffStepOnly->isChecked() && m_diffStepOnly->isEnabled() ? m_step : std::nullopt);
 }
+
+QString ComparedTimeline::titleText() const { return m_title->text(); }

@@ -30,6 +30,7 @@ public:
     // trace has no such step.
     bool alignAt(std::optional<int64_t> number);
     std::optional<int64_t> alignedStep() const { return m_step; }
+    QString titleText() const; // which trace is which, as the bar above the after timeline says it
     // after time = before time + offset.
     int64_t offset() const { return m_offset; }
 

@@ -42,7 +42,10 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
     layout->setContentsMargins(4, 4, 4, 4);
     auto* controls = new QHBoxLayout;
     m_title = new QLabel(this);
+    // The compare mode's title is long: it wraps rather than widen the window past a laptop's screen.
+    m_title->setWordWrap(true);
     m_filter = new QLineEdit(this);
+    m_filter->setMinimumWidth(120);
     m_filter->setPlaceholderText(tr("Filter by name"));
     m_filter->setClearButtonEnabled(true);
     m_byShape = new QCheckBox(tr("Group by input shape"), this);

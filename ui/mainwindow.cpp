@@ -547,6 +547,10 @@ QDockWidget* MainWindow::addRanksDock(QDockWidget* neighbour)
     // Which rank the timeline shows: its row selected, the dock's and the window's titles name it.
     connect(this, &MainWindow::documentChanged, m_ranks, [this] {
         const qint64 rank = m_doc ? m_ranks->markShown(m_doc->path) : -1;
+        // A trace of none of the folder's ranks: the ranks no longer go with the timeline (a double-click on
+        // one swapped the trace opened for a rank of the old folder).
+        if (m_doc && rank < 0 && m_ranks->model()->report())
+            m_ranks->setReport(nullptr);
         const auto* report = m_ranks->model()->report();
         m_ranksDock->setWindowTitle(rank < 0 ? tr("Ranks") : tr("Ranks (timeline: rank %1)").arg(rank));
         if (rank >= 0 && report)

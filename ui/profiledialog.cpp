@@ -6,6 +6,7 @@
 #include "session/commandline.h"
 #include "session/harnessexport.h"
 #include "session/pythonlocator.h"
+#include "screenfit.h"
 #include "sessionjob.h"
 
 #include <QCheckBox>
@@ -26,6 +27,8 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QStackedWidget>
 #include <QStandardPaths>
 #include <QVBoxLayout>
@@ -49,10 +52,28 @@ std::optional<double> optionalNumber(const QLineEdit* edit)
 
 QString defaultOutputFolder()
 {
-    const QString base = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
+    // ~/.local/share/tilescope/sessions/...: the app's own data folder would say the organisation and the
+    // application, both TileScope (".../TileScope/TileScope/sessions").
+    const QString base = QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation);
     return QDir(base.isEmpty() ? QDir::homePath() : base)
-        .filePath(QStringLiteral("sessions/") + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
+        .filePath(QStringLiteral("tilescope/sessions/") + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
 }
+
+// A scroll area as tall as the form it holds wants (QScrollArea caps its size hint at 24 lines, which would
+// scroll the form on any screen); a short screen squeezes it, and then it scrolls.
+class FormScrollArea : public QScrollArea
+{
+public:
+    FormScrollArea()
+    {
+        setWidgetResizable(true);
+        setFrameShape(QFrame::NoFrame);
+    }
+    QSize sizeHint() const override
+    {
+        return widget() ? widget()->sizeHint() + QSize(verticalScrollBar()->sizeHint().width(), 0) : QScrollArea::sizeHint();
+    }
+};
 
 QSpinBox* spin(int minimum, int maximum, int value, const QString& tip)
 {
@@ -71,7 +92,12 @@ ProfileDialog::ProfileDialog(QWidget* parent)
     , m_tools(SessionJob::applicationTools())
 {
     setWindowTitle(tr("Profile"));
-    auto* layout = new QVBoxLayout(this);
+    auto* outer = new QVBoxLayout(this);
+    // The form scrolls where the screen is too short for it (a 1366x768 laptop's): the buttons and the log stay.
+    auto* formArea = new FormScrollArea;
+    auto* formWidget = new QWidget;
+    auto* layout = new QVBoxLayout(formWidget);
+    layout->setContentsMargins(0, 0, 0, 0);
 
     auto* top = new QFormLayout;
     m_recent = new QComboBox;
@@ -177,6 +203,9 @@ ProfileDialog::ProfileDialog(QWidget* parent)
     m_preview->setToolTip(tr("The same session from a terminal or a job script"));
     form->addRow(tr("Command line:"), m_preview);
     layout->addWidget(options);
+    formArea->setWidget(formWidget);
+    outer->addWidget(formArea);
+    layout = outer;
 
     m_progressBar = new QProgressBar;
     m_progressBar->setRange(0, 1);
@@ -246,7 +275,7 @@ ProfileDialog::ProfileDialog(QWidget* parent)
     reloadRecent();
     onModeChanged();
     setRunning(false);
-    resize(760, 860);
+    resize(sizeWithinScreen(*this, {760, 880})); // the whole form, unscrolled, where the screen has room
 }
 
 ProfileDialog::~ProfileDialog() = default;

@@ -25,7 +25,7 @@ RanksPanel::RanksPanel(QWidget* parent)
     layout->setContentsMargins(4, 4, 4, 4);
     m_verdict->setWordWrap(true);
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_verdict->setText(tr("File > Open Folder… opens the per-rank traces of one run."));
+    m_verdict->setText(introText());
     auto* top = new QHBoxLayout;
     top->addWidget(m_verdict, 1);
     m_allTimelines->setEnabled(false);
@@ -66,10 +66,12 @@ RanksPanel::RanksPanel(QWidget* parent)
     });
 }
 
+QString RanksPanel::introText() { return tr("File > Open Folder… opens the per-rank traces of one run."); }
+
 void RanksPanel::setReport(std::shared_ptr<const tilescope::analysis::RanksReport> report)
 {
     m_model->setReport(std::move(report));
-    m_verdict->setText(m_model->verdictText());
+    m_verdict->setText(m_model->report() ? m_model->verdictText() : introText());
     m_allTimelines->setEnabled(m_model->rowCount() > 0);
     m_table->resizeColumnsToContents();
 }

@@ -22,7 +22,9 @@ class RanksPanel : public QWidget
     Q_OBJECT
 public:
     explicit RanksPanel(QWidget* parent = nullptr);
+    // Null: no folder of ranks (the dock says how to open one).
     void setReport(std::shared_ptr<const tilescope::analysis::RanksReport> report);
+    static QString introText();
     RanksModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
     QLabel* verdict() const { return m_verdict; }

@@ -2,6 +2,7 @@
 #include "rankstimelines.h"
 
 #include "detailspanel.h"
+#include "screenfit.h"
 #include "timelineview.h"
 #include "tracedocument.h"
 
@@ -47,7 +48,7 @@ RanksTimelines::RanksTimelines(QWidget* parent)
                                                                         .arg(QFileInfo(m_ranks[size_t(group)].file).fileName()));
     });
     connect(m_details, &DetailsPanel::jumpTo, this, [this](uint32_t e) { m_timeline->selectEvent(e, true, m_timeline->selectedGroup()); });
-    resize(1500, 950);
+    resize(sizeWithinScreen(*this, {1500, 950}));
 }
 
 void RanksTimelines::setRanks(const std::vector<Rank>& ranks)

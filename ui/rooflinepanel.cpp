@@ -82,6 +82,8 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     connect(m_editAnnotations, &QPushButton::clicked, this, &RooflinePanel::editAnnotations);
     m_editAnnotations->setEnabled(false);
     controls->addWidget(m_ceilings);
+    // Wraps: a measured file's name and GPU must not widen the right-hand docks (the timeline lost their room).
+    m_ceilingsLabel->setWordWrap(true);
     controls->addWidget(m_ceilingsLabel, 1);
     controls->addWidget(m_editAnnotations);
     controls->addWidget(m_attach);

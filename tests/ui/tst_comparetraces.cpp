@@ -49,14 +49,16 @@ int64_t rawStepStart(const QString& path, int number)
     return -1;
 }
 
-void openComparison(MainWindow& w)
+void openComparisonOf(MainWindow& w, const QString& before, const QString& after)
 {
-    testutil::loadAndWait(w, beforeTrace());
+    testutil::loadAndWait(w, before);
     QSignalSpy compared(&w, &MainWindow::comparisonChanged);
-    w.compareWith(afterTrace());
+    w.compareWith(after);
     QVERIFY(compared.wait(30000));
     QVERIFY(w.comparedDocument());
 }
+
+void openComparison(MainWindow& w) { openComparisonOf(w, beforeTrace(), afterTrace()); }
 
 // The panel's title while it shows a diff ("before → after …" with the totals); null when none says so.
 const QLabel* diffTitle(const KeyAveragesPanel& panel)
@@ -130,6 +132,33 @@ class TestCompareTraces : public QObject
 {
     Q_OBJECT
 private slots:
+    // Comparing keeps the window within a laptop's screen (the diff's long title and the two file names widened
+    // it to 1718 px on a 1366 px screen, pushing the right-hand docks off it).
+    void comparingFitsALaptopScreen()
+    {
+        MainWindow w;
+        w.useShortScreenLayout();
+        testutil::showExposed(w, {1366, 738});
+        openComparison(w);
+        QVERIFY2(w.minimumSizeHint().width() <= 1366 && w.minimumSizeHint().height() <= 738,
+                 qPrintable(QStringLiteral("%1x%2").arg(w.minimumSizeHint().width()).arg(w.minimumSizeHint().height())));
+    }
+
+    // Two runs' trace.json are told apart by their folders in the bar above the after timeline.
+    void sameFileNamesShowTheirFolders()
+    {
+        MainWindow w;
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
+        QSignalSpy compared(&w, &MainWindow::comparisonChanged);
+        w.compareWith(QString::fromStdString(testutil::workloadTrace("streams_overlap")));
+        QVERIFY(compared.wait(30000));
+        const QString title = w.comparedTimeline()->titleText();
+        QVERIFY2(title.contains(QStringLiteral("streams_overlap/trace.json")) && title.contains(QStringLiteral("launch_bound/trace.json")),
+                 qPrintable(title));
+        openComparisonOf(w, beforeTrace(), afterTrace());
+        QVERIFY2(w.comparedTimeline()->titleText().contains(QStringLiteral("<b>after</b> dominant_kernel.json.gz")),
+                 qPrintable(w.comparedTimeline()->titleText()));
+    }
     void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("TileScopeTests")); }
 
     void diffRowsEqualCliDiff_data()

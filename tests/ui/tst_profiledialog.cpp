@@ -22,6 +22,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <QScrollArea>
+#include <QScrollBar>
 
 using namespace tilescope;
 using namespace tilescope::session;
@@ -66,6 +68,21 @@ private slots:
         QCoreApplication::setApplicationName(QStringLiteral("tst_profiledialog"));
         QSettings().clear();
         QVERIFY(m_tmp.isValid());
+    }
+
+    // The dialog fits a 1366x768 laptop's screen (its least height was 868 px, the buttons below the screen's
+    // edge): the form scrolls there, and only there.
+    void fitsAShortScreen()
+    {
+        ProfileDialog d;
+        d.show();
+        QVERIFY2(d.minimumSizeHint().height() <= 700, qPrintable(QString::number(d.minimumSizeHint().height())));
+        auto* form = d.findChild<QScrollArea*>();
+        QVERIFY(form);
+        d.resize(760, 880); // the size it asks for where the screen has room
+        QTRY_VERIFY(!form->verticalScrollBar()->isVisible());
+        d.resize(760, 700);
+        QTRY_VERIFY(form->verticalScrollBar()->isVisible());
     }
 
     void formRoundTripsTheConfig()

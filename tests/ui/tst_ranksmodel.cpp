@@ -124,10 +124,18 @@ private slots:
             }
         QCOMPARE(headers, 4);
         all->close();
-        // A trace of no rank set: no rank named.
+        // The window of every rank's timeline opens within the screen.
+        const QSize room = all->screen()->availableGeometry().size();
+        QVERIFY2(all->width() <= room.width() && all->height() <= room.height(),
+                 qPrintable(QStringLiteral("%1x%2").arg(all->width()).arg(all->height())));
+        // A trace of none of the ranks: no rank named, and the folder's ranks leave the dock (activating one of
+        // them swapped the trace back to the old folder's).
         testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
         QVERIFY(!w.windowTitle().contains(QStringLiteral(" - rank ")));
         QVERIFY(w.ranks()->table()->selectionModel()->selectedRows().isEmpty());
+        QCOMPARE(w.ranks()->model()->rowCount(), 0);
+        QCOMPARE(w.ranks()->verdict()->text(), RanksPanel::introText());
+        QVERIFY(!w.ranks()->allTimelinesButton()->isEnabled());
     }
 };
 
