@@ -579,7 +579,11 @@ QDockWidget* MainWindow::addRanksDock(QDockWidget* neighbour)
                 for (const auto& r : report->ranks)
                     if (r.rank == rank)
                         file = QString::fromStdString(r.file);
-                statusBar()->showMessage(tr("Ranks of %1: %2").arg(folder, m_ranks->verdict()->text()), 8000);
+                QString passedOver;
+                if (!report->skipped.empty())
+                    passedOver = tr(" (%n file(s) passed over, not traces: %1)", nullptr, int(report->skipped.size()))
+                                     .arg(QString::fromStdString(report->skipped.front()));
+                statusBar()->showMessage(tr("Ranks of %1: %2").arg(folder, m_ranks->verdict()->text()) + passedOver, 8000);
                 rememberRecent(folder); // reopened as the folder, every rank
                 openFile(file, false, false);
             });

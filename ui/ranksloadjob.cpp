@@ -16,6 +16,7 @@ void RanksLoadJob::start(const QString& folder)
     m_worker.start([this, folder](const WorkerJob::Run& run) {
         tilescope::trace::RankSetLoadOptions options;
         options.load.keepRawArgs = false;
+        options.skipNotTraces = true; // the folder's meta.json and the like
         options.load.cancel = run.cancelFlag();
         options.load.progress = [this, run](const tilescope::trace::LoadProgress& p) {
             run.post([this, p] { emit progress(qint64(p.inputBytesRead), qint64(p.inputBytesTotal)); });

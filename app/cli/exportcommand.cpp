@@ -7,6 +7,7 @@
 #include "trace/rankset.h"
 #include "trace/traceloader.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -73,7 +74,10 @@ int runExportCommand(const std::vector<std::string>& paths, const std::string& d
     } else {
         trace::RankSetLoadOptions options;
         options.load = load;
+        options.skipNotTraces = std::any_of(paths.begin(), paths.end(), [](const std::string& p) { return trace::isFolder(p); });
         trace::RankSet set = trace::loadRankSet(files, options);
+        for (const std::string& why : set.skipped)
+            std::cerr << "tilescope-cli: note: passed over: " << why << "\n";
         for (const trace::RankTrace& r : set.ranks)
             printWarnings(r.file, *r.trace);
         const analysis::RanksReport report = analysis::computeRanks(set);

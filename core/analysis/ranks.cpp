@@ -118,6 +118,7 @@ RanksReport computeRanks(const trace::RankSet& set)
 {
     RanksReport report;
     report.worldSize = set.worldSize;
+    report.skipped = set.skipped;
     report.ranks.resize(set.ranks.size());
     std::atomic<size_t> next{0};
     std::vector<std::exception_ptr> errors(set.ranks.size()); // (bad_alloc) rethrown on this thread

@@ -69,6 +69,7 @@ struct RanksReport
     int64_t worldSize = 0;
     std::vector<RankFigures> ranks; // by rank
     StragglerVerdict verdict;
+    std::vector<std::string> skipped; // the set's files passed over as not traces (trace::RankSet::skipped)
 };
 
 // Every rank's figures (in parallel, one thread per core) and the straggler verdict.

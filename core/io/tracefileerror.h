@@ -23,6 +23,10 @@ public:
     // Not a trace but memory data read elsewhere (an allocator snapshot, a memory timeline export).
     bool isMemoryData() const { return m_memoryData; }
     void setMemoryData(bool memoryData) { m_memoryData = memoryData; }
+    // Readable, but no trace at all (no traceEvents array; a pickle; memory data): a folder's other files
+    // (meta.json beside trace.json) are passed over for this, where a damaged trace is an error.
+    bool isNotATrace() const { return m_notATrace || m_memoryData; }
+    void setNotATrace(bool notATrace) { m_notATrace = notATrace; }
 
 private:
     std::string m_path;
@@ -30,6 +34,7 @@ private:
     std::string m_problem;
     uint64_t m_completeEventsBefore = 0;
     bool m_memoryData = false;
+    bool m_notATrace = false;
 };
 
 // Thrown when a load is cancelled from another thread.

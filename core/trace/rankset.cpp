@@ -87,6 +87,8 @@ RankSet loadRankSet(const std::vector<std::string>& files, const RankSetLoadOpti
         throw io::TraceFileError("(no files)", std::nullopt, "a rank set needs at least one trace file");
     std::vector<std::unique_ptr<Trace>> traces(files.size());
     std::vector<std::exception_ptr> errors(files.size());
+    std::vector<std::string> skippedWhy(files.size()); // written by the file's worker only
+    std::vector<std::exception_ptr> notTraces(files.size());
 
     // Progress: each file's latest figures, summed under a lock, so the caller sees one growing total.
     std::mutex progressLock;
@@ -117,6 +119,14 @@ RankSet loadRankSet(const std::vector<std::string>& files, const RankSetLoadOpti
                 };
             try {
                 traces[i] = loadTrace(files[i], load);
+            } catch (const io::TraceFileError& e) {
+                if (options.skipNotTraces && e.isNotATrace()) {
+                    skippedWhy[i] = e.what();
+                    notTraces[i] = std::current_exception();
+                    continue;
+                }
+                errors[i] = std::current_exception();
+                failed = true;
             } catch (...) {
                 errors[i] = std::current_exception();
                 failed = true;
@@ -139,14 +149,32 @@ RankSet loadRankSet(const std::vector<std::string>& files, const RankSetLoadOpti
             std::rethrow_exception(e);
 
     RankSet set;
+    for (const std::string& why : skippedWhy)
+        if (!why.empty())
+            set.skipped.push_back(why);
+    if (set.skipped.size() == files.size()) { // nothing but files passed over: the first one's error says why
+        if (files.size() == 1)
+            std::rethrow_exception(notTraces.front());
+        try {
+            std::rethrow_exception(notTraces.front());
+        } catch (const io::TraceFileError& e) {
+            throw io::TraceFileError(e.path(), e.offset(),
+                                     e.problem() + "; nor is any of the other " + std::to_string(files.size() - 1)
+                                         + (files.size() == 2 ? " file" : " files") + " a trace");
+        }
+    }
     std::map<int64_t, size_t> byRank; // rank -> index in files
     std::optional<size_t> worldSizeFile;
     for (size_t i = 0; i < files.size(); ++i) {
+        if (!traces[i])
+            continue; // passed over: not a trace
         const DistributedInfo info = distributedInfoOf(*traces[i]);
         if (!info.rank || *info.rank < 0)
-            throw io::TraceFileError(files[i], std::nullopt,
-                                     "no distributedInfo.rank: not one rank of a distributed run (torch.profiler writes it "
-                                     "when torch.distributed is initialised)");
+            throw io::TraceFileError(
+                files[i], std::nullopt,
+                "no distributedInfo.rank: not one rank of a distributed run (torch.profiler writes it "
+                "when torch.distributed is initialised)"
+                    + std::string(files.size() - set.skipped.size() == 1 ? "; the only trace given: open it by itself, as one trace" : ""));
         if (!info.worldSize || *info.worldSize <= 0)
             throw io::TraceFileError(files[i], std::nullopt, "distributedInfo has no world_size");
         if (!worldSizeFile) {

@@ -37,6 +37,7 @@ struct RankSet
 {
     int64_t worldSize = 0;
     std::vector<RankTrace> ranks;
+    std::vector<std::string> skipped; // with RankSetLoadOptions::skipNotTraces: "FILE: why" for each passed over
 };
 
 // The trace files (*.json, *.json.gz, *.pt.trace.json...) directly in `folder`, sorted by name.
@@ -50,6 +51,10 @@ struct RankSetLoadOptions
 {
     LoadOptions load;     // its progress is called, under a lock, with the sums over all files
     unsigned threads = 0; // 0: one per hardware thread (at most one per file)
+    // A folder's other JSON files (meta.json, a memory timeline, torch's key averages beside the traces) are
+    // passed over and named in RankSet::skipped; off, every file must be a trace. A damaged trace is an
+    // error either way.
+    bool skipNotTraces = false;
 };
 
 // Loads `files` in parallel (std::thread, one file per thread at a time) and checks they form one run:

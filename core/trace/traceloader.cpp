@@ -846,6 +846,7 @@ void Loader::notATrace(const std::string& what, bool memoryData)
     io::TraceFileError error(m_source.name(), std::nullopt,
                              "this is " + what + ", not a trace" + (memoryData ? "; open it with `tilescope-cli memory`" : ""));
     error.setMemoryData(memoryData);
+    error.setNotATrace(true);
     throw error;
 }
 
@@ -902,6 +903,13 @@ std::unique_ptr<Trace> Loader::run()
             throw ParallelLoadFailed();
         if (!m_sawTraceEvents)
             throw;
+        if (m_topLevelArray && t().events.empty() && t().memory.empty() && t().counters.empty() && t().stats.records <= 1) {
+            // A top-level array whose first element is no trace event ([1, 2], torch's key averages as a list)
+            // is some other JSON, not a damaged trace.
+            io::TraceFileError notTrace = error;
+            notTrace.setNotATrace(true);
+            throw notTrace;
+        }
         if (!m_options.partial) {
             io::TraceFileError withPrefix = error; // tells the caller a partial load would keep something
             withPrefix.setCompleteEventsBefore(t().events.size() + t().memory.size());
@@ -911,8 +919,11 @@ std::unique_ptr<Trace> Loader::run()
         t().stats.warnings.push_back("partial load: stopped at " + std::string(error.what()) + "; kept "
                                      + std::to_string(t().events.size() + t().memory.size()) + " complete events");
     }
-    if (!m_sawTraceEvents)
-        throw io::TraceFileError(m_source.name(), std::nullopt, "no 'traceEvents' array: this is not a Chrome/Kineto trace");
+    if (!m_sawTraceEvents) {
+        io::TraceFileError error(m_source.name(), std::nullopt, "no 'traceEvents' array: this is not a Chrome/Kineto trace");
+        error.setNotATrace(true);
+        throw error;
+    }
 
     closeOpenBegins();
     auto& meta = t().meta;

@@ -246,6 +246,50 @@ private slots:
         QCOMPARE(set.ranks[0].trace->stats.parallelChunks, 0u);
     }
 
+    // A run's folder also holds other JSON (meta.json, torch's key averages, a memory timeline): with
+    // skipNotTraces they are passed over and named; a damaged trace is an error still.
+    void filesThatAreNotTracesArePassedOver()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string run = dir.path().toStdString() + "/run";
+        std::filesystem::create_directory(run);
+        for (int r = 0; r < 4; ++r)
+            copyFile(glooFolder("slow") + "/rank-" + std::to_string(r) + ".json.gz", run + "/rank-" + std::to_string(r) + ".json.gz");
+        std::ofstream(run + "/meta.json") << R"({"workload": "slow", "ranks": 4})";
+        std::ofstream(run + "/ref_key_averages.json") << R"([{"key": "aten::mm"}])";
+        trace::RankSetLoadOptions options;
+        options.skipNotTraces = true;
+        const trace::RankSet set = trace::loadRankSet(trace::traceFilesInFolder(run), options);
+        QCOMPARE(set.ranks.size(), size_t(4));
+        QCOMPARE(set.skipped.size(), size_t(2));
+        QVERIFY2(testutil::contains(set.skipped[0], run + "/meta.json") && testutil::contains(set.skipped[0], "no 'traceEvents' array"),
+                 set.skipped[0].c_str());
+        QVERIFY(testutil::contains(set.skipped[1], run + "/ref_key_averages.json"));
+        QCOMPARE(analysis::computeRanks(set).skipped, set.skipped);
+        // Without the option every file must be a trace.
+        std::string error = errorOf([&] { trace::loadRankSet(trace::traceFilesInFolder(run)); });
+        QVERIFY2(testutil::contains(error, run + "/meta.json"), error.c_str());
+        // A damaged trace is not passed over.
+        std::ofstream(run + "/rank-9.json") << "{\"traceEvents\": [ {\"ph\": \"X\", ";
+        error = errorOf([&] { trace::loadRankSet(trace::traceFilesInFolder(run), options); });
+        QVERIFY2(testutil::contains(error, run + "/rank-9.json"), error.c_str());
+        std::filesystem::remove(run + "/rank-9.json");
+        // A folder of one trace without a rank says to open it by itself.
+        const std::string single = dir.path().toStdString() + "/single";
+        std::filesystem::create_directory(single);
+        std::ofstream(single + "/trace.json") << R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]})";
+        std::ofstream(single + "/meta.json") << "{}";
+        error = errorOf([&] { trace::loadRankSet(trace::traceFilesInFolder(single), options); });
+        QVERIFY2(testutil::contains(error, single + "/trace.json") && testutil::contains(error, "open it by itself"), error.c_str());
+        // Nothing but files that are not traces: the first one's error, and that the others are none either.
+        std::filesystem::remove(single + "/trace.json");
+        std::ofstream(single + "/other.json") << "[1, 2]";
+        error = errorOf([&] { trace::loadRankSet(trace::traceFilesInFolder(single), options); });
+        QVERIFY2(testutil::contains(error, single + "/meta.json") && testutil::contains(error, "nor is any of the other 1 file a trace"),
+                 error.c_str());
+    }
+
     void badFoldersAndFiles()
     {
         QTemporaryDir dir;
