@@ -31,6 +31,7 @@
 #include "stats/timetext.h"
 #include "stats/torchtable.h"
 #include "trace/eventsearch.h"
+#include "trace/traceloader.h"
 #include "version.h"
 #include "timelineview.h"
 #include "traceloadjob.h"
@@ -310,8 +311,9 @@ MainWindow::MainWindow(QWidget* parent)
 
     QToolBar* bar = addToolBar(tr("Main"));
     bar->setObjectName(QStringLiteral("main"));
-    bar->addAction(tr("Open"), this, [file] { file->actions().first()->trigger(); });
-    bar->addAction(tr("Fit"), this, [this] { m_timeline->fitAll(); });
+    bar->addAction(tr("Open"), this, [file] { file->actions().first()->trigger(); })->setToolTip(tr("Open a trace (Ctrl+O)"));
+    bar->addAction(tr("Fit"), this, [this] { m_timeline->fitAll(); })
+        ->setToolTip(tr("Show the whole trace (F, with the timeline focused)"));
     m_search = new QLineEdit(bar);
     m_search->setPlaceholderText(tr("Search events (Enter: next, Shift+Enter: previous)"));
     m_search->setMaximumWidth(360);
@@ -810,14 +812,17 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message, qint6
         QApplication::exit(2);
         return;
     }
-    QMessageBox box(QMessageBox::Critical, tr("Cannot open trace"),
-                    tr("<b>%1</b><br><br>%2").arg(path.toHtmlEscaped(), message.toHtmlEscaped()), QMessageBox::Close, this);
-    // Memory data opened as a trace: the app's own way in for it.
+    // Memory data opened as a trace: the app's own way in for it (not the CLI's the loader names).
     report::MemoryFileKind memoryKind = report::MemoryFileKind::Other;
     try {
         memoryKind = report::detectMemoryFile(path.toStdString());
-    } catch (const io::TraceFileError&) { // unreadable: the message above says so
+    } catch (const io::TraceFileError&) { // unreadable: the message says so
     }
+    QString shown = message;
+    if (memoryKind != report::MemoryFileKind::Other)
+        shown.remove(QString::fromUtf8(trace::kMemoryDataHint.data(), qsizetype(trace::kMemoryDataHint.size())));
+    QMessageBox box(QMessageBox::Critical, tr("Cannot open trace"),
+                    tr("<b>%1</b><br><br>%2").arg(path.toHtmlEscaped(), shown.toHtmlEscaped()), QMessageBox::Close, this);
     QPushButton* asMemory = nullptr;
     if (memoryKind == report::MemoryFileKind::AllocatorSnapshot) {
         asMemory = box.addButton(tr("Open as Memory Snapshot"), QMessageBox::AcceptRole);

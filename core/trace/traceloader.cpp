@@ -844,7 +844,7 @@ void Loader::notATrace(const std::string& what, bool memoryData)
 {
     m_sawTraceEvents = false; // not a trace that --partial could keep part of
     io::TraceFileError error(m_source.name(), std::nullopt,
-                             "this is " + what + ", not a trace" + (memoryData ? "; open it with `tilescope-cli memory`" : ""));
+                             "this is " + what + ", not a trace" + (memoryData ? std::string(kMemoryDataHint) : std::string()));
     error.setMemoryData(memoryData);
     error.setNotATrace(true);
     throw error;

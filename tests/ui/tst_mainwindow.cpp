@@ -507,6 +507,35 @@ private slots:
         QCOMPARE(w.document(), before);
     }
 
+    // An allocator snapshot opened as a trace: the dialog offers the app's way in, and does not send the user
+    // to the CLI as the loader's own message does.
+    void memorySnapshotOpenedAsATraceOffersTheSnapshotView()
+    {
+        MainWindow w;
+        w.show();
+        QString dialogText;
+        QStringList buttons;
+        QTimer closer;
+        connect(&closer, &QTimer::timeout, this, [&] {
+            if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+                dialogText = box->text();
+                for (QAbstractButton* b : box->buttons())
+                    buttons << b->text();
+                box->close();
+            }
+        });
+        closer.start(50);
+        const QString snapshot = QString::fromStdString(testutil::dataPath("memory/memory_snapshot.pickle"));
+        w.openFile(snapshot);
+        QTRY_VERIFY_WITH_TIMEOUT(!dialogText.isEmpty(), 10000);
+        QVERIFY2(dialogText.contains(QStringLiteral("allocator snapshot")), qPrintable(dialogText));
+        QVERIFY2(!dialogText.contains(QStringLiteral("tilescope-cli")), qPrintable(dialogText));
+        QVERIFY2(buttons.contains(QStringLiteral("Open as Memory Snapshot")), qPrintable(buttons.join(u',')));
+        // The CLI's message keeps its hint.
+        const auto cli = testutil::runProcess(QStringLiteral(TILESCOPE_CLI), {QStringLiteral("info"), snapshot});
+        QVERIFY2(cli.err.contains("tilescope-cli memory"), cli.err.constData());
+    }
+
     void truncatedTraceOffersItsReadablePart()
     {
         MainWindow w;
