@@ -4,6 +4,7 @@
 #include "memory/memoryanalysis.h"
 #include "stats/bytestext.h"
 #include "stats/timetext.h"
+#include "trace/abbreviatename.h"
 #include "trace/eventsearch.h"
 #include "tracedocument.h"
 
@@ -14,6 +15,7 @@ using namespace tilescope;
 namespace {
 QString text(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())).toHtmlEscaped(); }
 QString us(int64_t ns) { return QString::fromStdString(stats::formatMicroseconds(ns)) + QStringLiteral(" µs"); }
+constexpr size_t kHeadingNameWidth = 80; // characters
 } // namespace
 
 DetailsPanel::DetailsPanel(QWidget* parent)
@@ -94,7 +96,11 @@ void DetailsPanel::showTraceEvent(uint32_t index)
             .arg(other)
             .arg(text(t.strings.view(o.name)), us(o.duration));
     };
-    QString html = QStringLiteral("<h3>%1</h3><table cellspacing=4>").arg(text(t.strings.view(e.name)));
+    // A demangled kernel signature runs to hundreds of characters: the heading shortens it as the table does,
+    // the full name follows the figures.
+    const std::string_view name = t.strings.view(e.name);
+    const std::string heading = trace::shortenedName(name, kHeadingNameWidth);
+    QString html = QStringLiteral("<h3>%1</h3><table cellspacing=4>").arg(text(heading));
     html += QStringLiteral("<tr><td>category</td><td>%1</td></tr>").arg(text(t.strings.view(e.category)));
     html += QStringLiteral("<tr><td>start</td><td>%1 after the trace start (ts %2)</td></tr>")
                 .arg(us(e.start - t.originTime()), QString::fromStdString(stats::formatMicroseconds(e.start)));
@@ -127,6 +133,8 @@ void DetailsPanel::showTraceEvent(uint32_t index)
         if (backward == index)
             html += link(forward, tr("forward"));
     }
+    if (heading != name)
+        html += QStringLiteral("<tr><td>full name</td><td>%1</td></tr>").arg(text(name));
     html += QStringLiteral("</table>");
     html += memoryHtml(index);
     const std::string args = t.rawArgs(e);

@@ -11,6 +11,7 @@ using roofline::RooflineClass;
 namespace {
 // The widest kernel or region name a line of the text shows whole.
 constexpr size_t kTextNameWidth = 120;
+constexpr size_t kCardNameWidth = 80; // the GUI's roofline card, a dock a few hundred pixels wide
 } // namespace
 
 std::string_view classColour(RooflineClass cls)
@@ -79,12 +80,18 @@ std::string toText(const Verdict& v)
 
 std::string toHtml(const Verdict& v)
 {
+    // Shortened as in the text, so that the evidence is not pushed out of a small card; the full name ends it.
+    trace::NameShortener names(kCardNameWidth);
+    names.add(v.name);
+    for (const auto& k : v.kernels)
+        names.add(k.name);
+    const std::string shownName = names.apply(v.name);
     std::string html = "<b style='color:" + v.colour + "'>" + htmlEscaped(v.className) + "</b> (" + htmlEscaped(v.strength) + ") - "
-        + htmlEscaped(v.name) + "<br>" + std::to_string(v.calls) + " calls, " + htmlEscaped(v.total) + " total; "
+        + htmlEscaped(shownName) + "<br>" + std::to_string(v.calls) + " calls, " + htmlEscaped(v.total) + " total; "
         + htmlEscaped(v.workSource);
     html += "<ul>";
     for (const auto& b : v.bullets)
-        html += "<li>" + htmlEscaped(b) + "</li>";
+        html += "<li>" + htmlEscaped(names.apply(b)) + "</li>";
     html += "</ul>";
     if (v.source) {
         const auto& s = *v.source;
@@ -105,9 +112,11 @@ std::string toHtml(const Verdict& v)
                 "<th align='left'>kernel</th></tr>";
         for (const auto& k : v.kernels)
             html += "<tr><td align='right'>" + std::to_string(k.calls) + "</td><td align='right'>" + htmlEscaped(k.total)
-                + "</td><td align='right'>" + htmlEscaped(k.share) + "</td><td>" + htmlEscaped(k.name) + "</td></tr>";
+                + "</td><td align='right'>" + htmlEscaped(k.share) + "</td><td>" + htmlEscaped(names.apply(k.name)) + "</td></tr>";
         html += "</table>";
     }
+    if (shownName != v.name)
+        html += "<p style='color:gray'>Full name: " + htmlEscaped(v.name) + "</p>";
     return html;
 }
 

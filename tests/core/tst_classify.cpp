@@ -408,6 +408,17 @@ private slots:
         QVERIFY(html.find("inner&lt;T&gt;") != std::string::npos);
         QVERIFY(html.find('<' + std::string("float")) == std::string::npos);
         QCOMPARE(report::htmlEscaped(R"(a<b & "c">)"), std::string("a&lt;b &amp; &quot;c&quot;&gt;"));
+        QVERIFY(html.find("Full name") == std::string::npos); // a short name is shown whole once
+        // A long demangled signature is shortened in the card's headline and bullets, and given whole at its end.
+        c.name = "void at::native::reduce_kernel<128, 4, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, "
+                 "unsigned int, float, 4, 4> >(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned "
+                 "int, float, 4, 4>)";
+        c.evidence = {c.name + " moves 3 bytes per FLOP"};
+        const std::string longHtml = report::toHtml(report::verdictOf(c));
+        const std::string headline = longHtml.substr(0, longHtml.find("<br>"));
+        QVERIFY2(headline.find("reduce_kernel") != std::string::npos && headline.size() < 200, headline.c_str());
+        QVERIFY2(longHtml.find("<li>" + report::htmlEscaped(c.name)) == std::string::npos, longHtml.c_str());
+        QVERIFY2(longHtml.ends_with("Full name: " + report::htmlEscaped(c.name) + "</p>"), longHtml.c_str());
     }
 
     void humanTextCitesNoDocument()

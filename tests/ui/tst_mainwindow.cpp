@@ -3,6 +3,7 @@
 #include "testutil.h"
 #include "uitestutil.h"
 
+#include "detailspanel.h"
 #include "keyaveragesmodel.h"
 #include "keyaveragespanel.h"
 #include "mainwindow.h"
@@ -236,6 +237,29 @@ private slots:
                 ++checked;
             }
         QVERIFY(checked >= 6);
+    }
+
+    // A demangled kernel signature: Details heads with the name shortened as the table does and gives it whole
+    // below the figures.
+    void detailsShortenLongNames()
+    {
+        MainWindow w;
+        testutil::showExposed(w, {1600, 1000});
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
+        const trace::Trace& t = *w.document()->trace;
+        uint32_t kernel = trace::kNoIndex;
+        for (uint32_t i = 0; i < t.events.size() && kernel == trace::kNoIndex; ++i)
+            if (t.events[i].kind == trace::EventKind::Kernel && t.name(t.events[i]).size() > 150)
+                kernel = i;
+        QVERIFY(kernel != trace::kNoIndex);
+        w.timeline()->selectEvent(kernel, true);
+        auto* details = w.findChild<DetailsPanel*>();
+        QVERIFY(details);
+        const QString text = details->toPlainText();
+        const QString full = QString::fromUtf8(t.name(t.events[kernel]).data(), qsizetype(t.name(t.events[kernel]).size()));
+        const QString heading = text.section(u'\n', 0, 0);
+        QVERIFY2(heading.size() <= 80 && !heading.isEmpty(), qPrintable(heading));
+        QVERIFY2(text.contains(QStringLiteral("full name")) && text.contains(full), qPrintable(text));
     }
 
     void rooflineCardShowsAttachedSource()
