@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# How the parallel loader scales with cores (issue 14: "a 2-core machine is the target; more cores must
+# scale"), on the GPU machine's many cores (no GPU is used): builds tilescope-cli (Release, no Qt), makes
+# traces of SIZES MB from the bundled sample with tools/make_large_trace.py, and times `tilescope-cli
+# summary` on each with TILESCOPE_LOAD_THREADS=1, 2, 4, ... up to the cores (best of RUNS, wall time from
+# bash's EPOCHREALTIME), printing each time, its speed-up over one thread and Python's json.load once.
+# Usage: tools/gpu/bench_threads.sh   env: SIZES ("120 500"), RUNS (3), CLI (a tilescope-cli already built)
+# core needs nlohmann/json's headers: carry Debian's nlohmann-json3-dev .deb in .deb/ (an ignored folder).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=${OUT:-/tmp/tilescope-threads}
+mkdir -p "$work"
+if [ -n "${CLI:-}" ]; then
+    cli=$CLI
+else
+    prefix=""
+    for deb in "$root"/.deb/nlohmann-json3-dev_*.deb; do
+        [ -f "$deb" ] || continue
+        mkdir -p /tmp/tilescope-deps && dpkg -x "$deb" /tmp/tilescope-deps && prefix="-DCMAKE_PREFIX_PATH=/tmp/tilescope-deps/usr"
+    done
+    [ -f "$root/build-gpu/build.ninja" ] || cmake -S "$root" -B "$root/build-gpu" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DTILESCOPE_BUILD_GUI=OFF -DTILESCOPE_BUILD_TESTS=OFF -DTILESCOPE_BUILD_BENCHMARKS=OFF $prefix > "$work/cmake.log" 2>&1 \
+        || { tail -30 "$work/cmake.log"; exit 1; }
+    cmake --build "$root/build-gpu" --target tilescope-cli -j "$(nproc)" > "$work/build.log" 2>&1 || { tail -40 "$work/build.log"; exit 1; }
+    cli="$root/build-gpu/app/tilescope-cli"
+fi
+export LC_ALL=C
+cores=$(nproc)
+counts=""
+for n in 1 2 4 8 16 32 64 128; do [ "$n" -le "$cores" ] && counts="$counts $n"; done
+echo "cores: $cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$("$cli" --version)"
+
+# best wall seconds of RUNS runs of a command
+best() {
+    local bestTime="" t0 t1 t
+    for _ in $(seq "${RUNS:-3}"); do
+        t0=$EPOCHREALTIME
+        "$@" > /dev/null
+        t1=$EPOCHREALTIME
+        t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+        if [ -z "$bestTime" ] || awk "BEGIN{exit !($t < $bestTime)}"; then bestTime=$t; fi
+    done
+    echo "$bestTime"
+}
+
+for size in ${SIZES:-120 500}; do
+    trace=$work/generated_${size}mb.json
+    [ -f "$trace" ] || python3 "$root/tools/make_large_trace.py" "$root/resources/samples/train_scheduled.pt.trace.json.gz" \
+        "$trace" --size-mb "$size" > "$work/make_${size}.log" 2>&1
+    bytes=$(stat -c %s "$trace")
+    records=$("$cli" info "$trace" | grep -m1 -o '[0-9]* records' || true)
+    py=$(RUNS=1 best python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$trace")
+    echo
+    echo "$(basename "$trace"): $((bytes / 1000000)) MB, $records; json.load ${py} s"
+    printf '%8s %10s %12s %12s\n' threads summary_s "speed-up" "/json.load"
+    one=""
+    for n in $counts; do
+        t=$(best env TILESCOPE_LOAD_THREADS="$n" "$cli" summary "$trace")
+        [ -n "$one" ] || one=$t
+        printf '%8s %10s %11.2fx %11.3fx\n' "$n" "$t" "$(awk -v a="$one" -v b="$t" 'BEGIN { print a / b }')" \
+            "$(awk -v a="$t" -v b="$py" 'BEGIN { print a / b }')"
+    done
+done
