@@ -92,7 +92,7 @@ MainWindow::MainWindow(QWidget* parent)
 {
     setWindowTitle(tr("TileScope"));
     setAcceptDrops(true);
-    resize(1500, 950);
+    resize(kDefaultSize);
 
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
@@ -182,9 +182,9 @@ MainWindow::MainWindow(QWidget* parent)
     splitDockWidget(detailsDock, findingsDock, Qt::Vertical);
     // The answer gets room for several findings and their evidence; Details needs a few lines until clicked.
     // (once the window is laid out: before it is shown the docks have no heights to share). The heights are
-    // for the default 950 px window, in proportion on a smaller screen's.
+    // for the default window, in proportion on a smaller screen's.
     QTimer::singleShot(0, this, [this, tableDock, detailsDock, findingsDock, rooflineDock] {
-        const double scale = std::min(1.0, height() / 950.0);
+        const double scale = std::min(1.0, double(height()) / kDefaultSize.height());
         const auto px = [scale](int height) { return int(height * scale); };
         resizeDocks({tableDock}, {px(230)}, Qt::Vertical);
         resizeDocks({detailsDock, findingsDock, rooflineDock}, {px(110), px(250), px(330)}, Qt::Vertical);
@@ -581,11 +581,7 @@ QDockWidget* MainWindow::addRanksDock(QDockWidget* neighbour)
                 for (const auto& r : report->ranks)
                     if (r.rank == rank)
                         file = QString::fromStdString(r.file);
-                QString passedOver;
-                if (!report->skipped.empty())
-                    passedOver = tr(" (%n file(s) passed over, not traces: %1)", nullptr, int(report->skipped.size()))
-                                     .arg(QString::fromStdString(report->skipped.front()));
-                statusBar()->showMessage(tr("Ranks of %1: %2").arg(folder, m_ranks->verdict()->text()) + passedOver, 8000);
+                statusBar()->showMessage(tr("Ranks of %1: %2").arg(folder, m_ranks->verdict()->text()), 8000);
                 rememberRecent(folder); // reopened as the folder, every rank
                 openFile(file, false, false);
             });

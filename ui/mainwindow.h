@@ -57,6 +57,7 @@ public:
     ProfileDialog* profileDialog() const { return m_profileDialog; }
     // Saves a PNG of the window once the trace in flight has loaded, then quits.
     void screenshotWhenLoaded(const QString& path);
+    static constexpr QSize kDefaultSize{1500, 950}; // where the screen has room for it and its frame
     // For a short screen (a 1366x768 laptop's; before the window is shown): the right-hand docks take the
     // whole height and the table sits under the timeline, so the window fits with room for both.
     void useShortScreenLayout();

@@ -209,10 +209,8 @@ void MemoryPanel::buildStatic()
                                                                 : tr("no op");
             label->setText(tr("peak %1 in %2").arg(bytesText(device.peakAllocated), op));
             m_peakLabels.push_back(label);
-            if (device.peakOp != trace::kNoIndex) {
-                m_peakMarks.push_back({marker, device.peakOp});
-                m_peakMarks.push_back({label, device.peakOp});
-            }
+            if (device.peakOp != trace::kNoIndex)
+                m_peakMarks.push_back({marker, label, device.peakOp});
         }
     }
 
@@ -431,16 +429,21 @@ double MemoryPanel::pixelOfTime(int64_t time) const { return m_doc ? m_plot->xAx
 
 uint32_t MemoryPanel::peakOpAt(QPointF pixel) const
 {
-    // Within the plot's selection tolerance (8 px) of the marker or the label: QCustomPlot's selectTest puts a
-    // point inside the label at 0.99 of it.
+    // Within the plot's selection tolerance (8 px) of a marker, the nearest; else inside a label's box (not
+    // near it: a long label beside the curve would take the clicks meant for the curve).
     uint32_t op = trace::kNoIndex;
     double nearest = m_plot->selectionTolerance();
     for (const PeakMark& mark : m_peakMarks)
-        if (const double distance = mark.item->selectTest(pixel, false); distance >= 0 && distance <= nearest) {
+        if (const double distance = mark.marker->selectTest(pixel, false); distance >= 0 && distance <= nearest) {
             nearest = distance;
             op = mark.op;
         }
-    return op;
+    if (op != trace::kNoIndex)
+        return op;
+    for (const PeakMark& mark : m_peakMarks)
+        if (QRectF(mark.label->topLeft->pixelPosition(), mark.label->bottomRight->pixelPosition()).normalized().contains(pixel))
+            return mark.op;
+    return trace::kNoIndex;
 }
 
 uint32_t MemoryPanel::opAt(int64_t time, std::optional<double> bytes) const

@@ -16,7 +16,7 @@ struct MemoryTimeline;
 struct SuspectedLeak;
 } // namespace tilescope::memory
 class MemoryBand;
-class QCPAbstractItem;
+class QCPItemTracer;
 class QCPGraph;
 class QCPItemLine;
 class QCPItemText;
@@ -91,7 +91,8 @@ private:
     // pixel can fall past the op's end, in the op around it).
     struct PeakMark
     {
-        QCPAbstractItem* item;
+        QCPItemTracer* marker;
+        QCPItemText* label;
         uint32_t op;
     };
     std::vector<PeakMark> m_peakMarks;

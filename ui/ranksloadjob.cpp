@@ -16,14 +16,14 @@ void RanksLoadJob::start(const QString& folder)
     m_worker.start([this, folder](const WorkerJob::Run& run) {
         tilescope::trace::RankSetLoadOptions options;
         options.load.keepRawArgs = false;
-        options.skipNotTraces = true; // the folder's meta.json and the like
+
         options.load.cancel = run.cancelFlag();
         options.load.progress = [this, run](const tilescope::trace::LoadProgress& p) {
             run.post([this, p] { emit progress(qint64(p.inputBytesRead), qint64(p.inputBytesTotal)); });
         };
         try {
-            const tilescope::trace::RankSet set = tilescope::trace::loadRankSet(tilescope::trace::traceFilesInFolder(folder.toStdString()),
-                                                                                options);
+            const std::vector<std::string> files = tilescope::trace::expandRankPaths({folder.toStdString()}, &options.folderFiles);
+            const tilescope::trace::RankSet set = tilescope::trace::loadRankSet(files, options);
             auto report = std::make_shared<const tilescope::analysis::RanksReport>(tilescope::analysis::computeRanks(set));
             run.finish([this, folder, report] { emit finished(folder, report); });
         } catch (const tilescope::io::LoadCancelled&) {

@@ -42,7 +42,14 @@ QString RanksModel::verdictText() const
             ranks << QString::number(r);
         text += tr("Straggler: rank %1 (the others wait for it inside the collectives).").arg(ranks.join(QStringLiteral(", ")));
     }
-    return text + tr(" Rule: %1.").arg(QString::fromStdString(v.rule));
+    text += tr(" Rule: %1.").arg(QString::fromStdString(v.rule));
+    // The folder's files that are not traces (its meta.json, ...), so that none goes missing unsaid.
+    QStringList passedOver;
+    for (const std::string& why : m_report->skipped)
+        passedOver << QString::fromStdString(why);
+    if (!passedOver.isEmpty())
+        text += tr(" Passed over, not traces: %1.").arg(passedOver.join(QStringLiteral("; ")));
+    return text;
 }
 
 int RanksModel::rowCount(const QModelIndex& parent) const { return parent.isValid() || !m_report ? 0 : int(m_report->ranks.size()); }

@@ -8,6 +8,7 @@
 #include "stats/torchtable.h"
 
 #include <QHeaderView>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -78,9 +79,12 @@ void RanksPanel::setReport(std::shared_ptr<const tilescope::analysis::RanksRepor
 
 qint64 RanksPanel::markShown(const QString& file)
 {
+    // One file by any path to it (relative, absolute, through a link): a mismatch clears the folder's ranks.
     const auto* report = m_model->report();
+    const QString shown = QFileInfo(file).canonicalFilePath();
     for (int row = 0; report && row < m_model->rowCount(); ++row)
-        if (m_model->index(row, 0).data(RanksModel::FileRole).toString() == file) {
+        if (const QString rankFile = m_model->index(row, 0).data(RanksModel::FileRole).toString();
+            rankFile == file || (!shown.isEmpty() && QFileInfo(rankFile).canonicalFilePath() == shown)) {
             m_table->selectRow(row);
             return report->ranks[size_t(row)].rank;
         }

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "exportcommand.h"
 
+#include "rankscommand.h"
 #include "analysis/ranks.h"
 #include "export/sqliteexport.h"
 #include "io/tracefileerror.h"
 #include "trace/rankset.h"
 #include "trace/traceloader.h"
 
-#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <stdexcept>
 
 namespace tilescope::cli {
@@ -53,7 +54,8 @@ int runExportCommand(const std::vector<std::string>& paths, const std::string& d
         throw std::invalid_argument("export needs --sqlite FILE.db");
     const auto started = std::chrono::steady_clock::now();
     const bool run = paths.size() > 1 || trace::isFolder(paths.front());
-    const std::vector<std::string> files = run ? trace::expandRankPaths(paths) : paths;
+    std::set<std::string> folderFiles;
+    const std::vector<std::string> files = run ? trace::expandRankPaths(paths, &folderFiles) : paths;
     refuseInputAsOutput(files, database);
     sqlexport::SqliteExport out(database, force); // refuses an existing file before anything is loaded
 
@@ -74,10 +76,9 @@ int runExportCommand(const std::vector<std::string>& paths, const std::string& d
     } else {
         trace::RankSetLoadOptions options;
         options.load = load;
-        options.skipNotTraces = std::any_of(paths.begin(), paths.end(), [](const std::string& p) { return trace::isFolder(p); });
+        options.folderFiles = folderFiles;
         trace::RankSet set = trace::loadRankSet(files, options);
-        for (const std::string& why : set.skipped)
-            std::cerr << "tilescope-cli: note: passed over: " << why << "\n";
+        printPassedOver(set);
         for (const trace::RankTrace& r : set.ranks)
             printWarnings(r.file, *r.trace);
         const analysis::RanksReport report = analysis::computeRanks(set);

@@ -7,7 +7,6 @@
 #include "report/ranksreport.h"
 #include "trace/rankset.h"
 
-#include <algorithm>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -15,6 +14,12 @@
 #include <stdexcept>
 
 namespace tilescope::cli {
+
+void printPassedOver(const trace::RankSet& set)
+{
+    for (const std::string& why : set.skipped)
+        std::cerr << "tilescope-cli: note: passed over: " << why << "\n";
+}
 
 const char* const kRanksUsage = R"(  ranks DIR|FILES... [--format table|json] [--partial]
       per-rank traces of one run (distributedInfo.rank; a folder's *.json and *.json.gz files), loaded
@@ -37,16 +42,9 @@ trace::RankSetLoadOptions loadOptions(bool partial)
     return options;
 }
 
-// The folder's files that are not traces (meta.json, ...), passed over.
-void printSkipped(const trace::RankSet& set)
-{
-    for (const std::string& why : set.skipped)
-        std::cerr << "tilescope-cli: note: passed over: " << why << "\n";
-}
-
 void printWarnings(const trace::RankSet& set)
 {
-    printSkipped(set);
+    printPassedOver(set);
     for (const trace::RankTrace& r : set.ranks)
         for (const std::string& w : r.trace->stats.warnings)
             std::cerr << "tilescope-cli: warning: " << r.file << ": " << w << "\n";
@@ -78,8 +76,8 @@ int runRanksCommand(const std::vector<std::string>& paths, const std::string& fo
     if (format != "table" && format != "json")
         throw std::invalid_argument("--format for ranks is table or json, got '" + format + "'");
     trace::RankSetLoadOptions options = loadOptions(partial);
-    options.skipNotTraces = std::any_of(paths.begin(), paths.end(), [](const std::string& p) { return trace::isFolder(p); });
-    const trace::RankSet set = trace::loadRankSet(trace::expandRankPaths(paths), options);
+    const std::vector<std::string> files = trace::expandRankPaths(paths, &options.folderFiles);
+    const trace::RankSet set = trace::loadRankSet(files, options);
     printWarnings(set);
     const analysis::RanksReport report = analysis::computeRanks(set);
     std::cout << (format == "json" ? report::ranksJson(report) : report::ranksText(report));
@@ -103,9 +101,9 @@ int runPerRank(int argc, char** argv, bool partial, const std::function<int()>& 
     char* const folderArgument = argv[2];
     const std::string folder = folderArgument;
     trace::RankSetLoadOptions options = loadOptions(partial);
-    options.skipNotTraces = true; // a folder's meta.json and the like
-    trace::RankSet set = trace::loadRankSet(trace::traceFilesInFolder(folder), options);
-    printSkipped(set); // each rank's own warnings come with its command's output
+    const std::vector<std::string> files = trace::expandRankPaths({folder}, &options.folderFiles);
+    trace::RankSet set = trace::loadRankSet(files, options);
+    printPassedOver(set); // each rank's own warnings come with its command's output
     const bool json = formatArgument(argc, argv) == "json";
     io::Json ranks = io::Json::array();
     int status = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "trace/rankset.h"
 #include "trace/trace.h"
 
 #include <functional>
@@ -10,6 +11,9 @@
 namespace tilescope::cli {
 
 extern const char* const kRanksUsage;
+
+// A note on stderr for each of a folder's files passed over as not traces (trace::RankSet::skipped).
+void printPassedOver(const trace::RankSet& set);
 
 // `tilescope-cli ranks DIR|FILES... [--format table|json] [--partial]`; returns the exit status. Throws
 // io::TraceFileError (naming the file) and std::invalid_argument for a bad --format.

@@ -4,6 +4,7 @@
 // report's pictures offscreen into DIR and exits: what `tilescope-cli report` runs, so the CLI needs no Qt.
 #include "mainwindow.h"
 #include "reportimages.h"
+#include "screenfit.h"
 #include "version.h"
 
 #include "io/tracefileerror.h"
@@ -96,12 +97,13 @@ int main(int argc, char** argv)
     if (parser.isSet(screenshot)) {
         window.screenshotWhenLoaded(parser.value(screenshot)); // the default size, whatever the screen
         window.show();
-    } else if (window.width() > room.width() || window.height() > room.height()) {
-        // A screen with less room than the default window (a 1366x768 laptop's) gets it maximized, in the layout
-        // for a short screen: past the screen's edge the window would hide the table and the roofline.
+    } else if (const QSize fitting = sizeWithinScreen(window, window.size()); fitting != window.size()) {
+        // A screen with less room than the default window and its frame (a 1366x768 laptop's) gets it maximized,
+        // in the layout for a short screen: past the screen's edge the window would hide the table and the
+        // roofline.
         if (room.height() < 1000)
             window.useShortScreenLayout();
-        window.resize(window.size().boundedTo(room.size())); // the docks' first heights are shared out of this
+        window.resize(fitting); // the docks' first heights are shared out of this
         window.showMaximized();
     } else
         window.show();

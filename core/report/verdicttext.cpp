@@ -4,6 +4,9 @@
 #include "stats/torchtable.h"
 #include "trace/abbreviatename.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace tilescope::report {
 
 using roofline::RooflineClass;
@@ -58,13 +61,21 @@ Verdict verdictOf(const roofline::Classification& c)
     return v;
 }
 
-std::string toText(const Verdict& v)
+namespace {
+// Demangled names run to thousands of characters: the verdict's own and its kernels', to shorten in a text.
+trace::NameShortener namesOf(const Verdict& v, size_t width)
 {
-    // Demangled names run to thousands of characters: shortened in the text (the JSON keeps them whole).
-    trace::NameShortener names(kTextNameWidth);
+    trace::NameShortener names(width);
     names.add(v.name);
     for (const auto& k : v.kernels)
         names.add(k.name);
+    return names;
+}
+} // namespace
+
+std::string toText(const Verdict& v)
+{
+    const trace::NameShortener names = namesOf(v, kTextNameWidth); // the JSON keeps them whole
     std::string out = "  " + names.apply(v.name) + "  [" + std::to_string(v.calls) + " calls, " + v.total + "]  " + v.className + " ("
         + v.strength + "; " + v.workSource + ")\n";
     for (const auto& b : v.bullets)
@@ -80,11 +91,8 @@ std::string toText(const Verdict& v)
 
 std::string toHtml(const Verdict& v)
 {
-    // Shortened as in the text, so that the evidence is not pushed out of a small card; the full name ends it.
-    trace::NameShortener names(kCardNameWidth);
-    names.add(v.name);
-    for (const auto& k : v.kernels)
-        names.add(k.name);
+    // Shortened as in the text, so that the evidence is not pushed out of a small card; the full names end it.
+    const trace::NameShortener names = namesOf(v, kCardNameWidth);
     const std::string shownName = names.apply(v.name);
     std::string html = "<b style='color:" + v.colour + "'>" + htmlEscaped(v.className) + "</b> (" + htmlEscaped(v.strength) + ") - "
         + htmlEscaped(shownName) + "<br>" + std::to_string(v.calls) + " calls, " + htmlEscaped(v.total) + " total; "
@@ -115,8 +123,18 @@ std::string toHtml(const Verdict& v)
                 + "</td><td align='right'>" + htmlEscaped(k.share) + "</td><td>" + htmlEscaped(names.apply(k.name)) + "</td></tr>";
         html += "</table>";
     }
+    std::vector<std::string> shortened; // the full forms of the names shown shortened, the verdict's first
     if (shownName != v.name)
-        html += "<p style='color:gray'>Full name: " + htmlEscaped(v.name) + "</p>";
+        shortened.push_back(v.name);
+    for (const auto& k : v.kernels)
+        if (names.apply(k.name) != k.name && std::find(shortened.begin(), shortened.end(), k.name) == shortened.end())
+            shortened.push_back(k.name);
+    if (!shortened.empty()) {
+        html += std::string("<p style='color:gray'>") + (shortened.size() == 1 ? "Full name: " : "Full names:");
+        for (const std::string& name : shortened)
+            html += (shortened.size() == 1 ? "" : "<br>") + htmlEscaped(name);
+        html += "</p>";
+    }
     return html;
 }
 

@@ -67,13 +67,15 @@ std::vector<std::string> traceFilesInFolder(const std::string& folder)
     return files;
 }
 
-std::vector<std::string> expandRankPaths(const std::vector<std::string>& paths)
+std::vector<std::string> expandRankPaths(const std::vector<std::string>& paths, std::set<std::string>* fromFolders)
 {
     std::vector<std::string> files;
     for (const std::string& p : paths) {
         if (isFolder(p)) {
             const auto inFolder = traceFilesInFolder(p);
             files.insert(files.end(), inFolder.begin(), inFolder.end());
+            if (fromFolders)
+                fromFolders->insert(inFolder.begin(), inFolder.end());
         } else {
             files.push_back(p);
         }
@@ -120,7 +122,7 @@ RankSet loadRankSet(const std::vector<std::string>& files, const RankSetLoadOpti
             try {
                 traces[i] = loadTrace(files[i], load);
             } catch (const io::TraceFileError& e) {
-                if (options.skipNotTraces && e.isNotATrace()) {
+                if (e.isNotATrace() && options.folderFiles.contains(files[i])) {
                     skippedWhy[i] = e.what();
                     notTraces[i] = std::current_exception();
                     continue;

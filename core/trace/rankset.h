@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,7 @@ struct RankSet
 {
     int64_t worldSize = 0;
     std::vector<RankTrace> ranks;
-    std::vector<std::string> skipped; // with RankSetLoadOptions::skipNotTraces: "FILE: why" for each passed over
+    std::vector<std::string> skipped; // "FILE: why" for each of RankSetLoadOptions::folderFiles passed over
 };
 
 // The trace files (*.json, *.json.gz, *.pt.trace.json...) directly in `folder`, sorted by name.
@@ -45,16 +46,17 @@ struct RankSet
 std::vector<std::string> traceFilesInFolder(const std::string& folder);
 
 // Each argument a folder (its trace files) or a file, in order; the rank files of a `ranks` command line.
-std::vector<std::string> expandRankPaths(const std::vector<std::string>& paths);
+// `fromFolders`, when given, gets the files found in a folder (RankSetLoadOptions::folderFiles).
+std::vector<std::string> expandRankPaths(const std::vector<std::string>& paths, std::set<std::string>* fromFolders = nullptr);
 
 struct RankSetLoadOptions
 {
     LoadOptions load;     // its progress is called, under a lock, with the sums over all files
     unsigned threads = 0; // 0: one per hardware thread (at most one per file)
-    // A folder's other JSON files (meta.json, a memory timeline, torch's key averages beside the traces) are
-    // passed over and named in RankSet::skipped; off, every file must be a trace. A damaged trace is an
-    // error either way.
-    bool skipNotTraces = false;
+    // The files that came from a folder: where one is not a trace (a run's meta.json, torch's key averages,
+    // a memory timeline beside the traces) it is passed over and named in RankSet::skipped. A file named on
+    // its own must be a trace, and a damaged trace is an error wherever it came from.
+    std::set<std::string> folderFiles;
 };
 
 // Loads `files` in parallel (std::thread, one file per thread at a time) and checks they form one run:

@@ -818,6 +818,7 @@ private:
     std::unordered_map<TrackKey, uint32_t, TrackKeyHash> m_processes; // tid unused
     std::unordered_map<TrackId, std::vector<uint32_t>> m_openBegins;
     bool m_topLevelArray = false;
+    bool m_firstElementNotAnEvent = false; // a top-level array's element 0 is no event object: other JSON, not a trace
     bool m_sawTraceEvents = false;
     bool m_sawModernCategory = false, m_sawOldCategory = false, m_sawLegacyPid = false;
     uint64_t m_nextProgressAt = 1 << 20;
@@ -903,7 +904,7 @@ std::unique_ptr<Trace> Loader::run()
             throw ParallelLoadFailed();
         if (!m_sawTraceEvents)
             throw;
-        if (m_topLevelArray && t().events.empty() && t().memory.empty() && t().counters.empty() && t().stats.records <= 1) {
+        if (m_firstElementNotAnEvent) {
             // A top-level array whose first element is no trace event ([1, 2], torch's key averages as a list)
             // is some other JSON, not a damaged trace.
             io::TraceFileError notTrace = error;
@@ -1096,13 +1097,16 @@ void Loader::readEventArray()
         if (token == JsonToken::ArrayBegin && m_topLevelArray && t().stats.records == 0) {
             const uint64_t offset = m_reader.tokenOffset();
             identifyArrayOfArrays();
+            m_firstElementNotAnEvent = true;
             failAt(offset, "element 0 of the top-level array is an array, expected a trace event object");
         }
-        if (token != JsonToken::ObjectBegin)
+        if (token != JsonToken::ObjectBegin) {
+            m_firstElementNotAnEvent = m_topLevelArray && t().stats.records == 0;
             failAt(m_reader.tokenOffset(),
                    std::string(m_topLevelArray ? "element " : "traceEvents element ") + std::to_string(t().stats.records)
                        + (m_topLevelArray ? " of the top-level array is " : " is ") + io::jsonTokenName(token)
                        + ", expected a trace event object");
+        }
         m_parser.readEvent();
         commit();
         ++t().stats.records;
@@ -1441,8 +1445,10 @@ void Loader::commit()
 {
     Trace& tr = t();
     const char phase = m_rec.phase;
-    if (phase == 0)
+    if (phase == 0) {
+        m_firstElementNotAnEvent = m_topLevelArray && tr.stats.records == 0;
         failAt(m_rec.offset, "event " + std::to_string(tr.stats.records) + " has no 'ph' (phase)");
+    }
     if (phase == 'M') {
         commitMetadata();
         return;

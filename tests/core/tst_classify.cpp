@@ -419,6 +419,12 @@ private slots:
         QVERIFY2(headline.find("reduce_kernel") != std::string::npos && headline.size() < 200, headline.c_str());
         QVERIFY2(longHtml.find("<li>" + report::htmlEscaped(c.name)) == std::string::npos, longHtml.c_str());
         QVERIFY2(longHtml.ends_with("Full name: " + report::htmlEscaped(c.name) + "</p>"), longHtml.c_str());
+        // A region's kernels shortened in its list are named whole too.
+        c.kernels.push_back({c.name + " ", 1, 10, 0.1});
+        const std::string regionHtml = report::toHtml(report::verdictOf(c));
+        QVERIFY2(
+            regionHtml.ends_with("Full names:<br>" + report::htmlEscaped(c.name) + "<br>" + report::htmlEscaped(c.name + " ") + "</p>"),
+            regionHtml.c_str());
     }
 
     void humanTextCitesNoDocument()

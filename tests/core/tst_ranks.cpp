@@ -10,6 +10,7 @@
 #include "report/ranksreport.h"
 #include "trace/rankset.h"
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -247,7 +248,7 @@ private slots:
     }
 
     // A run's folder also holds other JSON (meta.json, torch's key averages, a memory timeline): with
-    // skipNotTraces they are passed over and named; a damaged trace is an error still.
+    // a folder they are passed over and named; a damaged trace is an error still.
     void filesThatAreNotTracesArePassedOver()
     {
         QTemporaryDir dir;
@@ -258,34 +259,48 @@ private slots:
             copyFile(glooFolder("slow") + "/rank-" + std::to_string(r) + ".json.gz", run + "/rank-" + std::to_string(r) + ".json.gz");
         std::ofstream(run + "/meta.json") << R"({"workload": "slow", "ranks": 4})";
         std::ofstream(run + "/ref_key_averages.json") << R"([{"key": "aten::mm"}])";
-        trace::RankSetLoadOptions options;
-        options.skipNotTraces = true;
-        const trace::RankSet set = trace::loadRankSet(trace::traceFilesInFolder(run), options);
+        const auto loadFolder = [](const std::string& folder) {
+            trace::RankSetLoadOptions options;
+            const auto files = trace::expandRankPaths({folder}, &options.folderFiles);
+            return trace::loadRankSet(files, options);
+        };
+        const trace::RankSet set = loadFolder(run);
         QCOMPARE(set.ranks.size(), size_t(4));
         QCOMPARE(set.skipped.size(), size_t(2));
         QVERIFY2(testutil::contains(set.skipped[0], run + "/meta.json") && testutil::contains(set.skipped[0], "no 'traceEvents' array"),
                  set.skipped[0].c_str());
         QVERIFY(testutil::contains(set.skipped[1], run + "/ref_key_averages.json"));
         QCOMPARE(analysis::computeRanks(set).skipped, set.skipped);
-        // Without the option every file must be a trace.
+        // Named on its own, every file must be a trace.
         std::string error = errorOf([&] { trace::loadRankSet(trace::traceFilesInFolder(run)); });
         QVERIFY2(testutil::contains(error, run + "/meta.json"), error.c_str());
-        // A damaged trace is not passed over.
-        std::ofstream(run + "/rank-9.json") << "{\"traceEvents\": [ {\"ph\": \"X\", ";
-        error = errorOf([&] { trace::loadRankSet(trace::traceFilesInFolder(run), options); });
-        QVERIFY2(testutil::contains(error, run + "/rank-9.json"), error.c_str());
-        std::filesystem::remove(run + "/rank-9.json");
+        std::set<std::string> fromFolders;
+        const auto files = trace::expandRankPaths({glooFolder("slow"), run + "/meta.json"}, &fromFolders);
+        QCOMPARE(files.back(), run + "/meta.json");
+        QVERIFY(!fromFolders.contains(run + "/meta.json") && fromFolders.contains(glooFolder("slow") + "/rank-0.json.gz"));
+        // A damaged trace is not passed over, nor is a top-level array cut inside its first event, or whose
+        // first event lacks a field.
+        const std::vector<std::string> damagedFiles = {"{\"traceEvents\": [ {\"ph\": \"X\", ",
+                                                       "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"du",
+                                                       "[{\"ph\":\"X\",\"name\":\"a\",\"dur\":2,\"pid\":1,\"tid\":1}]",
+                                                       "[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{}}, {\"ph\":"};
+        for (const std::string& damaged : damagedFiles) {
+            std::ofstream(run + "/rank-9.json") << damaged;
+            error = errorOf([&] { loadFolder(run); });
+            QVERIFY2(testutil::contains(error, run + "/rank-9.json"), (damaged + " -> " + error).c_str());
+            std::filesystem::remove(run + "/rank-9.json");
+        }
         // A folder of one trace without a rank says to open it by itself.
         const std::string single = dir.path().toStdString() + "/single";
         std::filesystem::create_directory(single);
         std::ofstream(single + "/trace.json") << R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]})";
         std::ofstream(single + "/meta.json") << "{}";
-        error = errorOf([&] { trace::loadRankSet(trace::traceFilesInFolder(single), options); });
+        error = errorOf([&] { loadFolder(single); });
         QVERIFY2(testutil::contains(error, single + "/trace.json") && testutil::contains(error, "open it by itself"), error.c_str());
         // Nothing but files that are not traces: the first one's error, and that the others are none either.
         std::filesystem::remove(single + "/trace.json");
         std::ofstream(single + "/other.json") << "[1, 2]";
-        error = errorOf([&] { trace::loadRankSet(trace::traceFilesInFolder(single), options); });
+        error = errorOf([&] { loadFolder(single); });
         QVERIFY2(testutil::contains(error, single + "/meta.json") && testutil::contains(error, "nor is any of the other 1 file a trace"),
                  error.c_str());
     }
@@ -381,6 +396,29 @@ private slots:
         QVERIFY2(bad.err.contains("rank 0 again"), bad.err.constData());
         const Run format = cli({QStringLiteral("ranks"), dir, QStringLiteral("--format"), QStringLiteral("csv")});
         QCOMPARE(format.exitCode, 2);
+    }
+
+    // The commands pass over a folder's meta.json with a note, and refuse it when it is named on its own.
+    void commandsPassOverAFoldersOtherFiles()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const std::string run = tmp.path().toStdString();
+        for (int r = 0; r < 4; ++r)
+            copyFile(glooFolder("slow") + "/rank-" + std::to_string(r) + ".json.gz", run + "/rank-" + std::to_string(r) + ".json.gz");
+        std::ofstream(run + "/meta.json") << R"({"ranks": 4})";
+        const QString dir = tmp.path(), meta = dir + QStringLiteral("/meta.json");
+        const QDir out(dir);
+        for (const QStringList& arguments :
+             {QStringList{QStringLiteral("ranks"), dir}, QStringList{QStringLiteral("steps"), dir},
+              QStringList{QStringLiteral("export"), dir, QStringLiteral("--sqlite"), out.filePath(QStringLiteral("run.db"))}}) {
+            const Run r = cli(arguments);
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            QVERIFY2(r.err.contains("note: passed over: " + meta.toUtf8()), r.err.constData());
+        }
+        const Run named = cli({QStringLiteral("ranks"), dir + QStringLiteral("/rank-0.json.gz"), meta});
+        QCOMPARE(named.exitCode, 2);
+        QVERIFY2(named.err.contains(meta.toUtf8()) && named.err.contains("traceEvents"), named.err.constData());
     }
 
     void otherCommandsRunPerRank()

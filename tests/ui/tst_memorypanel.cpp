@@ -114,6 +114,10 @@ private slots:
         QTest::mouseClick(plot, Qt::LeftButton, {}, labelCentre.toPoint());
         QCOMPARE(w.timeline()->selectedEvent(), expected);
         QCOMPARE(panel->peakOpAt(labelCentre), expected);
+        // Beside the label, away from the marker, the click is the curve's.
+        const QRectF box = QRectF(label->topLeft->pixelPosition(), label->bottomRight->pixelPosition()).normalized();
+        const double farEnd = std::abs(box.left() - at.x()) > std::abs(box.right() - at.x()) ? box.left() - 5 : box.right() + 5;
+        QCOMPARE(panel->peakOpAt(QPointF(farEnd, box.center().y())), trace::kNoIndex);
         QCOMPARE(panel->peakOpAt(QPointF(plot->axisRect()->left() + 2, plot->axisRect()->bottom() - 2)), trace::kNoIndex);
 
         // The wheel zooms the timeline around the time under the mouse; the graph follows.

@@ -17,6 +17,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QItemSelectionModel>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QFont>
 #include <QLabel>
 #include <QPushButton>
@@ -75,6 +77,31 @@ private slots:
         QVERIFY(model.verdictText().contains(QStringLiteral("No straggler")));
         model.setReport(nullptr);
         QCOMPARE(model.rowCount(), 0);
+    }
+
+    // The run's folder also holds a meta.json: passed over, and the status bar says so.
+    void aFoldersOtherFilesArePassedOver()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        for (int r = 0; r < 4; ++r)
+            QVERIFY(QFile::copy(QString::fromStdString(testutil::dataPath("ranks/gloo/slow/rank-%1.json.gz")).arg(r),
+                                tmp.filePath(QStringLiteral("rank-%1.json.gz").arg(r))));
+        QFile meta(tmp.filePath(QStringLiteral("meta.json")));
+        QVERIFY(meta.open(QIODevice::WriteOnly));
+        meta.write("{\"ranks\": 4}");
+        meta.close();
+        MainWindow w;
+        testutil::showExposed(w);
+        QSignalSpy changed(&w, &MainWindow::documentChanged);
+        w.openFile(tmp.path());
+        QVERIFY(changed.wait(30000));
+        QCOMPARE(w.ranks()->model()->rowCount(), 4);
+        QCOMPARE(w.ranks()->model()->report()->skipped.size(), size_t(1));
+        const QString verdict = w.ranks()->verdict()->text();
+        QVERIFY2(verdict.contains(QStringLiteral("Passed over, not traces: ")) && verdict.contains(meta.fileName()), qPrintable(verdict));
+        QSettings().remove(QStringLiteral("recentFiles")); // the next test starts with none
+        QSettings().remove(QStringLiteral("lastFile"));
     }
 
     void openingAFolderShowsTheRanks()

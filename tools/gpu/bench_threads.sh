@@ -8,8 +8,9 @@
 # core needs nlohmann/json's headers: carry Debian's nlohmann-json3-dev .deb in .deb/ (an ignored folder).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-work=${OUT:-/tmp/tilescope-threads}
-mkdir -p "$work"
+work=${OUT:-/tmp/tilescope-threads} # logs (the device tool brings $OUT back: no traces there)
+traces=/tmp/tilescope-threads-traces
+mkdir -p "$work" "$traces"
 if [ -n "${CLI:-}" ]; then
     cli=$CLI
 else
@@ -45,9 +46,9 @@ best() {
 }
 
 for size in ${SIZES:-120 500}; do
-    trace=$work/generated_${size}mb.json
+    trace=$traces/generated_${size}mb.json
     [ -f "$trace" ] || python3 "$root/tools/make_large_trace.py" "$root/resources/samples/train_scheduled.pt.trace.json.gz" \
-        "$trace" --size-mb "$size" > "$work/make_${size}.log" 2>&1
+        "$trace" --size-mb "$size" > "$work/make_${size}.log" 2>&1 || { cat "$work/make_${size}.log"; exit 1; }
     bytes=$(stat -c %s "$trace")
     records=$("$cli" info "$trace" | grep -m1 -o '[0-9]* records' || true)
     py=$(RUNS=1 best python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$trace")
