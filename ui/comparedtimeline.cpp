@@ -8,7 +8,6 @@
 #include <QComboBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QDir>
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollBar>
@@ -98,13 +97,16 @@ void ComparedTimeline::setDocuments(std::shared_ptr<const TraceDocument> before,
         hide();
         return;
     }
-    // Two files of one name (each run's trace.json) are told apart by their folders.
+    // Two files of one name (each run's trace.json) are told apart by as many of their folders as it takes
+    // (run1/out/trace.json against run2/out/trace.json).
     const QFileInfo afterFile(m_afterDoc->path), beforeFile(m_beforeDoc->path);
-    const bool sameName = afterFile.fileName() == beforeFile.fileName();
-    const auto shown = [sameName](const QFileInfo& file) {
-        return (sameName ? file.dir().dirName() + u'/' + file.fileName() : file.fileName()).toHtmlEscaped();
-    };
-    m_title->setText(tr("<b>after</b> %1 (under <b>before</b> %2)").arg(shown(afterFile), shown(beforeFile)));
+    const QStringList afterParts = afterFile.absoluteFilePath().split(u'/', Qt::SkipEmptyParts),
+                      beforeParts = beforeFile.absoluteFilePath().split(u'/', Qt::SkipEmptyParts);
+    qsizetype keep = 1;
+    while (keep < std::min(afterParts.size(), beforeParts.size()) && afterParts.last(keep) == beforeParts.last(keep))
+        ++keep;
+    const auto shown = [keep](const QStringList& parts) { return parts.last(std::min(keep, parts.size())).join(u'/').toHtmlEscaped(); };
+    m_title->setText(tr("<b>after</b> %1 (under <b>before</b> %2)").arg(shown(afterParts), shown(beforeParts)));
     m_title->setToolTip(tr("after: %1\nbefore: %2").arg(afterFile.absoluteFilePath(), beforeFile.absoluteFilePath()));
     m_after->setDocument(m_afterDoc);
     m_align->addItem(tr("trace start"));

@@ -17,6 +17,8 @@
 #include <QCheckBox>
 #include <QColor>
 #include <QComboBox>
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -25,6 +27,7 @@
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
@@ -157,6 +160,17 @@ private slots:
                  qPrintable(title));
         openComparisonOf(w, beforeTrace(), afterTrace());
         QVERIFY2(w.comparedTimeline()->titleText().contains(QStringLiteral("<b>after</b> dominant_kernel.json.gz")),
+                 qPrintable(w.comparedTimeline()->titleText()));
+        // Folders of one name too: as many as it takes.
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        for (const char* run : {"run1", "run2"}) {
+            QVERIFY(QDir(tmp.path()).mkpath(QStringLiteral("%1/out").arg(QLatin1String(run))));
+            QVERIFY(QFile::copy(beforeTrace(), tmp.filePath(QStringLiteral("%1/out/trace.json.gz").arg(QLatin1String(run)))));
+        }
+        openComparisonOf(w, tmp.filePath(QStringLiteral("run1/out/trace.json.gz")), tmp.filePath(QStringLiteral("run2/out/trace.json.gz")));
+        QVERIFY2(w.comparedTimeline()->titleText().contains(
+                     QStringLiteral("<b>after</b> run2/out/trace.json.gz (under <b>before</b> run1/out/trace.json.gz)")),
                  qPrintable(w.comparedTimeline()->titleText()));
     }
     void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("TileScopeTests")); }
