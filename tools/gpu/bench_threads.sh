@@ -5,26 +5,15 @@
 # summary` on each with TILESCOPE_LOAD_THREADS=1, 2, 4, ... up to the cores (best of RUNS, wall time from
 # bash's EPOCHREALTIME), printing each time, its speed-up over one thread and Python's json.load once.
 # Usage: tools/gpu/bench_threads.sh   env: SIZES ("120 500"), RUNS (3), CLI (a tilescope-cli already built)
-# core needs nlohmann/json's headers: carry Debian's nlohmann-json3-dev .deb in .deb/ (an ignored folder).
+# Builds the CLI with tools/gpu/build_cli.sh (which says how to carry nlohmann/json's headers).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${OUT:-/tmp/tilescope-threads} # logs (the device tool brings $OUT back: no traces there)
 traces=/tmp/tilescope-threads-traces
 mkdir -p "$work" "$traces"
-if [ -n "${CLI:-}" ]; then
-    cli=$CLI
-else
-    prefix=""
-    for deb in "$root"/.deb/nlohmann-json3-dev_*.deb; do
-        [ -f "$deb" ] || continue
-        mkdir -p /tmp/tilescope-deps && dpkg -x "$deb" /tmp/tilescope-deps && prefix="-DCMAKE_PREFIX_PATH=/tmp/tilescope-deps/usr"
-    done
-    [ -f "$root/build-gpu/build.ninja" ] || cmake -S "$root" -B "$root/build-gpu" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-        -DTILESCOPE_BUILD_GUI=OFF -DTILESCOPE_BUILD_TESTS=OFF -DTILESCOPE_BUILD_BENCHMARKS=OFF $prefix > "$work/cmake.log" 2>&1 \
-        || { tail -30 "$work/cmake.log"; exit 1; }
-    cmake --build "$root/build-gpu" --target tilescope-cli -j "$(nproc)" > "$work/build.log" 2>&1 || { tail -40 "$work/build.log"; exit 1; }
-    cli="$root/build-gpu/app/tilescope-cli"
-fi
+# shellcheck source=build_cli.sh
+source "$root/tools/gpu/build_cli.sh"
+build_cli "$work" > "$work/build-cli.log" || { cat "$work/build-cli.log"; exit 1; }
 export LC_ALL=C
 cores=$(nproc)
 counts=""

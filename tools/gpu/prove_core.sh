@@ -2,17 +2,14 @@
 # GPU proof for the core engine (run on the GPU machine, which has no Qt): builds core + tilescope-cli,
 # records a fresh CUDA trace with torch there, and checks tilescope-cli summary against torch's own
 # key_averages of the same run (rows, counts, times, memory, FLOPs) and the printed table byte for byte.
-# core needs nlohmann/json's headers: on a box without apt, carry Debian's package (here:
-# `apt-get download nlohmann-json3-dev` into an ignored folder) and unpack it there first with `dpkg -x FILE.deb /`.
+# Builds the CLI with tools/gpu/build_cli.sh (which says how to carry nlohmann/json's headers).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-/tmp/tilescope-gpu-proof}
 mkdir -p "$out"
-cmake -S "$root" -B "$root/build-gpu" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTILESCOPE_BUILD_GUI=OFF -DTILESCOPE_BUILD_TESTS=OFF \
-    -DTILESCOPE_BUILD_BENCHMARKS=OFF > "$out/cmake.log" 2>&1 || { tail -20 "$out/cmake.log"; exit 1; }
-cmake --build "$root/build-gpu" -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-cli="$root/build-gpu/app/tilescope-cli"
-echo "== built: $cli"
+# shellcheck source=build_cli.sh
+source "$root/tools/gpu/build_cli.sh"
+build_cli "$out"
 python3 "$root/tools/gpu/make_reference_trace.py" "$out/fresh"
 "$cli" info "$out/fresh/trace.json" | head -12
 "$cli" summary "$out/fresh/trace.json" --format json > "$out/ours.json"

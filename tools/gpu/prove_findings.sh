@@ -7,7 +7,7 @@
 # files; the traces are kept as fixtures in tests/data/findings).
 # Prints PASS/FAIL lines; exits non-zero when any check failed.
 #
-# core needs nlohmann/json's headers: carry Debian's package as `.deb` (see prove_memory.sh).
+# Builds the CLI with tools/gpu/build_cli.sh (which says how to carry nlohmann/json's headers);
 # CLI=path/to/tilescope-cli skips the build.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,20 +20,9 @@ pass() { echo "PASS $*"; }
 fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 
 echo "== torch $("$python" -c 'import torch; print(torch.__version__, torch.cuda.get_device_name(0))')"
-if [ -n "${CLI:-}" ]; then
-    cli=$CLI
-else
-    prefix=""
-    for deb in "$root"/.deb/nlohmann-json3-dev_*.deb; do
-        [ -f "$deb" ] || continue
-        mkdir -p /tmp/tilescope-deps && dpkg -x "$deb" /tmp/tilescope-deps && prefix="-DCMAKE_PREFIX_PATH=/tmp/tilescope-deps/usr"
-    done
-    [ -f "$root/build-gpu/build.ninja" ] || cmake -S "$root" -B "$root/build-gpu" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-        -DTILESCOPE_BUILD_GUI=OFF -DTILESCOPE_BUILD_TESTS=OFF -DTILESCOPE_BUILD_BENCHMARKS=OFF $prefix > "$work/cmake.log" 2>&1 \
-        || { tail -30 "$work/cmake.log"; exit 1; }
-    cmake --build "$root/build-gpu" --target tilescope-cli -j "$(nproc)" > "$work/build.log" 2>&1 || { tail -40 "$work/build.log"; exit 1; }
-    cli="$root/build-gpu/app/tilescope-cli"
-fi
+# shellcheck source=build_cli.sh
+source "$root/tools/gpu/build_cli.sh"
+build_cli "$work" || exit 1
 
 "$python" "$root/tools/gpu/findings_workloads.py" "$results/traces" || { echo "FAIL recording the workloads"; exit 1; }
 

@@ -11,9 +11,7 @@
 # runs it on the trace, the pickle and the timeline and compares its peaks with the raw files' figures.
 # Prints PASS/FAIL lines; exits non-zero when any check failed.
 #
-# core needs nlohmann/json's headers. On a box without them, carry Debian's package: here, in the repo root,
-#   echo /.deb/ >> .git/info/exclude; mkdir -p .deb; (cd .deb && apt-get download nlohmann-json3-dev)
-# and name `.deb` in the run's carry; this script unpacks it under /tmp (not /) and points CMake at it.
+# Builds the CLI with tools/gpu/build_cli.sh (which says how to carry nlohmann/json's headers);
 # CLI=path/to/tilescope-cli skips the build (e.g. after prove_sessions.sh built build-gpu).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,26 +25,9 @@ fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
 
 echo "== torch $("$python" -c 'import torch; print(torch.__version__, torch.cuda.get_device_name(0) if torch.cuda.is_available() else "(no CUDA)")')"
-if [ -n "${CLI:-}" ]; then
-    cli=$CLI
-else
-    prefix=""
-    for deb in "$root"/.deb/nlohmann-json3-dev_*.deb; do
-        [ -f "$deb" ] || continue
-        mkdir -p /tmp/tilescope-deps && dpkg -x "$deb" /tmp/tilescope-deps && prefix="-DCMAKE_PREFIX_PATH=/tmp/tilescope-deps/usr"
-        echo "== nlohmann/json from $(basename "$deb"), unpacked under /tmp/tilescope-deps"
-    done
-    if [ -f "$root/build-gpu/build.ninja" ]; then
-        echo "== reusing build-gpu"
-    else
-        cmake -S "$root" -B "$root/build-gpu" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTILESCOPE_BUILD_GUI=OFF \
-            -DTILESCOPE_BUILD_TESTS=OFF -DTILESCOPE_BUILD_BENCHMARKS=OFF $prefix > "$work/cmake.log" 2>&1 \
-            || { tail -30 "$work/cmake.log"; exit 1; }
-    fi
-    cmake --build "$root/build-gpu" --target tilescope-cli -j "$(nproc)" > "$work/build.log" 2>&1 || { tail -40 "$work/build.log"; exit 1; }
-    cli="$root/build-gpu/app/tilescope-cli"
-fi
-echo "== cli: $cli"
+# shellcheck source=build_cli.sh
+source "$root/tools/gpu/build_cli.sh"
+build_cli "$work" || exit 1
 loop="$root/tools/gpu/memory_loop.py"
 checker="$root/tools/gpu/check_memory_session.py"
 if "$cli" memory --help > /dev/null 2>&1; then has_memory=1; else has_memory=0; echo "== this build has no 'tilescope-cli memory': reading it is skipped"; fi
