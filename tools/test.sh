@@ -36,7 +36,8 @@ fuzz fuzz_pickledecoder tests/fuzz/corpus-pickle
 #    superseding each other, memory files read beside a trace and the memory graph's clicks, a range's findings,
 #    File > Export Report on their workers, ranks loaded in parallel (core threads and the Ranks dock's job),
 #    Compare With…'s second load, one trace's traceEvents parsed on several threads (tst_parallelload) with a gzip trace inflated ahead
-#    on a thread of its own (tst_readaheadsource),
+#    on a thread of its own (tst_readaheadsource) and the merged events' pages made resident ahead on another
+#    (tst_prefaultahead),
 #    the gzip inflaters' buffers (tst_gzipsource: ISA-L and zlib, members, cuts and damage), the string pool's
 #    blocks and table (tst_stringpool) and the array splitter's block scan (tst_arraysplitter), and
 #    the analyses after the first frame (cancelled, or the window closed while they run) with raw args read
@@ -45,10 +46,10 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTILESCOPE_SANITIZE=
     -DTILESCOPE_BUILD_TORCH=OFF -DTILESCOPE_WERROR=$werror > /dev/null
 cmake --build build-asan -j "$jobs" --target tst_rangestress tst_keyaveragesmodel tst_rooflinesettings tst_memorypanel tst_findingspanel tst_report \
     tst_ranks tst_ranksmodel tst_rankstimeline tst_comparetraces tst_firstframe tst_argsstore tst_parallelload tst_readaheadsource tst_gzipsource \
-    tst_stringpool tst_arraysplitter
+    tst_stringpool tst_arraysplitter tst_prefaultahead
 for t in tst_rangestress tst_keyaveragesmodel tst_rooflinesettings tst_memorypanel tst_findingspanel tst_report tst_ranks tst_ranksmodel \
     tst_rankstimeline tst_comparetraces tst_firstframe tst_argsstore tst_parallelload tst_readaheadsource tst_gzipsource tst_stringpool \
-    tst_arraysplitter; do
+    tst_arraysplitter tst_prefaultahead; do
     QT_QPA_PLATFORM=offscreen ASAN_OPTIONS=detect_leaks=0 "./build-asan/tests/$t" > "$work/$t.log" 2>&1 \
         || { cat "$work/$t.log"; echo "$t failed under ASan"; exit 1; }
     grep -E "^Totals" "$work/$t.log" | sed "s/^/$t (ASan): /"

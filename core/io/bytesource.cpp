@@ -4,9 +4,11 @@
 #include "io/gzipsource.h"
 #include "io/tracefileerror.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -39,6 +41,29 @@ public:
     }
     uint64_t consumedInputBytes() const override { return m_consumed; }
     uint64_t totalInputBytes() const override { return m_size; }
+    bool canReadAt() const override { return true; }
+    size_t readAt(uint64_t offset, char* buffer, size_t capacity) const override
+    {
+        size_t done = 0;
+        while (done < capacity) {
+            const ssize_t got = ::pread(m_fd, buffer + done, capacity - done, static_cast<off_t>(offset + done));
+            if (got == 0)
+                break;
+            if (got < 0) {
+                if (errno == EINTR)
+                    continue;
+                throw TraceFileError(name(), offset + done, std::string("read failed: ") + std::strerror(errno));
+            }
+            done += static_cast<size_t>(got);
+        }
+        return done;
+    }
+    void seek(uint64_t offset) override
+    {
+        if (::lseek(m_fd, static_cast<off_t>(offset), SEEK_SET) < 0)
+            throw TraceFileError(name(), offset, std::string("seek failed: ") + std::strerror(errno));
+        m_consumed = offset;
+    }
 
 private:
     int m_fd;
@@ -62,6 +87,16 @@ public:
     }
     uint64_t consumedInputBytes() const override { return m_pos; }
     uint64_t totalInputBytes() const override { return m_data.size(); }
+    bool canReadAt() const override { return true; }
+    size_t readAt(uint64_t offset, char* buffer, size_t capacity) const override
+    {
+        if (offset >= m_data.size())
+            return 0;
+        const size_t n = std::min<uint64_t>(capacity, m_data.size() - offset);
+        std::memcpy(buffer, m_data.data() + offset, n);
+        return n;
+    }
+    void seek(uint64_t offset) override { m_pos = static_cast<size_t>(std::min<uint64_t>(offset, m_data.size())); }
 
 private:
     std::string_view m_data;
@@ -89,6 +124,14 @@ public:
     }
     uint64_t consumedInputBytes() const override { return m_inner->consumedInputBytes(); }
     uint64_t totalInputBytes() const override { return m_inner->totalInputBytes(); }
+    // The prefix is the inner source's own first bytes (read from it): offsets are the inner source's.
+    bool canReadAt() const override { return m_inner->canReadAt(); }
+    size_t readAt(uint64_t offset, char* buffer, size_t capacity) const override { return m_inner->readAt(offset, buffer, capacity); }
+    void seek(uint64_t offset) override
+    {
+        m_pos = static_cast<size_t>(std::min<uint64_t>(offset, m_prefix.size()));
+        m_inner->seek(std::max<uint64_t>(offset, m_prefix.size()));
+    }
 
 private:
     std::unique_ptr<ByteSource> m_inner;
@@ -97,6 +140,10 @@ private:
 };
 
 } // namespace
+
+size_t ByteSource::readAt(uint64_t, char*, size_t) const { throw std::logic_error(name() + ": this source cannot be read at an offset"); }
+
+void ByteSource::seek(uint64_t) { throw std::logic_error(name() + ": this source cannot seek"); }
 
 std::unique_ptr<ByteSource> openTraceFile(const std::string& path)
 {

@@ -20,6 +20,14 @@ public:
     virtual uint64_t consumedInputBytes() const = 0;
     virtual uint64_t totalInputBytes() const = 0;
     virtual bool isCompressed() const { return false; }
+    // Positional reads, for a source whose bytes lie where they can be read again (a plain file, memory;
+    // not a gzip stream): readAt() reads up to `capacity` bytes at stream offset `offset` without moving
+    // the stream, from any thread (the parallel loader's workers read their own chunks), fewer only at the
+    // end; seek() moves the stream to `offset`. Both throw TraceFileError on failure, and std::logic_error
+    // where canReadAt() is false.
+    virtual bool canReadAt() const { return false; }
+    virtual size_t readAt(uint64_t offset, char* buffer, size_t capacity) const;
+    virtual void seek(uint64_t offset);
     const std::string& name() const { return m_name; }
 
 protected:

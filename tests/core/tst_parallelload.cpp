@@ -12,9 +12,13 @@
 #include "trace/traceloader.h"
 
 #include <QScopeGuard>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <random>
+
+#include <atomic>
+#include <fstream>
 
 #include <filesystem>
 #include <variant>
@@ -148,10 +152,74 @@ void compareOutcomes(const Outcome& serial, const Outcome& parallel, const std::
     QVERIFY2(a.size() == b.size(), sizes.c_str());
 }
 
+// A source that can only be read as a stream, as a gzip one: the parallel pass then reads every byte of
+// the array itself, where it has a plain file's or memory's chunks read by their workers.
+class StreamOnlySource final : public io::ByteSource
+{
+public:
+    explicit StreamOnlySource(std::unique_ptr<io::ByteSource> inner)
+        : ByteSource(inner->name())
+        , m_inner(std::move(inner))
+    { }
+    size_t read(char* buffer, size_t capacity) override { return m_inner->read(buffer, capacity); }
+    uint64_t consumedInputBytes() const override { return m_inner->consumedInputBytes(); }
+    uint64_t totalInputBytes() const override { return m_inner->totalInputBytes(); }
+    bool isCompressed() const override { return m_inner->isCompressed(); }
+
+private:
+    std::unique_ptr<io::ByteSource> m_inner;
+};
+
+// A memory source whose positional reads come up short from the `goodReads`-th on (a file that shrank
+// while its chunks were read): each chunk a worker reads then fails as a wrong guess does.
+class ShrinkingSource final : public io::ByteSource
+{
+public:
+    ShrinkingSource(std::string_view data, int goodReads)
+        : ByteSource("shrinking.json")
+        , m_inner(io::memorySource(data, "shrinking.json"))
+        , m_goodReads(goodReads)
+    { }
+    size_t read(char* buffer, size_t capacity) override { return m_inner->read(buffer, capacity); }
+    uint64_t consumedInputBytes() const override { return m_inner->consumedInputBytes(); }
+    uint64_t totalInputBytes() const override { return m_inner->totalInputBytes(); }
+    bool canReadAt() const override { return true; }
+    size_t readAt(uint64_t offset, char* buffer, size_t capacity) const override
+    {
+        const size_t got = m_inner->readAt(offset, buffer, capacity);
+        return m_reads.fetch_add(1) < m_goodReads ? got : got / 2;
+    }
+    void seek(uint64_t offset) override { m_inner->seek(offset); }
+
+private:
+    std::unique_ptr<io::ByteSource> m_inner;
+    const int m_goodReads;
+    mutable std::atomic<int> m_reads{0};
+};
+
+// The tests below with a `streamed` column run twice: memory read as a plain file is (its chunks read by
+// their workers) and as a stream.
+bool g_streamed = false;
+
 std::function<std::unique_ptr<io::ByteSource>()> memoryOpener(const std::string& data)
 {
+    if (g_streamed)
+        return [&data] { return std::make_unique<StreamOnlySource>(io::memorySource(data, "mem.json")); };
     return [&data] { return io::memorySource(data, "mem.json"); };
 }
+
+void addStreamedColumn()
+{
+    QTest::addColumn<bool>("streamed");
+    QTest::newRow("chunks read by workers") << false;
+    QTest::newRow("read as a stream") << true;
+}
+
+// Sets g_streamed from the test's data row.
+#define FETCH_STREAMED()                                                                                                                   \
+    QFETCH(bool, streamed);                                                                                                                \
+    g_streamed = streamed;                                                                                                                 \
+    const auto resetStreamed = qScopeGuard([] { g_streamed = false; })
 
 // Events with names and args that hold everything the splitter must see through: quotes, backslashes,
 // brackets and commas inside strings, escapes that end in a backslash, nested args, B/E pairs, metadata,
@@ -261,8 +329,10 @@ private slots:
 
     // Every chunk size from 1 to 300 bytes: the read blocks end at every offset of the array, in and out
     // of strings, escapes and nested values.
+    void boundariesEverywhere_data() { addStreamedColumn(); }
     void boundariesEverywhere()
     {
+        FETCH_STREAMED();
         const std::string data = trickyTrace();
         const Outcome serial = loadWith(memoryOpener(data), 1, 0, false);
         QVERIFY(std::holds_alternative<std::unique_ptr<Trace>>(serial));
@@ -294,8 +364,10 @@ private slots:
 
     // A wrong guess in the last chunks, where the exact scan takes over to find the array's end (or no guess
     // comes within the window): the chunks before are proven first, so the load stays parallel.
+    void wrongGuessNearTheEnd_data() { addStreamedColumn(); }
     void wrongGuessNearTheEnd()
     {
+        FETCH_STREAMED();
         std::string data = "{\"traceEvents\": [";
         for (int i = 0; i < 40; ++i)
             data += R"({"ph": "X", "name": "op", "pid": 1, "tid": 1, "ts": )" + std::to_string(i * 10) + R"(, "dur": 5}, )";
@@ -316,8 +388,10 @@ private slots:
     // Random traces full of what makes a guess wrong ("},{" in strings, escapes, arrays of objects, an array
     // of objects after traceEvents), some damaged: the same Trace or error as the streaming pass, and every
     // trace that loads loaded in parallel (a wrong guess never sends the load back to the streaming pass).
+    void randomWrongGuesses_data() { addStreamedColumn(); }
     void randomWrongGuesses()
     {
+        FETCH_STREAMED();
         std::mt19937 random(12345);
         const char* pieces[] = {"},{", "}, {", "},\\n{", "]", "[", "{", "}", ",", "\\\"", "\\\\", "x", " "};
         size_t loadedInParallel = 0;
@@ -365,8 +439,10 @@ private slots:
 
     // The trace cut at every byte (a crashed run), and bytes changed into ones that break it: the same
     // error text, or with --partial the same events kept.
+    void truncatedAndDamaged_data() { addStreamedColumn(); }
     void truncatedAndDamaged()
     {
+        FETCH_STREAMED();
         const std::string data = trickyTrace().substr(0, 1800);
         const size_t arrayStart = data.find("\"traceEvents\"");
         for (size_t cut = arrayStart; cut <= data.size(); cut += 7) {
@@ -429,45 +505,141 @@ private slots:
     void badInput_data()
     {
         QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<bool>("streamed");
+        const auto row = [](const char* name, const QByteArray& content) {
+            QTest::newRow(name) << content << false;
+            QTest::newRow((std::string(name) + ", read as a stream").c_str()) << content << true;
+        };
         const QByteArray good("{\"schemaVersion\": 1, \"traceEvents\": [\n  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", "
                               "\"pid\": 1, \"tid\": 1, \"ts\": 100.000, \"dur\": 5.000, \"args\": {\"External id\": 1}}");
-        QTest::newRow("truncated") << good.left(good.size() - 30);
-        QTest::newRow("truncated after comma") << good + ",";
-        QTest::newRow("trailing comma") << good + ",]}";
-        QTest::newRow("leading comma") << QByteArray("{\"traceEvents\": [,{\"ph\": \"i\", \"ts\": 1}]}");
-        QTest::newRow("missing comma") << QByteArray("{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1} {\"ph\": \"i\", \"ts\": 2}]}");
-        QTest::newRow("brace closes array") << QByteArray("{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1}}}");
-        QTest::newRow("empty array") << QByteArray("{\"traceEvents\": [ ]}");
-        QTest::newRow("null traceEvents") << QByteArray("{\"traceEvents\": null}");
-        QTest::newRow("event not object") << QByteArray("{\"traceEvents\": [1]}");
-        QTest::newRow("second event not object") << QByteArray("{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1}, \"x\"]}");
-        QTest::newRow("array of arrays") << QByteArray("[[1, 2], [[3]]]");
-        QTest::newRow("ts is string") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": \"1\", \"dur\": 1}]}");
-        QTest::newRow("missing ts") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"dur\": 1}]}");
-        QTest::newRow("missing ph") << QByteArray("{\"traceEvents\": [{\"name\": \"a\", \"ts\": 1}]}");
-        QTest::newRow("negative dur") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": -5}]}");
-        QTest::newRow("invalid utf8") << QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\xc3\x28\", \"ts\": 1, \"dur\": 1}]}");
-        QTest::newRow("end before begin") << QByteArray(
-            "{\"traceEvents\": [{\"ph\": \"B\", \"name\": \"a\", \"ts\": 5, \"pid\": 1, \"tid\": 1}, "
-            "{\"ph\": \"E\", \"ts\": 4, \"pid\": 1, \"tid\": 1}]}");
-        QTest::newRow("garbage after") << good + "]} trailing";
-        QTest::newRow("two arrays") << QByteArray(
-            "{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1}], \"traceEvents\": [{\"ph\": \"i\", \"ts\": 2}]}");
+        row("truncated", good.left(good.size() - 30));
+        row("truncated after comma", good + ",");
+        row("trailing comma", good + ",]}");
+        row("leading comma", QByteArray("{\"traceEvents\": [,{\"ph\": \"i\", \"ts\": 1}]}"));
+        row("missing comma", QByteArray("{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1} {\"ph\": \"i\", \"ts\": 2}]}"));
+        row("brace closes array", QByteArray("{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1}}}"));
+        row("empty array", QByteArray("{\"traceEvents\": [ ]}"));
+        row("null traceEvents", QByteArray("{\"traceEvents\": null}"));
+        row("event not object", QByteArray("{\"traceEvents\": [1]}"));
+        row("second event not object", QByteArray("{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1}, \"x\"]}"));
+        row("array of arrays", QByteArray("[[1, 2], [[3]]]"));
+        row("ts is string", QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": \"1\", \"dur\": 1}]}"));
+        row("missing ts", QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"dur\": 1}]}"));
+        row("missing ph", QByteArray("{\"traceEvents\": [{\"name\": \"a\", \"ts\": 1}]}"));
+        row("negative dur", QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": -5}]}"));
+        row("invalid utf8", QByteArray("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\xc3\x28\", \"ts\": 1, \"dur\": 1}]}"));
+        row("end before begin",
+            QByteArray("{\"traceEvents\": [{\"ph\": \"B\", \"name\": \"a\", \"ts\": 5, \"pid\": 1, \"tid\": 1}, "
+                       "{\"ph\": \"E\", \"ts\": 4, \"pid\": 1, \"tid\": 1}]}"));
+        row("garbage after", good + "]} trailing");
+        row("two arrays", QByteArray("{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1}], \"traceEvents\": [{\"ph\": \"i\", \"ts\": 2}]}"));
         QString deep = "{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1, \"args\": {\"a\": ";
         for (int i = 0; i < 996; ++i)
             deep += "[";
-        QTest::newRow("nesting at the limit") << (deep + QString(996, QChar(']')) + "}}]}").toUtf8();
-        QTest::newRow("nesting past the limit") << (deep + "[" + QString(997, QChar(']')) + "}}]}").toUtf8();
+        row("nesting at the limit", (deep + QString(996, QChar(']')) + "}}]}").toUtf8());
+        row("nesting past the limit", (deep + "[" + QString(997, QChar(']')) + "}}]}").toUtf8());
     }
     void badInput()
     {
         QFETCH(QByteArray, content);
+        FETCH_STREAMED();
         const std::string data(content.constData(), size_t(content.size()));
         for (const bool partial : {false, true}) {
             const Outcome serial = loadWith(memoryOpener(data), 1, 0, partial);
             for (const size_t chunk : {size_t(1), size_t(3), size_t(0)})
                 compareOutcomes(serial, loadWith(memoryOpener(data), 2, chunk, partial), "chunk " + std::to_string(chunk));
         }
+    }
+
+    // A plain file's (or memory's) chunks are read by their workers, a stream's and a gzip file's by the
+    // loading thread: the same Trace either way, from a file on disk too.
+    void workersReadPlainFiles()
+    {
+        std::string data = trickyTrace();
+        std::string plain;
+        for (int i = 0; plain.size() < 200000; ++i)
+            plain += R"({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 7, "tid": 7, "ts": )" + std::to_string(i * 3)
+                + R"(, "dur": 2, "args": {"External id": )" + std::to_string(900000 + i) + "}},";
+        data.insert(data.find("\"traceEvents\" : [") + 17, plain);
+        const Outcome serial = loadWith(memoryOpener(data), 1, 0, false);
+        QVERIFY(std::holds_alternative<std::unique_ptr<Trace>>(serial));
+        const auto stats = [](const Outcome& outcome) { return std::get<std::unique_ptr<Trace>>(outcome)->stats; };
+
+        const Outcome fromMemory = loadWith(memoryOpener(data), 3, 4096, false);
+        compareOutcomes(serial, fromMemory, "memory");
+        QVERIFY(stats(fromMemory).chunksReadByWorkers > 40);
+        QVERIFY(stats(fromMemory).chunksReadByWorkers < stats(fromMemory).parallelChunks); // the array's end is cut exactly
+
+        const auto streamOnly = [&data] { return std::make_unique<StreamOnlySource>(io::memorySource(data, "mem.json")); };
+        const Outcome streamed = loadWith(streamOnly, 3, 4096, false);
+        compareOutcomes(serial, streamed, "stream");
+        QCOMPARE(stats(streamed).chunksReadByWorkers, 0u);
+        QVERIFY(stats(streamed).parallelChunks > 40);
+
+        const std::string gz = gzipped(data);
+        const Outcome gzip = loadWith(memoryOpener(gz), 3, 4096, false);
+        compareOutcomes(loadWith(memoryOpener(gz), 1, 0, false), gzip, "gzip");
+        QCOMPARE(stats(gzip).chunksReadByWorkers, 0u);
+
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string path = dir.filePath("plain.json").toStdString();
+        {
+            std::ofstream out(path, std::ios::binary);
+            out << data;
+        }
+        const Outcome fromFile = loadWith([&path] { return io::openTraceFile(path); }, 2, 4096, false);
+        const Outcome fileSerial = loadWith([&path] { return io::openTraceFile(path); }, 1, 0, false);
+        compareOutcomes(fileSerial, fromFile, "file");
+        QVERIFY(stats(fromFile).chunksReadByWorkers > 40);
+    }
+
+    // A worker's short read (the file shrank under it) fails its chunk as a wrong guess does: cut again
+    // from the stream, the load gives the same Trace.
+    void shortWorkerReads()
+    {
+        const std::string data = trickyTrace();
+        const Outcome serial = loadWith(memoryOpener(data), 1, 0, false);
+        for (const int goodReads : {0, 1, 5, 20}) {
+            const auto open = [&data, goodReads] { return std::make_unique<ShrinkingSource>(data, goodReads); };
+            const Outcome parallel = loadWith(open, 2, 200, false);
+            compareOutcomes(serial, parallel, "good reads " + std::to_string(goodReads));
+            QVERIFY(std::get<std::unique_ptr<Trace>>(parallel)->stats.wrongCuts > 0);
+        }
+    }
+
+    // Positional reads and seeks of a plain file, over the bytes read to tell gzip from JSON; a gzip source
+    // has none.
+    void sourcesReadAtOffsets()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("bytes.json").toStdString();
+        {
+            std::ofstream out(path, std::ios::binary);
+            out << "0123456789abcdef";
+        }
+        const auto file = io::openTraceFile(path);
+        QVERIFY(file->canReadAt());
+        char buffer[32] = {};
+        QCOMPARE(file->readAt(1, buffer, 4), size_t(4));
+        QCOMPARE(std::string(buffer, 4), std::string("1234"));
+        QCOMPARE(file->readAt(14, buffer, 8), size_t(2)); // fewer at the end
+        QCOMPARE(std::string(buffer, 2), std::string("ef"));
+        QCOMPARE(file->readAt(16, buffer, 8), size_t(0));
+        QCOMPARE(file->read(buffer, 3), size_t(2)); // the sniffed bytes first: readAt did not move the stream
+        QCOMPARE(std::string(buffer, 2), std::string("01"));
+        file->seek(1);
+        QCOMPARE(file->read(buffer, 3), size_t(1));
+        QCOMPARE(buffer[0], '1');
+        QCOMPARE(file->read(buffer, 3), size_t(3));
+        QCOMPARE(std::string(buffer, 3), std::string("234"));
+        file->seek(10);
+        QCOMPARE(file->consumedInputBytes(), uint64_t(10));
+        QCOMPARE(file->read(buffer, 32), size_t(6));
+        QCOMPARE(std::string(buffer, 6), std::string("abcdef"));
+        const std::string gz = gzipped("{\"traceEvents\": []}");
+        QVERIFY(!io::memorySource(gz)->canReadAt());
+        QVERIFY(io::memorySource("{}")->canReadAt());
     }
 
     // From 20,000 events Trace::finalize builds the id indexes on a second thread beside the nesting: the
