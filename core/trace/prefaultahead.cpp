@@ -90,9 +90,7 @@ void PrefaultAhead::run()
 {
     std::unique_lock lock(m_mutex);
     for (;;) {
-        m_wake.wait(lock, [this] {
-            return m_stop || (m_begin && m_populatedTo < m_begin + std::min(m_capacity, m_filled + m_ahead / 2));
-        });
+        m_wake.wait(lock, [this] { return m_stop || (m_begin && m_populatedTo < m_begin + std::min(m_capacity, m_filled + m_ahead / 2)); });
         if (m_stop)
             return;
         const char* const begin = m_begin;

@@ -7,11 +7,19 @@
 #include "trace/tracktypename.h"
 
 #include <algorithm>
+#include <atomic>
 #include <future>
 #include <map>
+#include <numeric>
 #include <system_error>
 
 namespace tilescope::trace {
+
+namespace {
+// Under this many events a thread costs more than it saves (finalize's id indexes; a track's nesting: a
+// quarter of it).
+constexpr size_t kEventsWorthAThread = 20000;
+} // namespace
 
 std::string_view trackTypeName(Track::Type type)
 {
@@ -81,7 +89,6 @@ void Trace::finalize(unsigned threads)
     // The id indexes read only the events' kinds and ids, which the three steps beside them leave alone (they
     // write the tracks and the events' times, parents, depths and flags): on a second core they cost the load
     // nothing. A small trace is not worth a thread's start.
-    constexpr size_t kEventsWorthAThread = 20000;
     std::future<void> ids;
     if (threads > 1 && events.size() >= kEventsWorthAThread) {
         try {
@@ -91,7 +98,7 @@ void Trace::finalize(unsigned threads)
     }
     classifyTracks();
     undoAnnotationWidening();
-    const EventSpan span = sortAndNestTracks();
+    const EventSpan span = sortAndNestTracks(threads);
     if (span.repeats > 0)
         stats.warnings.push_back(std::to_string(span.repeats) + (span.repeats == 1 ? " event is a repeat" : " events are repeats")
                                  + ": each equals an earlier event on its track (the same name, ids, start and duration), so the file"
@@ -235,8 +242,7 @@ bool isRepeatOf(const Event& e, const Event& previous)
 
 // How far back among events of the same start and duration a track's sorted list is searched for a repeat.
 constexpr size_t kRepeatSearch = 32;
-
-Trace::EventSpan Trace::sortAndNestTracks()
+Trace::EventSpan Trace::sortAndNestTracks(unsigned threads)
 {
     EventSpan span;
     if (!events.empty()) {
@@ -250,9 +256,8 @@ Trace::EventSpan Trace::sortAndNestTracks()
         tracks[t].events.reserve(perTrack[t]); // each list written once, never moved
     for (uint32_t i = 0; i < events.size(); ++i)
         tracks[events[i].track].events.push_back(i);
-    std::vector<uint32_t> stack;
-    FreeRows rows;
-    for (Track& track : tracks) {
+    // Sorts one track's list and nests its events: they are its own, and it writes nothing else.
+    const auto nestTrack = [this](Track& track, std::vector<uint32_t>& stack, FreeRows& rows, EventSpan& span) {
         auto& list = track.events;
         const auto earlier = [&](uint32_t a, uint32_t b) {
             const Event& x = events[a];
@@ -309,6 +314,40 @@ Trace::EventSpan Trace::sortAndNestTracks()
             if (e.kind == EventKind::TraceSpan)
                 span.firstTraceSpan = std::min(span.firstTraceSpan, index);
         }
+    };
+    // With cores to spare (finalize's second thread builds the id indexes), the tracks of many events are
+    // nested on several threads at once, the largest first: a trace's CPU thread and its busy streams take
+    // most of the time, one each.
+    std::vector<TrackId> order(tracks.size());
+    std::iota(order.begin(), order.end(), TrackId(0));
+    std::stable_sort(order.begin(), order.end(), [&](TrackId a, TrackId b) { return perTrack[a] > perTrack[b]; });
+    const auto large = static_cast<unsigned>(
+        std::count_if(perTrack.begin(), perTrack.end(), [](uint32_t n) { return n >= kEventsWorthAThread / 4; }));
+    const unsigned helpers = std::min(threads > 2 ? threads - 2 : 0u, large > 0 ? large - 1 : 0u);
+    std::atomic<size_t> next{0};
+    const auto nestSome = [&](EventSpan& local) {
+        std::vector<uint32_t> stack;
+        FreeRows rows;
+        for (size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < order.size();)
+            nestTrack(tracks[order[k]], stack, rows, local);
+    };
+    std::vector<EventSpan> spans(helpers + 1, span);
+    std::vector<std::future<void>> running;
+    for (unsigned h = 1; h <= helpers; ++h) {
+        try {
+            running.push_back(std::async(std::launch::async, [&nestSome, &spans, h] { nestSome(spans[h]); }));
+        } catch (const std::system_error&) { // no more threads: the ones there are take the rest
+            break;
+        }
+    }
+    nestSome(spans[0]);
+    for (std::future<void>& done : running)
+        done.get();
+    for (const EventSpan& local : spans) {
+        span.first = std::min(span.first, local.first);
+        span.last = std::max(span.last, local.last);
+        span.firstTraceSpan = std::min(span.firstTraceSpan, local.firstTraceSpan);
+        span.repeats += local.repeats;
     }
     return span;
 }

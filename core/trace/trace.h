@@ -251,7 +251,7 @@ private:
         uint32_t firstTraceSpan = kNoIndex;
         uint64_t repeats = 0; // events equal to the one before them on their track (isRepeatOf)
     };
-    EventSpan sortAndNestTracks();
+    EventSpan sortAndNestTracks(unsigned threads);
     void indexIds();
     void linkForwardBackward();
     uint32_t enclosingOpOfLaunch(uint32_t event) const;

@@ -642,20 +642,25 @@ private slots:
         QVERIFY(io::memorySource("{}")->canReadAt());
     }
 
-    // From 20,000 events Trace::finalize builds the id indexes on a second thread beside the nesting: the
-    // same trace as with one thread, links, fwdbwd pairs and extent included. Run under ASan too (the fixtures
-    // above skip large files there), for the threads' sharing of the events.
-    void finalizeOnTwoThreads()
+    // From 20,000 events Trace::finalize builds the id indexes on a second thread beside the nesting, and
+    // with more threads nests the tracks of 5,000 events or more on several (this trace has three): the same
+    // trace as with one thread, parents, depths, links, fwdbwd pairs and extent included. Run under ASan too
+    // (the fixtures above skip large files there), for the threads' sharing of the events.
+    void finalizeOnSeveralThreads()
     {
         const std::string path = std::string(TILESCOPE_TEST_DATA) + "/external/hta/ns_resolution_trace_rank0.json.gz";
         const auto open = [&path] { return io::openTraceFile(path); };
         const Outcome serial = loadWith(open, 1, 0, false);
-        const Outcome parallel = loadWith(open, 2, 0, false);
-        const auto* t = std::get_if<std::unique_ptr<Trace>>(&parallel);
-        QVERIFY(t);
-        QVERIFY((*t)->events.size() >= 20000);
-        QVERIFY(!(*t)->forwardBackward().empty());
-        compareOutcomes(serial, parallel, path + " threads 2");
+        for (const unsigned threads : {2u, 4u, 7u}) {
+            const Outcome parallel = loadWith(open, threads, 0, false);
+            const auto* t = std::get_if<std::unique_ptr<Trace>>(&parallel);
+            QVERIFY(t);
+            QVERIFY((*t)->events.size() >= 20000);
+            QVERIFY(!(*t)->forwardBackward().empty());
+            QCOMPARE(std::count_if((*t)->tracks.begin(), (*t)->tracks.end(), [](const trace::Track& k) { return k.events.size() >= 5000; }),
+                     3);
+            compareOutcomes(serial, parallel, path + " threads " + std::to_string(threads));
+        }
     }
 
     void threadCount()

@@ -89,7 +89,7 @@ private slots:
         ahead.filledTo(moved.data, 2 * kMiB, moved.size);
         QTRY_VERIFY(residentPages(moved, 2 * kMiB, 4 * kMiB) == 4 * kMiB / page);
         QCOMPARE(residentPages(moved, 0, 2 * kMiB), size_t(0)); // the filled part is the filler's own
-        QVERIFY(ahead.populatedBytes() >= 11 * kMiB); // 4 + 3 + 1 + 4 MiB, less the bytes filled first
+        QVERIFY(ahead.populatedBytes() >= 11 * kMiB);           // 4 + 3 + 1 + 4 MiB, less the bytes filled first
     }
 
     // Finished, it gives back the whole pages it made resident past the filled end; the filled bytes stay.
