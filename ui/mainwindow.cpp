@@ -814,9 +814,7 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message, qint6
         memoryKind = report::detectMemoryFile(path.toStdString());
     } catch (const io::TraceFileError&) { // unreadable: the message says so
     }
-    QString shown = message;
-    if (memoryKind != report::MemoryFileKind::Other)
-        shown.remove(QString::fromUtf8(trace::kMemoryDataHint.data(), qsizetype(trace::kMemoryDataHint.size())));
+    const QString& shown = message;
     QMessageBox box(QMessageBox::Critical, tr("Cannot open trace"),
                     tr("<b>%1</b><br><br>%2").arg(path.toHtmlEscaped(), shown.toHtmlEscaped()), QMessageBox::Close, this);
     QPushButton* asMemory = nullptr;

@@ -30,6 +30,7 @@
 #include "capturecommand.h"
 #if defined(TILESCOPE_HAVE_SQLITE)
 #include "exportcommand.h"
+#include "inputerror.h"
 #endif
 #include "memory/memoryanalysis.h"
 #include "memorycommand.h"
@@ -59,8 +60,6 @@
 namespace {
 
 using namespace tilescope;
-
-constexpr int kExitBadInput = 2;
 
 const char* kUsageHead = "usage: tilescope-cli COMMAND TRACE [options]   (capture and calibrate take no TRACE)\n"
                          "       tilescope-cli COMMAND --help            (one command's usage)\n"
@@ -879,7 +878,7 @@ std::string unknownCommand(std::string_view command) { return "unknown command '
 int reportUsageError(const std::string& message)
 {
     std::cerr << "tilescope-cli: " << message << "\n(run 'tilescope-cli --help' for usage)\n";
-    return kExitBadInput;
+    return cli::kExitBadInput;
 }
 
 } // namespace
@@ -898,7 +897,7 @@ int main(int argc, char** argv)
         }
         if (argc < 2) { // a mistake, as with any missing argument: the usage goes where errors go
             std::cerr << fullUsage();
-            return kExitBadInput;
+            return cli::kExitBadInput;
         }
         std::cout << fullUsage();
         return 0;
@@ -991,8 +990,8 @@ int main(int argc, char** argv)
     } catch (const UsageError& e) {
         return reportUsageError(e.message);
     } catch (const io::TraceFileError& e) {
-        std::cerr << "tilescope-cli: error: " << e.what() << "\n";
-        return kExitBadInput;
+        cli::printInputError(e);
+        return cli::kExitBadInput;
     } catch (const std::bad_alloc&) {
         std::cerr << "tilescope-cli: error: out of memory\n";
         return 1;

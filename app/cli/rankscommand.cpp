@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "rankscommand.h"
 
+#include "inputerror.h"
+
 #include "analysis/ranks.h"
 #include "io/smalljson.h"
 #include "io/tracefileerror.h"
@@ -31,8 +33,6 @@ const char* const kRanksUsage = R"(  ranks DIR|FILES... [--format table|json] [-
 )";
 
 namespace {
-
-constexpr int kExitBadInput = 2; // as main's
 
 trace::RankSetLoadOptions loadOptions(bool partial)
 {
@@ -117,7 +117,7 @@ int runPerRank(int argc, char** argv, bool partial, const std::function<int()>& 
             try {
                 status = std::max(status, dispatch());
             } catch (const io::TraceFileError& e) {
-                std::cerr << "tilescope-cli: error: " << e.what() << "\n";
+                printInputError(e);
                 status = std::max(status, kExitBadInput);
                 return std::string(e.what());
             }

@@ -857,8 +857,7 @@ private:
 void Loader::notATrace(const std::string& what, bool memoryData)
 {
     m_sawTraceEvents = false; // not a trace that --partial could keep part of
-    io::TraceFileError error(m_source.name(), std::nullopt,
-                             "this is " + what + ", not a trace" + (memoryData ? std::string(kMemoryDataHint) : std::string()));
+    io::TraceFileError error(m_source.name(), std::nullopt, "this is " + what + ", not a trace");
     error.setMemoryData(memoryData);
     error.setNotATrace(true);
     throw error;

@@ -45,10 +45,6 @@ struct LoadOptions
     size_t chunkBytes = 0;
 };
 
-// The end of the error for memory data given as a trace (an allocator snapshot, a memory timeline): the
-// CLI's way to it. The app, which offers its own, leaves it out.
-inline constexpr std::string_view kMemoryDataHint = "; open it with `tilescope-cli memory`";
-
 // The parse threads a load of a trace of 2 MiB of JSON or more uses with these options.
 unsigned loadThreads(const LoadOptions& options);
 
