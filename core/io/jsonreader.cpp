@@ -606,6 +606,7 @@ void JsonReader::resumeAfterArray(std::string_view rest, uint64_t restOffset)
     m_end = rest.size();
     m_tokenStart = 0;
     m_base = restOffset;
+    m_eof = false; // the source goes on after `rest` wherever the caller left it, even if it had ended here
     m_stack.pop_back();
     afterValue();
 }

@@ -49,7 +49,8 @@ public:
     // Right after the array's ArrayBegin, takeUnread() returns the bytes already read from the source but
     // not tokenized (valid until the next call) and drops them: the caller reads the rest of the array
     // from the source itself. resumeAfterArray() then goes on after the array's ']' with `rest`, the bytes
-    // read past it, which start at stream offset `restOffset`.
+    // read past it, which start at stream offset `restOffset`; the source is read on from where it is then
+    // (the caller may have moved it: an end of input met before is forgotten).
     std::string_view takeUnread();
     void resumeAfterArray(std::string_view rest, uint64_t restOffset);
     // A reader over some elements of an array without its brackets (`{...}, {...}`): starts as after the

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -216,14 +215,12 @@ void Builder::selectEvents()
     m_events.reserve(m_trace.events.size());
     // The selection's next pages made resident on another thread while this one fills them (a third of the
     // selection's time went to their page faults; the other core is idle in this serial part of a summary).
-    // Under 2 MiB of them a thread costs more than it saves (key averages of a range run on every selection).
-    constexpr size_t kPrefaultFrom = size_t(2) << 20, kPrefaultEvery = 1024; // events between two notes of the filled end
-    std::optional<trace::PrefaultAhead> pages;
-    if (m_events.capacity() * sizeof(FunctionEvent) >= kPrefaultFrom)
-        pages.emplace(size_t(1) << 20);
+    // Its thread starts only past 2 MiB of them: key averages of a short range (run on every selection) start none.
+    trace::PrefaultAhead pages(size_t(1) << 20);
+    constexpr size_t kPrefaultEvery = 1024; // events between two notes of the filled end
     for (uint32_t i = 0; i < m_trace.events.size(); ++i) {
-        if (pages && i % kPrefaultEvery == 0)
-            pages->filledTo(m_events.data(), m_events.size() * sizeof(FunctionEvent), m_events.capacity() * sizeof(FunctionEvent));
+        if (i % kPrefaultEvery == 0)
+            pages.filledTo(m_events.data(), m_events.size() * sizeof(FunctionEvent), m_events.capacity() * sizeof(FunctionEvent));
         const Event& e = m_trace.events[i];
         const bool cpu = isCpuKind(e.kind);
         if (!cpu && !isCudaKind(e.kind))
@@ -269,8 +266,7 @@ void Builder::selectEvents()
         m_useDevice = m_useDevice || !cpu;
         m_events.push_back(f);
     }
-    if (pages)
-        pages->finish(m_events.data(), m_events.size() * sizeof(FunctionEvent));
+    pages.finish(m_events.data(), m_events.size() * sizeof(FunctionEvent));
 }
 
 // An overhead event has no correlation of its own; torch's correlationID() takes its parent's in torch's

@@ -23,14 +23,10 @@ uintptr_t pageSize()
 
 } // namespace
 
-PrefaultAhead::PrefaultAhead(size_t aheadBytes)
+PrefaultAhead::PrefaultAhead(size_t aheadBytes, size_t startFrom)
     : m_ahead(aheadBytes)
-{
-    try {
-        m_thread = std::thread([this] { run(); });
-    } catch (const std::system_error&) { // no thread: the pages fault in as they are written
-    }
-}
+    , m_startFrom(startFrom)
+{ }
 
 PrefaultAhead::~PrefaultAhead() { stop(); }
 
@@ -62,6 +58,15 @@ void PrefaultAhead::finish(const void* begin, size_t filled)
 
 void PrefaultAhead::filledTo(const void* begin, size_t filled, size_t capacity)
 {
+    if (!m_started) {
+        if (filled < m_startFrom)
+            return;
+        m_started = true;
+        try {
+            m_thread = std::thread([this] { run(); });
+        } catch (const std::system_error&) { // no thread: the pages fault in as they are written
+        }
+    }
     const auto* const array = static_cast<const char*>(begin);
     {
         std::lock_guard lock(m_mutex);

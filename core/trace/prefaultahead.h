@@ -12,11 +12,15 @@ namespace tilescope::trace {
 // (Linux's MADV_POPULATE_WRITE, which faults a range in as writes would, without touching its bytes): the
 // filling thread no longer stops at each new page for the kernel to find and zero one. In the parallel
 // load that thread merges every chunk in order, and a third of its time went to those faults. Where the
-// kernel lacks the call (before 5.14) it does nothing.
+// kernel lacks the call (before 5.14) it does nothing. The thread starts once the array is filled past
+// `startFrom` bytes: a small array (key averages of a short range) is not worth one.
 class PrefaultAhead
 {
 public:
-    explicit PrefaultAhead(size_t aheadBytes);
+    // What the loader and key averages start from: under 2 MiB a thread costs more than the faults it saves.
+    static constexpr size_t kWorthAThreadFrom = size_t(2) << 20;
+
+    explicit PrefaultAhead(size_t aheadBytes, size_t startFrom = kWorthAThreadFrom);
     ~PrefaultAhead(); // stops and joins
     PrefaultAhead(const PrefaultAhead&) = delete;
     PrefaultAhead& operator=(const PrefaultAhead&) = delete;
@@ -36,6 +40,8 @@ private:
     void stop();
 
     const size_t m_ahead;
+    const size_t m_startFrom;
+    bool m_started = false; // the thread was started, or could not be (the filler's own)
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
     const char* m_begin = nullptr; // the array as last told

@@ -170,15 +170,22 @@ private:
     std::unique_ptr<io::ByteSource> m_inner;
 };
 
-// A memory source whose positional reads come up short from the `goodReads`-th on (a file that shrank
-// while its chunks were read): each chunk a worker reads then fails as a wrong guess does.
-class ShrinkingSource final : public io::ByteSource
+// A memory source whose positional reads go wrong from the `goodReads`-th on, those of `bytes` or more
+// (a chunk's, read by its worker) or under (the loading thread's look past a chunk's size): short (a file
+// that shrank), or an error (EIO). A chunk read so fails as a wrong guess does; a look that fails ends the
+// parallel pass, whose streaming pass then loads the trace.
+class FailingSource final : public io::ByteSource
 {
 public:
-    ShrinkingSource(std::string_view data, int goodReads)
-        : ByteSource("shrinking.json")
-        , m_inner(io::memorySource(data, "shrinking.json"))
+    enum class Fails { ShortReads, Errors };
+    enum class Which { ChunkReads, Looks };
+    FailingSource(std::string_view data, int goodReads, Fails fails, Which which, size_t bytes)
+        : ByteSource("failing.json")
+        , m_inner(io::memorySource(data, "failing.json"))
         , m_goodReads(goodReads)
+        , m_fails(fails)
+        , m_which(which)
+        , m_bytes(bytes)
     { }
     size_t read(char* buffer, size_t capacity) override { return m_inner->read(buffer, capacity); }
     uint64_t consumedInputBytes() const override { return m_inner->consumedInputBytes(); }
@@ -187,13 +194,20 @@ public:
     size_t readAt(uint64_t offset, char* buffer, size_t capacity) const override
     {
         const size_t got = m_inner->readAt(offset, buffer, capacity);
-        return m_reads.fetch_add(1) < m_goodReads ? got : got / 2;
+        if ((capacity >= m_bytes) != (m_which == Which::ChunkReads) || m_reads.fetch_add(1) < m_goodReads)
+            return got;
+        if (m_fails == Fails::Errors)
+            throw io::TraceFileError(name(), offset, "read failed: Input/output error");
+        return got / 2;
     }
     void seek(uint64_t offset) override { m_inner->seek(offset); }
 
 private:
     std::unique_ptr<io::ByteSource> m_inner;
     const int m_goodReads;
+    const Fails m_fails;
+    const Which m_which;
+    const size_t m_bytes;
     mutable std::atomic<int> m_reads{0};
 };
 
@@ -449,8 +463,10 @@ private slots:
             const std::string part = data.substr(0, cut);
             for (const bool partial : {false, true}) {
                 const Outcome serial = loadWith(memoryOpener(part), 1, 0, partial);
-                compareOutcomes(serial, loadWith(memoryOpener(part), 2, 1 + cut % 50, partial),
-                                "cut at " + std::to_string(cut) + (partial ? " partial" : ""));
+                const Outcome parallel = loadWith(memoryOpener(part), 2, 1 + cut % 50, partial);
+                compareOutcomes(serial, parallel, "cut at " + std::to_string(cut) + (partial ? " partial" : ""));
+                if (const auto* t = std::get_if<std::unique_ptr<Trace>>(&parallel); t && !(*t)->stats.partial && (*t)->stats.records > 0)
+                    QVERIFY2((*t)->stats.parallelChunks > 0, ("cut at " + std::to_string(cut)).c_str());
             }
         }
         for (size_t at = arrayStart; at < data.size(); at += 5) {
@@ -460,8 +476,10 @@ private slots:
                     break;
                 damaged[at] = bad;
                 const Outcome serial = loadWith(memoryOpener(damaged), 1, 0, false);
-                compareOutcomes(serial, loadWith(memoryOpener(damaged), 3, 1 + at % 31, false),
-                                "byte " + std::to_string(at) + " set to " + std::string(1, bad));
+                const Outcome parallel = loadWith(memoryOpener(damaged), 3, 1 + at % 31, false);
+                compareOutcomes(serial, parallel, "byte " + std::to_string(at) + " set to " + std::string(1, bad));
+                if (const auto* t = std::get_if<std::unique_ptr<Trace>>(&parallel); t && (*t)->stats.records > 0)
+                    QVERIFY2((*t)->stats.parallelChunks > 0, ("byte " + std::to_string(at) + " set to " + std::string(1, bad)).c_str());
             }
         }
     }
@@ -546,8 +564,13 @@ private slots:
         const std::string data(content.constData(), size_t(content.size()));
         for (const bool partial : {false, true}) {
             const Outcome serial = loadWith(memoryOpener(data), 1, 0, partial);
-            for (const size_t chunk : {size_t(1), size_t(3), size_t(0)})
-                compareOutcomes(serial, loadWith(memoryOpener(data), 2, chunk, partial), "chunk " + std::to_string(chunk));
+            for (const size_t chunk : {size_t(1), size_t(3), size_t(0)}) {
+                const Outcome parallel = loadWith(memoryOpener(data), 2, chunk, partial);
+                compareOutcomes(serial, parallel, "chunk " + std::to_string(chunk));
+                // What loads whole loaded in parallel, not through the streaming pass's fallback.
+                if (const auto* t = std::get_if<std::unique_ptr<Trace>>(&parallel); t && !(*t)->stats.partial && (*t)->stats.records > 0)
+                    QVERIFY2((*t)->stats.parallelChunks > 0, ("chunk " + std::to_string(chunk)).c_str());
+            }
         }
     }
 
@@ -594,17 +617,47 @@ private slots:
         QVERIFY(stats(fromFile).chunksReadByWorkers > 40);
     }
 
-    // A worker's short read (the file shrank under it) fails its chunk as a wrong guess does: cut again
-    // from the stream, the load gives the same Trace.
-    void shortWorkerReads()
+    // A worker's read that comes up short (the file shrank under it) or fails fails its chunk as a wrong
+    // guess does: cut again from the stream, the load gives the same Trace, in parallel. The loading thread's
+    // look past a chunk's size going wrong: the same Trace, by the parallel pass or the streaming one.
+    void failingPositionalReads()
     {
         const std::string data = trickyTrace();
         const Outcome serial = loadWith(memoryOpener(data), 1, 0, false);
-        for (const int goodReads : {0, 1, 5, 20}) {
-            const auto open = [&data, goodReads] { return std::make_unique<ShrinkingSource>(data, goodReads); };
-            const Outcome parallel = loadWith(open, 2, 200, false);
-            compareOutcomes(serial, parallel, "good reads " + std::to_string(goodReads));
-            QVERIFY(std::get<std::unique_ptr<Trace>>(parallel)->stats.wrongCuts > 0);
+        constexpr size_t chunk = 300; // worker reads are 300 bytes or more; looks 64 + 38 bytes, then 38
+        for (const auto fails : {FailingSource::Fails::ShortReads, FailingSource::Fails::Errors})
+            for (const auto which : {FailingSource::Which::ChunkReads, FailingSource::Which::Looks})
+                for (const int goodReads : {0, 1, 5, 20}) {
+                    const auto open = [&, fails, which, goodReads] {
+                        return std::make_unique<FailingSource>(data, goodReads, fails, which, chunk);
+                    };
+                    const std::string what = std::string(fails == FailingSource::Fails::Errors ? "errors" : "short reads") + " in "
+                        + (which == FailingSource::Which::ChunkReads ? "chunk reads" : "looks") + " after " + std::to_string(goodReads);
+                    const Outcome parallel = loadWith(open, 2, chunk, false);
+                    compareOutcomes(serial, parallel, what);
+                    const trace::LoadStatistics& stats = std::get<std::unique_ptr<Trace>>(parallel)->stats;
+                    if (which == FailingSource::Which::ChunkReads) {
+                        QVERIFY2(stats.wrongCuts > 0, what.c_str());
+                        QVERIFY2(stats.parallelChunks > 0, what.c_str());
+                    }
+                }
+    }
+
+    // A trace of under 64 bytes (read whole by the first look at its bytes) loads in parallel too: the
+    // reader goes on after the array from where the loading thread left the file.
+    void tinyTraceStaysParallel_data() { addStreamedColumn(); }
+    void tinyTraceStaysParallel()
+    {
+        FETCH_STREAMED();
+        for (const std::string& data : {std::string(R"({"traceEvents": [{"ph": "i", "ts": 1}, {"ph": "i", "ts": 2}]})"),
+                                        std::string(R"([{"ph": "i", "ts": 1}, {"ph": "i", "ts": 2}])")}) {
+            QVERIFY(data.size() < 64);
+            const Outcome serial = loadWith(memoryOpener(data), 1, 0, false);
+            for (const size_t chunk : {size_t(1), size_t(5), size_t(20)}) {
+                const Outcome parallel = loadWith(memoryOpener(data), 2, chunk, false);
+                compareOutcomes(serial, parallel, data + " chunk " + std::to_string(chunk));
+                QVERIFY2(std::get<std::unique_ptr<Trace>>(parallel)->stats.parallelChunks > 0, data.c_str());
+            }
         }
     }
 
@@ -644,22 +697,37 @@ private slots:
 
     // From 20,000 events Trace::finalize builds the id indexes on a second thread beside the nesting, and
     // with more threads nests the tracks of 5,000 events or more on several (this trace has three): the same
-    // trace as with one thread, parents, depths, links, fwdbwd pairs and extent included. Run under ASan too
+    // trace as with one thread, parents, depths, links, fwdbwd pairs and extent included, gzipped and plain
+    // (its chunks read by the workers). Run under ASan too
     // (the fixtures above skip large files there), for the threads' sharing of the events.
     void finalizeOnSeveralThreads()
     {
-        const std::string path = std::string(TILESCOPE_TEST_DATA) + "/external/hta/ns_resolution_trace_rank0.json.gz";
-        const auto open = [&path] { return io::openTraceFile(path); };
-        const Outcome serial = loadWith(open, 1, 0, false);
-        for (const unsigned threads : {2u, 4u, 7u}) {
-            const Outcome parallel = loadWith(open, threads, 0, false);
-            const auto* t = std::get_if<std::unique_ptr<Trace>>(&parallel);
-            QVERIFY(t);
-            QVERIFY((*t)->events.size() >= 20000);
-            QVERIFY(!(*t)->forwardBackward().empty());
-            QCOMPARE(std::count_if((*t)->tracks.begin(), (*t)->tracks.end(), [](const trace::Track& k) { return k.events.size() >= 5000; }),
-                     3);
-            compareOutcomes(serial, parallel, path + " threads " + std::to_string(threads));
+        const std::string gz = std::string(TILESCOPE_TEST_DATA) + "/external/hta/ns_resolution_trace_rank0.json.gz";
+        QTemporaryDir dir;
+        const std::string plain = dir.filePath("ns_resolution.json").toStdString();
+        {
+            std::string json;
+            const auto source = io::openTraceFile(gz);
+            char block[1 << 16];
+            for (size_t got; (got = source->read(block, sizeof block)) > 0;)
+                json.append(block, got);
+            std::ofstream(plain, std::ios::binary) << json;
+        }
+        for (const std::string& path : {gz, plain}) {
+            const auto open = [&path] { return io::openTraceFile(path); };
+            const Outcome serial = loadWith(open, 1, 0, false);
+            for (const unsigned threads : {2u, 4u, 7u}) {
+                const Outcome parallel = loadWith(open, threads, 0, false);
+                const auto* t = std::get_if<std::unique_ptr<Trace>>(&parallel);
+                QVERIFY(t);
+                QVERIFY((*t)->events.size() >= 20000);
+                QVERIFY(!(*t)->forwardBackward().empty());
+                QCOMPARE(
+                    std::count_if((*t)->tracks.begin(), (*t)->tracks.end(), [](const trace::Track& k) { return k.events.size() >= 5000; }),
+                    3);
+                compareOutcomes(serial, parallel, path + " threads " + std::to_string(threads));
+                QVERIFY(std::get<std::unique_ptr<Trace>>(parallel)->stats.parallelChunks > 0);
+            }
         }
     }
 

@@ -63,7 +63,7 @@ private slots:
         QCOMPARE(array.data == MAP_FAILED, false);
         std::memcpy(array.data, "written before", 15);
         QCOMPARE(residentPages(array, 0, 32 * kMiB), size_t(1));
-        PrefaultAhead ahead(4 * kMiB);
+        PrefaultAhead ahead(4 * kMiB, 0);
 
         ahead.filledTo(array.data, 15, array.size);
         QTRY_VERIFY(residentPages(array, 0, 4 * kMiB) == 4 * kMiB / page);
@@ -92,6 +92,25 @@ private slots:
         QVERIFY(ahead.populatedBytes() >= 11 * kMiB);           // 4 + 3 + 1 + 4 MiB, less the bytes filled first
     }
 
+    // Its thread starts only once the array is filled past `startFrom` (by default 2 MiB): the filler's own
+    // faults until then.
+    void startsPastStartFrom()
+    {
+        if (!kernelPopulates())
+            QSKIP("this kernel has no MADV_POPULATE_WRITE (before 5.14): PrefaultAhead does nothing there");
+        const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+        Region array(8 * kMiB);
+        PrefaultAhead ahead(kMiB);
+        ahead.filledTo(array.data, PrefaultAhead::kWorthAThreadFrom - 1, array.size);
+        QTest::qWait(50);
+        QCOMPARE(ahead.populatedBytes(), size_t(0));
+        QCOMPARE(residentPages(array, 0, 8 * kMiB), size_t(0));
+        ahead.filledTo(array.data, PrefaultAhead::kWorthAThreadFrom, array.size);
+        QTRY_VERIFY(residentPages(array, PrefaultAhead::kWorthAThreadFrom, kMiB) == kMiB / page);
+        ahead.finish(array.data, PrefaultAhead::kWorthAThreadFrom);
+        QCOMPARE(residentPages(array, 0, 8 * kMiB), size_t(0));
+    }
+
     // Finished, it gives back the whole pages it made resident past the filled end; the filled bytes stay.
     // Finished with an array it was not told of last (the array moved), or only destroyed (an error unwinds
     // the filling), it gives back nothing: those pages may be another's now.
@@ -103,20 +122,20 @@ private slots:
         Region array(8 * kMiB);
         std::memcpy(array.data, "filled", 7);
         {
-            PrefaultAhead ahead(4 * kMiB);
+            PrefaultAhead ahead(4 * kMiB, 0);
             ahead.filledTo(array.data, 7, array.size);
             QTRY_VERIFY(residentPages(array, 0, 4 * kMiB) == 4 * kMiB / page);
         }
         QCOMPARE(residentPages(array, 0, 4 * kMiB), 4 * kMiB / page); // destroyed only
         {
-            PrefaultAhead ahead(4 * kMiB);
+            PrefaultAhead ahead(4 * kMiB, 0);
             ahead.filledTo(array.data, 7, array.size);
             Region other(kMiB);
             ahead.finish(other.data, 0); // not the array it was told of
         }
         QCOMPARE(residentPages(array, 0, 4 * kMiB), 4 * kMiB / page);
         {
-            PrefaultAhead ahead(4 * kMiB);
+            PrefaultAhead ahead(4 * kMiB, 0);
             ahead.filledTo(array.data, 7, array.size);
             QTRY_VERIFY(ahead.populatedBytes() > 0);
             ahead.finish(array.data, 7);
@@ -137,7 +156,7 @@ private slots:
         char* const neighbour = memory.data + 5 * page + 100; // right after an array of 5 pages and 100 bytes
         std::memcpy(neighbour, "neighbour", 10);
         {
-            PrefaultAhead ahead(8 * page);
+            PrefaultAhead ahead(8 * page, 0);
             ahead.filledTo(memory.data, 10, 5 * page + 100);
             QTRY_VERIFY(residentPages(memory, 0, 5 * page) == 5);
             ahead.finish(memory.data, 10);
@@ -152,12 +171,12 @@ private slots:
     {
         Region array(8 * kMiB);
         {
-            PrefaultAhead ahead(kMiB);
+            PrefaultAhead ahead(kMiB, 0);
             for (size_t filled = 0; filled < array.size; filled += 4096)
                 ahead.filledTo(array.data, filled, array.size);
         }
         {
-            PrefaultAhead idle(kMiB);
+            PrefaultAhead idle(kMiB, 0);
         }
         QVERIFY(true);
     }
