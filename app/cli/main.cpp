@@ -30,8 +30,8 @@
 #include "capturecommand.h"
 #if defined(TILESCOPE_HAVE_SQLITE)
 #include "exportcommand.h"
-#include "inputerror.h"
 #endif
+#include "inputerror.h"
 #include "memory/memoryanalysis.h"
 #include "memorycommand.h"
 #include "rankscommand.h"
