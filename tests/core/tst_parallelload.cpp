@@ -285,6 +285,18 @@ std::string trickyTrace()
     return s;
 }
 
+// The tricky trace with `bytes` of plain events first: many chunks, and many read-ahead blocks gzipped.
+std::string trickyTraceAfterPlainEvents(size_t bytes)
+{
+    std::string data = trickyTrace();
+    std::string plain;
+    for (int i = 0; plain.size() < bytes; ++i)
+        plain += R"({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 7, "tid": 7, "ts": )" + std::to_string(i * 3)
+            + R"(, "dur": 2, "args": {"External id": )" + std::to_string(900000 + i) + "}},";
+    data.insert(data.find("\"traceEvents\" : [") + 17, plain);
+    return data;
+}
+
 // Under a sanitizer (CI's ASan build, about 10x slower) the fixtures over 256 KB are left to the plain
 // build's run of this test, and the 1-byte chunks (an element per chunk, the workers' hardest case) run on
 // those under 64 KB: all of them take longer there than QtTest's 300 s per function.
@@ -490,12 +502,7 @@ private slots:
     void gzippedTruncatedAndDamaged()
     {
         // The tricky trace after 800 kB of plain events: several read-ahead blocks (a chunk's size, 64-256 KiB).
-        std::string data = trickyTrace();
-        std::string plain;
-        for (int i = 0; plain.size() < 800000; ++i)
-            plain += R"({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 7, "tid": 7, "ts": )" + std::to_string(i * 3)
-                + R"(, "dur": 2, "args": {"External id": )" + std::to_string(900000 + i) + "}},";
-        data.insert(data.find("\"traceEvents\" : [") + 17, plain);
+        const std::string data = trickyTraceAfterPlainEvents(800000);
         const std::string whole = gzipped(data);
         QVERIFY(whole.size() > 1000);
         const Outcome serialWhole = loadWith(memoryOpener(whole), 1, 0, false);
@@ -578,12 +585,7 @@ private slots:
     // loading thread: the same Trace either way, from a file on disk too.
     void workersReadPlainFiles()
     {
-        std::string data = trickyTrace();
-        std::string plain;
-        for (int i = 0; plain.size() < 200000; ++i)
-            plain += R"({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 7, "tid": 7, "ts": )" + std::to_string(i * 3)
-                + R"(, "dur": 2, "args": {"External id": )" + std::to_string(900000 + i) + "}},";
-        data.insert(data.find("\"traceEvents\" : [") + 17, plain);
+        const std::string data = trickyTraceAfterPlainEvents(200000);
         const Outcome serial = loadWith(memoryOpener(data), 1, 0, false);
         QVERIFY(std::holds_alternative<std::unique_ptr<Trace>>(serial));
         const auto stats = [](const Outcome& outcome) { return std::get<std::unique_ptr<Trace>>(outcome)->stats; };
