@@ -220,7 +220,7 @@ void Builder::selectEvents()
     constexpr size_t kPrefaultEvery = 1024; // events between two notes of the filled end
     for (uint32_t i = 0; i < m_trace.events.size(); ++i) {
         if (i % kPrefaultEvery == 0)
-            pages.filledTo(m_events.data(), m_events.size() * sizeof(FunctionEvent), m_events.capacity() * sizeof(FunctionEvent));
+            pages.filledTo(m_events);
         const Event& e = m_trace.events[i];
         const bool cpu = isCpuKind(e.kind);
         if (!cpu && !isCudaKind(e.kind))
@@ -266,7 +266,7 @@ void Builder::selectEvents()
         m_useDevice = m_useDevice || !cpu;
         m_events.push_back(f);
     }
-    pages.finish(m_events.data(), m_events.size() * sizeof(FunctionEvent));
+    pages.finish(m_events);
 }
 
 // An overhead event has no correlation of its own; torch's correlationID() takes its parent's in torch's

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace tilescope::trace {
 
@@ -28,10 +29,15 @@ public:
     // The array lies at [begin, begin + capacity) and is filled to `filled` bytes: keeps the `aheadBytes`
     // past its end resident. A cheap call where nothing is to be done; the array may move between calls.
     void filledTo(const void* begin, size_t filled, size_t capacity);
+    template <class T> void filledTo(const std::vector<T>& array)
+    {
+        filledTo(array.data(), array.size() * sizeof(T), array.capacity() * sizeof(T));
+    }
     // Stops, and gives back the whole pages it made resident past the array's filled end, which the array,
     // here as it is now, holds nothing in: no part of a peak. Only once the filling is done (not while an
     // error unwinds it: the array may have moved, its old place freed and reused, since it was last told).
     void finish(const void* begin, size_t filled);
+    template <class T> void finish(const std::vector<T>& array) { finish(array.data(), array.size() * sizeof(T)); }
     // Bytes made resident so far (for tests).
     size_t populatedBytes() const;
 

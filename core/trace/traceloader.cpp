@@ -1167,14 +1167,15 @@ void Loader::readEventArrayInParallel()
     ChunkWorkers workers(m_threads, m_source, m_options.keepRawArgs);
     // A plain file's chunks are read by their workers: this thread reads only around each guessed cut, in
     // `window`, where it read every byte of the file (past four cores this thread is what the load waits
-    // for; on a 130 MB trace its CPU time went from 70 to 51 ms by this, to 41 with eventPages below). Bytes it did read past a guessed cut
-    // are dropped and read again by the next chunk's worker, so that the next chunk is read by its worker too. TILESCOPE_LOAD_STREAMED:
-    // read every file as a stream (for measurements).
+    // for; on a 130 MB trace its CPU time went from 70 to 51 ms by this, to 41 with eventPages below).
+    // Bytes it did read past a guessed cut are dropped and read again by the next chunk's worker, so that
+    // the next chunk is read by its worker too. TILESCOPE_LOAD_STREAMED: read every file as a stream (for
+    // measurements).
     const bool positional = m_source.canReadAt() && !std::getenv("TILESCOPE_LOAD_STREAMED");
     std::vector<char> window;
     const size_t maxInFlight = 2 * size_t(m_threads) + 1;
-    PrefaultAhead eventPages(
-        size_t(1) << 20); // the merged events' next pages, past 2 MiB of them (TILESCOPE_LOAD_NO_PREFAULT: none, for measurements)
+    // The merged events' next pages, past 2 MiB of them (TILESCOPE_LOAD_NO_PREFAULT: none, for measurements).
+    PrefaultAhead eventPages(size_t(1) << 20);
     const bool prefault = !std::getenv("TILESCOPE_LOAD_NO_PREFAULT");
     bool guessing = !std::getenv("TILESCOPE_LOAD_EXACT_CUTS"); // off: every chunk cut exactly (for measurements)
     bool exactChunk = !guessing;                               // the chunk being cut: scanned exactly
@@ -1233,7 +1234,7 @@ void Loader::readEventArrayInParallel()
         }
         mergeChunk(oldest);
         if (prefault)
-            eventPages.filledTo(t().events.data(), t().events.size() * sizeof(Event), t().events.capacity() * sizeof(Event));
+            eventPages.filledTo(t().events);
         spare.push_back(std::move(inFlight.front()));
         spare.back()->recycle();
         inFlight.pop_front();
@@ -1247,7 +1248,6 @@ void Loader::readEventArrayInParallel()
         return true;
     };
     const auto mergeAllInFlight = [&] { return mergeOldestWhile([] { return true; }); };
-    // Hands pending[0, end) to a worker; pending goes on with its bytes from `next` (in the chunk's old buffer).
     // Hands a chunk of `size` bytes to a worker; the next chunk starts.
     const auto submit = [&](std::unique_ptr<EventChunk> chunk, size_t size, char terminator) {
         chunk->textSize = size;
@@ -1353,7 +1353,7 @@ void Loader::readEventArrayInParallel()
                 if (!mergeAllInFlight())
                     continue;
                 m_reader.resumeAfterArray(std::string_view(pending.data() + rest, filled - rest), pendingOffset + rest);
-                eventPages.finish(t().events.data(), t().events.size() * sizeof(Event));
+                eventPages.finish(t().events);
                 return;
             }
             if (found.separator != SIZE_MAX) {
