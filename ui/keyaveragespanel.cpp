@@ -78,6 +78,12 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(20);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // The device columns shown first (torch's table has them after the CPU ones): what a kernel author looks at
+    // first, and the default sort column, stay in view in a narrow dock. Copy and export keep torch's order.
+    for (const int column : {KeyAveragesModel::SelfDeviceColumn, KeyAveragesModel::SelfDevicePercentColumn,
+                             KeyAveragesModel::DeviceTotalColumn, KeyAveragesModel::DeviceAvgColumn})
+        m_table->horizontalHeader()->moveSection(m_table->horizontalHeader()->visualIndex(column),
+                                                 KeyAveragesModel::SelfCpuPercentColumn + (column - KeyAveragesModel::SelfDeviceColumn));
     m_table->sortByColumn(KeyAveragesModel::SelfDeviceColumn, Qt::DescendingOrder);
     layout->addWidget(m_table);
     // Compare mode's table, in the diff's order (largest device-time change first) until a header is clicked.
@@ -119,8 +125,7 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
         if (m_range)
             aggregate();
         else if (m_doc)
-            show(std::shared_ptr<const stats::KeyAverages>(m_doc, m_byShape->isChecked() ? &m_doc->averagesByShape : &m_doc->averages),
-                 false);
+            showAverages(wholeTraceAverages(), false);
     });
     connect(m_rowLimit, &QSpinBox::valueChanged, this, &KeyAveragesPanel::applyRowLimit);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &KeyAveragesPanel::applyRowLimit);
@@ -148,14 +153,17 @@ void KeyAveragesPanel::setDocument(std::shared_ptr<const TraceDocument> document
     m_aggregation.drop();
     m_pendingKey.reset();
     {
-        const QSignalBlocker block(m_filter); // show() below resets the view once
+        const QSignalBlocker block(m_filter); // showAverages() below resets the view once
         m_filter->clear();
         m_proxy->setFilterFixedString(QString());
     }
+    // A new trace starts in torch's default order: by Self CUDA, or by Self CPU when it has no device time.
+    m_table->sortByColumn(m_doc && !m_doc->averages.useDevice ? KeyAveragesModel::SelfCpuColumn : KeyAveragesModel::SelfDeviceColumn,
+                          Qt::DescendingOrder);
     if (m_doc)
-        show(std::shared_ptr<const stats::KeyAverages>(m_doc, m_byShape->isChecked() ? &m_doc->averagesByShape : &m_doc->averages), false);
+        showAverages(wholeTraceAverages(), false);
     else
-        show(nullptr, false);
+        showAverages(nullptr, false);
 }
 
 void KeyAveragesPanel::setRange(std::optional<std::pair<int64_t, int64_t>> range)
@@ -169,7 +177,7 @@ void KeyAveragesPanel::setRange(std::optional<std::pair<int64_t, int64_t>> range
     }
     m_aggregation.drop();
     m_pendingKey.reset();
-    show(std::shared_ptr<const stats::KeyAverages>(m_doc, m_byShape->isChecked() ? &m_doc->averagesByShape : &m_doc->averages), false);
+    showAverages(wholeTraceAverages(), false);
 }
 
 void KeyAveragesPanel::aggregate()
@@ -185,7 +193,7 @@ void KeyAveragesPanel::aggregate()
         run.finish([this, doc, result] {
             if (m_doc != doc)
                 return;
-            show(result, true);
+            showAverages(result, true);
             if (const auto pending = std::exchange(m_pendingKey, std::nullopt))
                 selectKey(pending->first, pending->second);
             emit rangeAggregated();
@@ -193,7 +201,12 @@ void KeyAveragesPanel::aggregate()
     });
 }
 
-void KeyAveragesPanel::show(std::shared_ptr<const stats::KeyAverages> averages, bool range)
+std::shared_ptr<const stats::KeyAverages> KeyAveragesPanel::wholeTraceAverages() const
+{
+    return {m_doc, m_byShape->isChecked() ? &m_doc->averagesByShape : &m_doc->averages}; // shares the document's ownership
+}
+
+void KeyAveragesPanel::showAverages(std::shared_ptr<const stats::KeyAverages> averages, bool range)
 {
     // The columns torch's table has for these rows (stats::torchTableColumnsOf), as summary's table: the others
     // would be all zeros, and the room is the counts'.
@@ -208,14 +221,36 @@ void KeyAveragesPanel::show(std::shared_ptr<const stats::KeyAverages> averages, 
     for (const int column : {KeyAveragesModel::SelfDeviceColumn, KeyAveragesModel::SelfDevicePercentColumn,
                              KeyAveragesModel::DeviceTotalColumn, KeyAveragesModel::DeviceAvgColumn})
         m_table->setColumnHidden(column, !columns.deviceTime); // a CPU-only trace: torch's table has no CUDA columns
-    // Names get up to half the table (kernel signatures are long; the delegate shortens the rest).
-    m_table->resizeColumnToContents(KeyAveragesModel::NameColumn);
-    const int nameWidth = std::max(420, m_table->viewport()->width() / 2);
-    m_table->setColumnWidth(KeyAveragesModel::NameColumn, std::min(m_table->columnWidth(KeyAveragesModel::NameColumn), nameWidth));
-    m_table->resizeColumnToContents(KeyAveragesModel::DeviceColumn);
+    // A trace without device time has no Self CUDA column: sort by Self CPU, as torch's table and summary do.
+    const QHeaderView* header = m_table->horizontalHeader();
+    if (m_model->averages() && header->sortIndicatorSection() >= 0 && m_table->isColumnHidden(header->sortIndicatorSection()))
+        m_table->sortByColumn(KeyAveragesModel::SelfCpuColumn, Qt::DescendingOrder);
+    fitColumns();
     m_table->scrollToTop();
     if (!m_after)
         m_title->setText(range ? tr("selected range") : tr("whole trace"));
+}
+
+void KeyAveragesPanel::fitColumns()
+{
+    // Figures as wide as their text; names get what is left up to the sort column, so the column the rows
+    // are sorted by is in view without scrolling (kernel signatures are long: the delegate shortens the
+    // rest), but never under kMinNameWidth nor over half the table.
+    constexpr int kMinNameWidth = 160;
+    const QHeaderView* header = m_table->horizontalHeader();
+    for (int column = KeyAveragesModel::DeviceColumn; column < KeyAveragesModel::NUM_COLUMNS; ++column)
+        if (!m_table->isColumnHidden(column) && column != KeyAveragesModel::ShapesColumn)
+            m_table->resizeColumnToContents(column);
+    const int viewport = m_table->viewport()->width();
+    const int sortColumn = header->sortIndicatorSection();
+    int untilSort = 0; // the columns after the name, up to and with the sort column, in the order shown
+    if (sortColumn > KeyAveragesModel::NameColumn && !m_table->isColumnHidden(sortColumn))
+        for (int visual = 0; visual <= header->visualIndex(sortColumn); ++visual)
+            if (const int column = header->logicalIndex(visual); column != KeyAveragesModel::NameColumn && !m_table->isColumnHidden(column))
+                untilSort += header->sectionSize(column);
+    m_table->resizeColumnToContents(KeyAveragesModel::NameColumn);
+    const int room = std::clamp(viewport - untilSort, kMinNameWidth, std::max(kMinNameWidth, viewport / 2));
+    m_table->setColumnWidth(KeyAveragesModel::NameColumn, std::min(m_table->columnWidth(KeyAveragesModel::NameColumn), room));
 }
 
 void KeyAveragesPanel::setComparison(std::shared_ptr<const TraceDocument> after)

@@ -68,8 +68,10 @@ signals:
     void diffShown(); // compare mode: the diff rows shown (after a step's aggregation, too)
 
 private:
-    void show(std::shared_ptr<const tilescope::stats::KeyAverages> averages, bool range);
+    void showAverages(std::shared_ptr<const tilescope::stats::KeyAverages> averages, bool range);
+    std::shared_ptr<const tilescope::stats::KeyAverages> wholeTraceAverages() const; // by name or by shape, as checked
     void aggregate();
+    void fitColumns(); // the sort column in view: names narrowed, figures as wide as their text
     void applyRowLimit();
     void onSelectionChanged();
     QList<int> visibleSourceRows() const;

@@ -9,6 +9,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
+#include <QHeaderView>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QSortFilterProxyModel>
@@ -90,6 +91,56 @@ private slots:
         const QString csv = model.toCsv({mm});
         QVERIFY(csv.startsWith(QStringLiteral("key,input_shapes,device_type,")));
         QVERIFY(csv.contains(QStringLiteral("\naten::mm,,CPU,false,")));
+    }
+
+    // A new trace is sorted as torch's table sorts it (Self CUDA, or Self CPU without device time), and the sort
+    // column is in view without scrolling in a dock as narrow as a 1366 px laptop's.
+    void sortColumnInViewInNarrowDock_data()
+    {
+        QTest::addColumn<QString>("trace");
+        QTest::addColumn<int>("sortColumn");
+        QTest::newRow("GPU trace") << QString::fromStdString(testutil::workloadTrace("gemm_compare"))
+                                   << int(KeyAveragesModel::SelfDeviceColumn);
+        QTest::newRow("CPU-only trace") << QString::fromStdString(testutil::dataPath("legacy/cpu_mlp/trace.json"))
+                                        << int(KeyAveragesModel::SelfCpuColumn);
+    }
+    void sortColumnInViewInNarrowDock()
+    {
+        QFETCH(QString, trace);
+        QFETCH(int, sortColumn);
+        KeyAveragesPanel panel;
+        panel.resize(800, 300);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        // Opened after a trace sorted otherwise: a new trace starts in torch's order.
+        panel.table()->sortByColumn(KeyAveragesModel::CountColumn, Qt::AscendingOrder);
+        panel.setDocument(TraceDocument::build(trace, {}, {}));
+        const QHeaderView* header = panel.table()->horizontalHeader();
+        QCOMPARE(header->sortIndicatorSection(), sortColumn);
+        QCOMPARE(header->sortIndicatorOrder(), Qt::DescendingOrder);
+        QVERIFY(!panel.table()->isColumnHidden(sortColumn));
+        const int viewport = panel.table()->viewport()->width();
+        QVERIFY2(header->sectionViewportPosition(sortColumn) >= 0
+                     && header->sectionViewportPosition(sortColumn) + header->sectionSize(sortColumn) <= viewport,
+                 qPrintable(QStringLiteral("sort column at %1+%2 of %3 px")
+                                .arg(header->sectionViewportPosition(sortColumn))
+                                .arg(header->sectionSize(sortColumn))
+                                .arg(viewport)));
+        // Names keep 160 px, or all they need when less.
+        const int nameNeeds = std::max(
+            static_cast<const QAbstractItemView*>(panel.table())->sizeHintForColumn(KeyAveragesModel::NameColumn),
+            header->sectionSizeHint(KeyAveragesModel::NameColumn));
+        QVERIFY(header->sectionSize(KeyAveragesModel::NameColumn) >= std::min(160, nameNeeds));
+        // The rows are in that column's order, largest first.
+        const QSortFilterProxyModel* proxy = panel.proxy();
+        QVERIFY(proxy->rowCount() > 3);
+        for (int r = 1; r < proxy->rowCount(); ++r)
+            QVERIFY(proxy->index(r - 1, sortColumn).data(KeyAveragesModel::SortRole).toDouble()
+                    >= proxy->index(r, sortColumn).data(KeyAveragesModel::SortRole).toDouble());
+        // A range or a by-shape view keeps the user's sort.
+        panel.table()->sortByColumn(KeyAveragesModel::CountColumn, Qt::DescendingOrder);
+        panel.groupByShape()->setChecked(true);
+        QCOMPARE(header->sortIndicatorSection(), int(KeyAveragesModel::CountColumn));
     }
 
     // The dock's Export CSV and `tilescope-cli summary --format csv` write the same file for the same rows.
