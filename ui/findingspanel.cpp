@@ -14,6 +14,8 @@
 #include <QLabel>
 #include <QPainter>
 #include <QSplitter>
+
+#include <algorithm>
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QTextBrowser>
@@ -82,7 +84,8 @@ FindingsPanel::FindingsPanel(QWidget* parent)
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_header);
 
-    auto* split = new QSplitter(Qt::Vertical, this);
+    m_split = new QSplitter(Qt::Vertical, this);
+    QSplitter* split = m_split;
     split->setChildrenCollapsible(false);
     m_table = new QTableView(split);
     m_table->setModel(m_model);
@@ -109,6 +112,7 @@ FindingsPanel::FindingsPanel(QWidget* parent)
     split->setStretchFactor(1, 1);
     split->setSizes({4 * 20 + 4, 200}); // the table: its header and three rows, the details the rest
     layout->addWidget(split, 1);
+    connect(split, &QSplitter::splitterMoved, this, [this] { m_splitMoved = true; });
 
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         showDetails();
@@ -176,9 +180,27 @@ void FindingsPanel::show(std::shared_ptr<const std::vector<findings::Finding>> l
 {
     m_shownRange = range;
     m_model->setFindings(std::move(list));
+    fitTable();
     m_header->setText(shownText());
     showDetails();
     emit findingsShown();
+}
+
+void FindingsPanel::fitTable()
+{
+    // The table as tall as its findings, up to three: one finding leaves its evidence the room of two rows more
+    // (in a 768 px screen's dock the evidence showed its first line only). Not after the user moved the handle.
+    if (m_splitMoved)
+        return;
+    const QList<int> sizes = m_split->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    if (total <= 0)
+        return;
+    const int rows = std::clamp(m_model->rowCount(), 1, 3);
+    const int table = m_table->horizontalHeader()->sizeHint().height() + rows * m_table->verticalHeader()->defaultSectionSize()
+        + 2 * m_table->frameWidth();
+    const int clamped = std::max(m_table->minimumHeight(), std::min(table, total - m_details->minimumHeight()));
+    m_split->setSizes({clamped, total - clamped});
 }
 
 QString FindingsPanel::headerText() const { return m_header->text(); }

@@ -86,6 +86,7 @@ MemoryPanel::MemoryPanel(QWidget* parent)
     m_plot->legend->setVisible(false);
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
+    connect(m_plot, &QCustomPlot::afterLayout, this, &MemoryPanel::placePeakLabels);
     setDocument(nullptr);
 }
 
@@ -388,15 +389,28 @@ void MemoryPanel::redraw()
         rect->setPen(QPen(QColor(40, 90, 200, 160)));
         rect->setBrush(QColor(40, 90, 200, 40));
     }
-    // A peak label reads away from the nearer edge, so it is not cut off at either end (by the axis range, not
-    // pixels: before the first layout the axes have none).
-    const QCPRange shown = m_plot->xAxis->range();
+    m_plot->replot(QCustomPlot::rpQueuedReplot); // the peak labels are placed after its layout (placePeakLabels)
+}
+
+void MemoryPanel::placePeakLabels()
+{
+    // A peak label reads away from the nearer edge, so it is not cut off at either end, above its marker; beside
+    // it where the plot is too short for the label above a peak near its top (cut off under the legend there).
+    const QRect area = m_plot->axisRect()->rect();
     for (QCPItemText* label : m_peakLabels) {
-        const bool rightHalf = label->position->key() > shown.center();
-        label->setPositionAlignment(Qt::AlignBottom | (rightHalf ? Qt::AlignRight : Qt::AlignLeft));
-        label->setPadding(rightHalf ? QMargins(0, 0, 4, 6) : QMargins(4, 0, 0, 6));
+        const QPointF at = label->position->pixelPosition();
+        const bool rightHalf = at.x() > area.center().x();
+        const Qt::Alignment side = rightHalf ? Qt::AlignRight : Qt::AlignLeft;
+        const int textHeight = QFontMetrics(label->font()).height();
+        constexpr int kAbove = 6, kBeside = 8; // clear of the marker (7 px across)
+        if (at.y() - kAbove - textHeight >= area.top()) {
+            label->setPositionAlignment(Qt::AlignBottom | side);
+            label->setPadding(rightHalf ? QMargins(0, 0, 4, kAbove) : QMargins(4, 0, 0, kAbove));
+        } else {
+            label->setPositionAlignment(Qt::AlignVCenter | side);
+            label->setPadding(rightHalf ? QMargins(0, 0, kBeside, 0) : QMargins(kBeside, 0, 0, 0));
+        }
     }
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void MemoryPanel::setCursorTime(std::optional<int64_t> time)

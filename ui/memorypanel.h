@@ -79,7 +79,8 @@ private:
     void rebuild(); // everything from the document and the timeline
     void redraw();
     void addCategories(double unit);
-    void buildStatic(); // the items that do not change with the view: peak, OOMs, steps, categories
+    void placePeakLabels(); // after each layout of the plot: above the marker, or beside it near the top
+    void buildStatic();     // the items that do not change with the view: peak, OOMs, steps, categories
     std::shared_ptr<const TraceDocument> m_doc;
     std::shared_ptr<const tilescope::memory::MemoryTimeline> m_timeline;
     std::vector<tilescope::memory::MemorySeriesSummary> m_summaries; // per device, built with the document

@@ -20,7 +20,9 @@
 #include "tracedocument.h"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
 #include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QtTest>
@@ -110,6 +112,46 @@ private slots:
         model.setFindings(nullptr);
         QCOMPARE(model.rowCount(), 0);
         QVERIFY(!model.finding(0));
+    }
+
+    // The table is as tall as its findings (up to three) and the evidence gets the rest, until the user moves
+    // the handle between them.
+    void tableFitsItsFindings()
+    {
+        FindingsPanel panel;
+        panel.resize(500, 400);
+        testutil::showExposed(panel);
+        const QTableView* table = panel.table();
+        const int row = table->verticalHeader()->defaultSectionSize();
+        const auto heightFor = [&](int rows) {
+            return std::max(table->minimumHeight(), table->horizontalHeader()->sizeHint().height() + rows * row + 2 * table->frameWidth());
+        };
+        const auto open = [&](const char* name, int findings) {
+            panel.setDocument(TraceDocument::build(QString::fromStdString(testutil::dataPath(name)), {}, {}));
+            QCOMPARE(panel.model()->rowCount(), findings);
+        };
+        const auto* split = qobject_cast<const QSplitter*>(table->parentWidget());
+        QVERIFY(split);
+        const int both = split->sizes().value(0) + split->sizes().value(1);
+        open("findings/clean.json.gz", 1);
+        QCOMPARE(table->height(), heightFor(1));
+        QCOMPARE(panel.details()->height(), both - heightFor(1));
+        open("findings/launch_bound.json.gz", 4);
+        QCOMPARE(table->height(), heightFor(3));
+        open("findings/gpu_idle.json.gz", 2);
+        QCOMPARE(table->height(), heightFor(2));
+        // The user's height stays.
+        QSplitterHandle* handle = split->handle(1);
+        const QPoint grab = handle->rect().center();
+        QTest::mousePress(handle, Qt::LeftButton, {}, grab);
+        QMouseEvent drag(QEvent::MouseMove, QPointF(grab + QPoint(0, 40)), handle->mapToGlobal(QPointF(grab + QPoint(0, 40))), Qt::NoButton,
+                         Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(handle, &drag);
+        QTest::mouseRelease(handle, Qt::LeftButton, {}, grab + QPoint(0, 40));
+        const int dragged = table->height();
+        QCOMPARE(dragged, heightFor(2) + 40);
+        open("findings/clean.json.gz", 1);
+        QCOMPARE(table->height(), dragged);
     }
 
     void rowsAreDiagnoseOfTheWholeTrace()

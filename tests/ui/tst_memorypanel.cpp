@@ -142,6 +142,55 @@ private slots:
         QCOMPARE(w.timeline()->selectedRange()->second, panel->timeAtPixel(x1));
     }
 
+    // Each peak's label lies inside the plot and off its marker, in a laptop's window too, where a peak near
+    // the top left no room above it (tb_plugin's ResNet-50: its label was cut off under the legend).
+    void peakLabelsInsideThePlot_data()
+    {
+        QTest::addColumn<QString>("trace");
+        QTest::addColumn<QSize>("window");
+        const QString resnet = QString::fromStdString(testutil::dataPath("external/tb_plugin/resnet50_v100_worker0.pt.trace.json.gz"));
+        QTest::newRow("resnet50 1366x768") << resnet << QSize(1366, 768);
+        QTest::newRow("resnet50 1600x1000") << resnet << QSize(1600, 1000);
+        QTest::newRow("memory_churn 1366x768") << QString::fromStdString(testutil::workloadTrace("memory_churn")) << QSize(1366, 768);
+    }
+    void peakLabelsInsideThePlot()
+    {
+        QFETCH(QString, trace);
+        QFETCH(QSize, window);
+        MainWindow w;
+        testutil::showExposed(w, window);
+        testutil::loadAndWait(w, trace);
+        QCustomPlot* plot = w.memory()->plot();
+        QTRY_VERIFY(plot->plottableCount() >= 1);
+        plot->replot();
+        const QRectF area = plot->axisRect()->rect();
+        int labels = 0;
+        for (int i = 0; i < plot->itemCount(); ++i) {
+            const auto* label = qobject_cast<QCPItemText*>(plot->item(i));
+            if (!label || !label->text().startsWith(QStringLiteral("peak ")))
+                continue;
+            ++labels;
+            const QRectF box = QRectF(label->topLeft->pixelPosition(), label->bottomRight->pixelPosition()).normalized();
+            const QPointF marker = label->position->pixelPosition();
+            QVERIFY2(area.contains(box),
+                     qPrintable(QStringLiteral("%1: (%2,%3 %4x%5) outside the plot (%6,%7 %8x%9)")
+                                    .arg(label->text())
+                                    .arg(box.x())
+                                    .arg(box.y())
+                                    .arg(box.width())
+                                    .arg(box.height())
+                                    .arg(area.x())
+                                    .arg(area.y())
+                                    .arg(area.width())
+                                    .arg(area.height())));
+            // The anchors' box holds the padding that keeps the text off the marker (7 px across).
+            const QMargins pad = label->padding();
+            const QRectF text = box.adjusted(pad.left(), pad.top(), -pad.right(), -pad.bottom());
+            QVERIFY2(!text.adjusted(-3, -3, 3, 3).contains(marker), qPrintable(label->text()));
+        }
+        QVERIFY(labels >= 1);
+    }
+
     // The panel's queued redraws (on a resize: the legend above the plot changes height with the document) may
     // land after the document went or on a trace with no graph: nothing is drawn, nothing read (a null
     // document was dereferenced there once, under a range's work and a new trace, tst_rangestress).
