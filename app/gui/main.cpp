@@ -93,17 +93,14 @@ int main(int argc, char** argv)
         return writeReportImages(parser, parser.value(reportImagesOption), parser.isSet(partial));
 
     MainWindow window;
-    const QRect room = window.screen()->availableGeometry();
     if (parser.isSet(screenshot)) {
         window.screenshotWhenLoaded(parser.value(screenshot)); // the default size, whatever the screen
         window.show();
-    } else if (const QSize fitting = sizeWithinScreen(window, window.size()); fitting != window.size()) {
-        // A screen with less room than the default window and its frame (a 1366x768 laptop's) gets it maximized,
-        // in the layout for a short screen: past the screen's edge the window would hide the table and the
-        // roofline.
-        if (room.height() < 1000)
+    } else if (const WindowPlacement place = placeWindow(window.screen()->availableGeometry().size(), window.size()); place.maximized) {
+        // A screen with less room than the default window and its frame (a 1366x768 laptop's).
+        if (place.shortScreenLayout)
             window.useShortScreenLayout();
-        window.resize(fitting); // the docks' first heights are shared out of this
+        window.resize(place.size); // the docks' first heights are shared out of this
         window.showMaximized();
     } else
         window.show();

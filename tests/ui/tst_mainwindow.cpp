@@ -7,6 +7,7 @@
 #include "keyaveragesmodel.h"
 #include "keyaveragespanel.h"
 #include "mainwindow.h"
+#include "screenfit.h"
 #include "namedelegate.h"
 #include "stats/timetext.h"
 #include "stats/torchtable.h"
@@ -796,6 +797,35 @@ private slots:
         QTest::qWait(50); // the docks' first heights
         QVERIFY2(w.timeline()->height() >= 200, qPrintable(QString::number(w.timeline()->height())));
         QVERIFY2(w.keyAverages()->height() >= 120, qPrintable(QString::number(w.keyAverages()->height())));
+    }
+
+    // How the window opens on a screen (app/gui/main.cpp): at the default size where it fits with its frame,
+    // else maximized, and under 1000 px high in the short screen's layout.
+    void placementOnScreens_data()
+    {
+        QTest::addColumn<QSize>("room");
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<bool>("maximized");
+        QTest::addColumn<bool>("shortLayout");
+        const QSize wanted = MainWindow::kDefaultSize;
+        QTest::newRow("1920x1080, a panel") << QSize(1920, 1040) << wanted << false << false;
+        QTest::newRow("exactly room for the frame") << wanted + QSize(16, 48) << wanted << false << false;
+        QTest::newRow("one pixel short") << wanted + QSize(16, 47) << QSize(1500, 949) << true << true;
+        QTest::newRow("one pixel narrow, 1080 high") << QSize(1515, 1080) << QSize(1499, 950) << true << false;
+        QTest::newRow("1366x768 laptop") << QSize(1366, 738) << QSize(1350, 690) << true << true;
+        QTest::newRow("1280x1024") << QSize(1280, 1024) << QSize(1264, 950) << true << false;
+        QTest::newRow("1600x999: fits, under 1000 px") << QSize(1600, 999) << wanted << false << false;
+    }
+    void placementOnScreens()
+    {
+        QFETCH(QSize, room);
+        QFETCH(QSize, size);
+        QFETCH(bool, maximized);
+        QFETCH(bool, shortLayout);
+        const WindowPlacement place = placeWindow(room, MainWindow::kDefaultSize);
+        QCOMPARE(place.size, size);
+        QCOMPARE(place.maximized, maximized);
+        QCOMPARE(place.shortScreenLayout, shortLayout);
     }
 
     void cancelStopsLoading()
