@@ -325,22 +325,23 @@ Trace::EventSpan Trace::sortAndNestTracks(unsigned threads)
         std::count_if(perTrack.begin(), perTrack.end(), [](uint32_t n) { return n >= kEventsWorthAThread / 4; }));
     const unsigned helpers = std::min(threads > 2 ? threads - 2 : 0u, large > 0 ? large - 1 : 0u);
     std::atomic<size_t> next{0};
-    const auto nestSome = [&](EventSpan& local) {
+    // Each track's extent is its own (which thread nests which track is a race): merged in track order after.
+    std::vector<EventSpan> spans(tracks.size(), span);
+    const auto nestSome = [&] {
         std::vector<uint32_t> stack;
         FreeRows rows;
         for (size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < order.size();)
-            nestTrack(tracks[order[k]], stack, rows, local);
+            nestTrack(tracks[order[k]], stack, rows, spans[order[k]]);
     };
-    std::vector<EventSpan> spans(helpers + 1, span);
     std::vector<std::future<void>> running;
     for (unsigned h = 1; h <= helpers; ++h) {
         try {
-            running.push_back(std::async(std::launch::async, [&nestSome, &spans, h] { nestSome(spans[h]); }));
+            running.push_back(std::async(std::launch::async, nestSome));
         } catch (const std::system_error&) { // no more threads: the ones there are take the rest
             break;
         }
     }
-    nestSome(spans[0]);
+    nestSome();
     for (std::future<void>& done : running)
         done.get();
     for (const EventSpan& local : spans) {

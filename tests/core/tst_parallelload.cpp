@@ -733,6 +733,47 @@ private slots:
         }
     }
 
+    // Finalize nests tracks of many events on several threads, and the trace's extent, its origin (the first
+    // Trace span) and the count of repeated records are gathered along the way: each comes from another
+    // large track here, and the Trace Span sits on a small one, so none may be lost whichever thread nests it.
+    void extentFromEveryNestedTrack()
+    {
+        constexpr int kTracks = 4, kPerTrack = 6000; // each over a quarter of finalize's 20,000 events a thread
+        std::string json = "{\"traceEvents\": [";
+        // A record with an External id: a second record equal to it is a repeat (an id is what tells them apart).
+        const auto add = [&json](int tid, int64_t tsUs, int64_t durUs, const char* name, int64_t id, const char* cat = "cpu_op") {
+            json += "{\"ph\": \"X\", \"cat\": \"" + std::string(cat) + "\", \"name\": \"" + name
+                + "\", \"pid\": 1, \"tid\": " + std::to_string(tid) + ", \"ts\": " + std::to_string(tsUs)
+                + ", \"dur\": " + std::to_string(durUs) + ", \"args\": {\"External id\": " + std::to_string(id) + "}},\n";
+        };
+        const auto idOf = [](int tid, int i) { return int64_t(10) * i + tid; };
+        for (int i = 0; i < kPerTrack; ++i)
+            for (int tid = 1; tid <= kTracks; ++tid)
+                add(tid, 1000 + 10 * i, 5, "op", idOf(tid, i));
+        add(3, 7, 2, "earliest", 1000000);       // the first start: track 3
+        add(2, 500000, 9000, "latest", 1000001); // the last end: track 2, at 509,000 us
+        add(1, 1000, 5, "op", idOf(1, 0));       // repeats: one on track 1 ...
+        add(4, 1010, 5, "op", idOf(4, 1));       // ... two on track 4
+        add(4, 1020, 5, "op", idOf(4, 2));
+        add(9, 900, 100000, "run", 1000002, "Trace"); // the origin: a Trace span on a track of its own
+        json.resize(json.size() - 2);
+        json += "]}";
+        for (const unsigned threads : {1u, 2u, 4u, 7u}) {
+            const Outcome outcome = loadWith([&json] { return io::memorySource(json); }, threads, 0, false);
+            const auto* t = std::get_if<std::unique_ptr<Trace>>(&outcome);
+            if (!t)
+                QFAIL(std::get<std::string>(outcome).c_str());
+            QCOMPARE((*t)->events.size(), size_t(kTracks * kPerTrack + 6));
+            QCOMPARE((*t)->firstTime(), int64_t(7000));
+            QCOMPARE((*t)->lastTime(), int64_t(509000000));
+            QCOMPARE((*t)->originTime(), int64_t(900000));
+            const auto& warnings = (*t)->stats.warnings;
+            QVERIFY2(
+                std::any_of(warnings.begin(), warnings.end(), [](const std::string& w) { return w.starts_with("3 events are repeats"); }),
+                ("threads " + std::to_string(threads)).c_str());
+        }
+    }
+
     void threadCount()
     {
         trace::LoadOptions options;
