@@ -4,6 +4,7 @@
 #include "analysis/overlap.h"
 #include "findings/diagnose.h"
 #include "findingsmodel.h"
+#include "rowfitsplitter.h"
 #include "stats/keyaverages.h"
 #include "stats/timetext.h"
 #include "tracedocument.h"
@@ -13,14 +14,13 @@
 #include <QIcon>
 #include <QLabel>
 #include <QPainter>
-#include <QSplitter>
-
-#include <algorithm>
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QUrl>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 using namespace tilescope;
 
@@ -84,10 +84,7 @@ FindingsPanel::FindingsPanel(QWidget* parent)
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_header);
 
-    m_split = new QSplitter(Qt::Vertical, this);
-    QSplitter* split = m_split;
-    split->setChildrenCollapsible(false);
-    m_table = new QTableView(split);
+    m_table = new QTableView(this);
     m_table->setModel(m_model);
     m_table->setItemDelegateForColumn(FindingsModel::StrengthColumn, new StrengthBadgeDelegate(m_table));
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -99,20 +96,15 @@ FindingsPanel::FindingsPanel(QWidget* parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setColumnWidth(FindingsModel::StrengthColumn, 96);
     m_table->setColumnWidth(FindingsModel::IdColumn, m_table->fontMetrics().horizontalAdvance(QStringLiteral("warmup-in-window")) + 16);
-    m_details = new QTextBrowser(split);
+    m_details = new QTextBrowser(this);
     m_details->setOpenLinks(false);
     m_details->setLineWrapMode(QTextEdit::WidgetWidth);
-    split->addWidget(m_table);
-    split->addWidget(m_details);
     // Small minimums: the dock shares the right column with Details and the roofline, and the window must
     // fit a 1080p screen with every dock shown (tst_mainwindow).
     m_table->setMinimumHeight(44);
-    m_details->setMinimumHeight(72); // a finding's title and the first line of its evidence
-    split->setStretchFactor(0, 0);
-    split->setStretchFactor(1, 1);
-    split->setSizes({4 * 20 + 4, 200}); // the table: its header and three rows, the details the rest
-    layout->addWidget(split, 1);
-    connect(split, &QSplitter::splitterMoved, this, [this] { m_splitMoved = true; });
+    m_details->setMinimumHeight(72);                           // a finding's title and the first line of its evidence
+    m_split = new RowFitSplitter(m_table, m_details, 3, this); // the table as tall as its findings, the evidence the rest
+    layout->addWidget(m_split, 1);
 
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         showDetails();
@@ -180,27 +172,10 @@ void FindingsPanel::show(std::shared_ptr<const std::vector<findings::Finding>> l
 {
     m_shownRange = range;
     m_model->setFindings(std::move(list));
-    fitTable();
+    m_split->fitToRows();
     m_header->setText(shownText());
     showDetails();
     emit findingsShown();
-}
-
-void FindingsPanel::fitTable()
-{
-    // The table as tall as its findings, up to three: one finding leaves its evidence the room of two rows more
-    // (in a 768 px screen's dock the evidence showed its first line only). Not after the user moved the handle.
-    if (m_splitMoved)
-        return;
-    const QList<int> sizes = m_split->sizes();
-    const int total = sizes.value(0) + sizes.value(1);
-    if (total <= 0)
-        return;
-    const int rows = std::clamp(m_model->rowCount(), 1, 3);
-    const int table = m_table->horizontalHeader()->sizeHint().height() + rows * m_table->verticalHeader()->defaultSectionSize()
-        + 2 * m_table->frameWidth();
-    const int clamped = std::max(m_table->minimumHeight(), std::min(table, total - m_details->minimumHeight()));
-    m_split->setSizes({clamped, total - clamped});
 }
 
 QString FindingsPanel::headerText() const { return m_header->text(); }

@@ -15,7 +15,7 @@
 
 class FindingsModel;
 class QLabel;
-class QSplitter;
+class RowFitSplitter;
 class QTableView;
 class QTextBrowser;
 struct TraceDocument;
@@ -57,7 +57,6 @@ signals:
     void findingsShown();
 
 private:
-    void fitTable(); // the table's height to its findings (up to three), the evidence the rest
     void show(std::shared_ptr<const std::vector<tilescope::findings::Finding>> findings, std::optional<std::pair<int64_t, int64_t>> range);
     void showDetails();
     QString shownText() const; // "Findings for the whole trace: 3 findings"
@@ -68,8 +67,7 @@ private:
     WorkerJob m_job; // newest request wins: a new range, trace or the whole trace drops the one in flight
     FindingsModel* m_model;
     QTableView* m_table;
-    QSplitter* m_split;
-    bool m_splitMoved = false; // the user's heights win over fitTable's
+    RowFitSplitter* m_split;
     QLabel* m_header;
     QTextBrowser* m_details;
 };

@@ -22,6 +22,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScopedValueRollback>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QTableView>
@@ -130,7 +131,11 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
     connect(m_rowLimit, &QSpinBox::valueChanged, this, &KeyAveragesPanel::applyRowLimit);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &KeyAveragesPanel::applyRowLimit);
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &KeyAveragesPanel::applyRowLimit);
-    connect(m_table->horizontalHeader(), &QHeaderView::sortIndicatorChanged, m_table, &QTableView::scrollToTop);
+    connect(m_table->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this, [this](int column, Qt::SortOrder order) {
+        if (m_sortingForUser) // a header click (or a caller's sortByColumn): kept across ranges and analyses
+            m_userSort = std::pair{column, order};
+        m_table->scrollToTop();
+    });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &KeyAveragesPanel::onSelectionChanged);
     connect(copy, &QPushButton::clicked, this, &KeyAveragesPanel::copyRows);
     connect(exportButton, &QPushButton::clicked, this, [this] {
@@ -143,27 +148,33 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
             exportCsv(path);
     });
     m_table->setColumnHidden(KeyAveragesModel::ShapesColumn, true);
+    m_table->viewport()->installEventFilter(this);
 }
 
 void KeyAveragesPanel::setDocument(std::shared_ptr<const TraceDocument> document)
 {
+    // The same trace comes again as its analyses land (the first frame's document, then each publish): the
+    // filter, the sort the user chose, the range and the comparison stay. A new trace starts afresh.
+    const bool sameTrace = document && m_doc && document->trace == m_doc->trace;
     m_doc = std::move(document);
+    if (sameTrace) {
+        if (m_after)
+            showDiff();
+        else if (!m_range) // a range's rows are of the same events: kept
+            showAverages(wholeTraceAverages(), false);
+        return;
+    }
     setComparison(nullptr); // the comparison was with the trace this one replaces
     m_range.reset();
     m_aggregation.drop();
     m_pendingKey.reset();
+    m_userSort.reset();
     {
         const QSignalBlocker block(m_filter); // showAverages() below resets the view once
         m_filter->clear();
         m_proxy->setFilterFixedString(QString());
     }
-    // A new trace starts in torch's default order: by Self CUDA, or by Self CPU when it has no device time.
-    m_table->sortByColumn(m_doc && !m_doc->averages.useDevice ? KeyAveragesModel::SelfCpuColumn : KeyAveragesModel::SelfDeviceColumn,
-                          Qt::DescendingOrder);
-    if (m_doc)
-        showAverages(wholeTraceAverages(), false);
-    else
-        showAverages(nullptr, false);
+    showAverages(m_doc ? wholeTraceAverages() : nullptr, false);
 }
 
 void KeyAveragesPanel::setRange(std::optional<std::pair<int64_t, int64_t>> range)
@@ -191,7 +202,7 @@ void KeyAveragesPanel::aggregate()
     m_aggregation.start([this, doc = m_doc, options](const WorkerJob::Run& run) {
         auto result = std::make_shared<const stats::KeyAverages>(stats::computeKeyAverages(*doc->trace, options));
         run.finish([this, doc, result] {
-            if (m_doc != doc)
+            if (!m_doc || m_doc->trace != doc->trace) // a newer document of the same trace keeps the range
                 return;
             showAverages(result, true);
             if (const auto pending = std::exchange(m_pendingKey, std::nullopt))
@@ -221,10 +232,15 @@ void KeyAveragesPanel::showAverages(std::shared_ptr<const stats::KeyAverages> av
     for (const int column : {KeyAveragesModel::SelfDeviceColumn, KeyAveragesModel::SelfDevicePercentColumn,
                              KeyAveragesModel::DeviceTotalColumn, KeyAveragesModel::DeviceAvgColumn})
         m_table->setColumnHidden(column, !columns.deviceTime); // a CPU-only trace: torch's table has no CUDA columns
-    // A trace without device time has no Self CUDA column: sort by Self CPU, as torch's table and summary do.
-    const QHeaderView* header = m_table->horizontalHeader();
-    if (m_model->averages() && header->sortIndicatorSection() >= 0 && m_table->isColumnHidden(header->sortIndicatorSection()))
-        m_table->sortByColumn(KeyAveragesModel::SelfCpuColumn, Qt::DescendingOrder);
+    // The user's sort where its column shows, else torch's: by Self CUDA, or by Self CPU without device time.
+    const auto [column, order] = m_userSort && !m_table->isColumnHidden(m_userSort->first)
+        ? *m_userSort
+        : std::pair{int(columns.deviceTime ? KeyAveragesModel::SelfDeviceColumn : KeyAveragesModel::SelfCpuColumn), Qt::DescendingOrder};
+    if (const QHeaderView* header = m_table->horizontalHeader();
+        header->sortIndicatorSection() != column || header->sortIndicatorOrder() != order) {
+        const QScopedValueRollback ours(m_sortingForUser, false);
+        m_table->sortByColumn(column, order);
+    }
     fitColumns();
     m_table->scrollToTop();
     if (!m_after)
@@ -251,6 +267,17 @@ void KeyAveragesPanel::fitColumns()
     m_table->resizeColumnToContents(KeyAveragesModel::NameColumn);
     const int room = std::clamp(viewport - untilSort, kMinNameWidth, std::max(kMinNameWidth, viewport / 2));
     m_table->setColumnWidth(KeyAveragesModel::NameColumn, std::min(m_table->columnWidth(KeyAveragesModel::NameColumn), room));
+    m_fittedNameWidth = m_table->columnWidth(KeyAveragesModel::NameColumn);
+}
+
+bool KeyAveragesPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    // Fitted again as the table gets its width (a dock laid out or shown after the rows came, or resized),
+    // unless the user has set the names' width by hand.
+    if (watched == m_table->viewport() && event->type() == QEvent::Resize && m_model->averages()
+        && m_table->columnWidth(KeyAveragesModel::NameColumn) == m_fittedNameWidth)
+        fitColumns();
+    return QWidget::eventFilter(watched, event);
 }
 
 void KeyAveragesPanel::setComparison(std::shared_ptr<const TraceDocument> after)

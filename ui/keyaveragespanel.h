@@ -67,6 +67,9 @@ signals:
     void rangeAggregated();
     void diffShown(); // compare mode: the diff rows shown (after a step's aggregation, too)
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void showAverages(std::shared_ptr<const tilescope::stats::KeyAverages> averages, bool range);
     std::shared_ptr<const tilescope::stats::KeyAverages> wholeTraceAverages() const; // by name or by shape, as checked
@@ -92,6 +95,10 @@ private:
     QCheckBox* m_byShape;
     QSpinBox* m_rowLimit;
     bool m_syncing = false;
+    // The sort chosen by the user (a header click) for this trace: shown while its column is, torch's order else.
+    std::optional<std::pair<int, Qt::SortOrder>> m_userSort;
+    bool m_sortingForUser = true; // false while showAverages sorts on its own
+    int m_fittedNameWidth = -1;   // the names' width fitColumns set last (another: the user's, kept)
     std::optional<std::pair<std::string, tilescope::stats::DeviceType>> m_pendingKey; // selectKey during an aggregation
     std::shared_ptr<const TraceDocument> m_after;                                     // compare mode: the trace compared with m_doc
     KeyAveragesDiffModel* m_diffModel;

@@ -4,6 +4,7 @@
 #include "analysis/launchstats.h"
 #include "analysis/kernelsequences.h"
 #include "launchesmodel.h"
+#include "rowfitsplitter.h"
 #include "report/sequencereport.h"
 #include "sequencesmodel.h"
 #include "tracedocument.h"
@@ -11,7 +12,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QSortFilterProxyModel>
-#include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -59,18 +59,17 @@ LaunchesPanel::LaunchesPanel(QWidget* parent)
     m_distributionTable = makeTable(m_distributions, this, false);
     m_distributionTable->horizontalHeader()->setStretchLastSection(false); // the mean beside the other figures
     m_outlierTable = makeTable(m_outliers, this, true);
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(m_distributionTable);
-    split->addWidget(m_outlierTable);
     // Small least heights: the bottom docks share one tab group, whose least height is its tallest tab's,
-    // and a short (768 px) screen must still leave the timeline its room.
+    // and a short (768 px) screen must still leave the timeline its room. The figures (three rows a stream)
+    // as tall as their rows, the outliers the rest.
     m_distributionTable->setMinimumHeight(40);
     m_outlierTable->setMinimumHeight(40);
+    m_split = new RowFitSplitter(m_distributionTable, m_outlierTable, 6, this);
     auto* launchesTab = new QWidget(m_tabs);
     auto* launchesLayout = new QVBoxLayout(launchesTab);
     launchesLayout->setContentsMargins(2, 2, 2, 2);
     launchesLayout->addWidget(m_header);
-    launchesLayout->addWidget(split, 1);
+    launchesLayout->addWidget(m_split, 1);
     m_tabs->addTab(launchesTab, tr("Launch statistics"));
 
     m_sequenceHeader->setWordWrap(true);
@@ -128,15 +127,18 @@ void LaunchesPanel::setDocument(std::shared_ptr<const TraceDocument> document)
     for (const auto& [name, count] : stats->apis)
         apis += (apis.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(name) + QStringLiteral(" ")
             + QString::number(count);
-    m_header->setText(
-        tr("%1 launches (%2). Delay = first activity start − call start. Outliers: %3 kernels shorter than half their "
-           "launch, %4 long delays (above 100 µs and, on streams of 100 launches or more, their p99); double-click one to show it.")
-            .arg(stats->launches.size())
-            .arg(apis)
-            .arg(stats->shortKernels.size())
-            .arg(stats->longDelays.size()));
+    // One line where the dock is wide enough: the definitions are in the tooltip, the room is the tables'.
+    m_header->setText(tr("%1 launches (%2); outliers: %3 short kernels, %4 long delays (double-click one to show it)")
+                          .arg(stats->launches.size())
+                          .arg(apis)
+                          .arg(stats->shortKernels.size())
+                          .arg(stats->longDelays.size()));
+    m_header->setToolTip(tr("Delay = the first activity's start − the call's start. A short kernel runs for less than half "
+                            "its launch call; a long delay is above 100 µs and, on a stream of 100 launches or more, above "
+                            "its p99."));
     m_distributionTable->resizeColumnsToContents();
     m_outlierTable->resizeColumnsToContents();
+    m_split->fitToRows();
 }
 
 QString LaunchesPanel::headerText() const { return m_header->text(); }

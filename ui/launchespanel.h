@@ -8,6 +8,7 @@
 
 class LaunchesModel;
 class QLabel;
+class RowFitSplitter;
 class QTabWidget;
 class QTableView;
 class SequencesModel;
@@ -29,6 +30,7 @@ public:
     LaunchesModel* distributions() const { return m_distributions; }
     LaunchesModel* outliers() const { return m_outliers; }
     QTableView* outlierTable() const { return m_outlierTable; }
+    QTableView* distributionTable() const { return m_distributionTable; }
     SequencesModel* sequences() const { return m_sequences; }
     QTableView* sequenceTable() const { return m_sequenceTable; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -41,6 +43,7 @@ private:
     LaunchesModel* m_distributions;
     LaunchesModel* m_outliers;
     QTableView* m_distributionTable;
+    RowFitSplitter* m_split; // the figures over the outliers
     QTableView* m_outlierTable;
     QLabel* m_header;
     SequencesModel* m_sequences;

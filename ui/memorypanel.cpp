@@ -407,7 +407,8 @@ void MemoryPanel::placePeakLabels()
             label->setPositionAlignment(Qt::AlignBottom | side);
             label->setPadding(rightHalf ? QMargins(0, 0, 4, kAbove) : QMargins(4, 0, 0, kAbove));
         } else {
-            label->setPositionAlignment(Qt::AlignVCenter | side);
+            // Centred on the marker, or from its height down where half the text would stick out above the plot.
+            label->setPositionAlignment((at.y() - textHeight / 2 >= area.top() ? Qt::AlignVCenter : Qt::AlignTop) | side);
             label->setPadding(rightHalf ? QMargins(0, 0, kBeside, 0) : QMargins(kBeside, 0, 0, 0));
         }
     }

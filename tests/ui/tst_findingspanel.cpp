@@ -119,6 +119,8 @@ private slots:
     void tableFitsItsFindings()
     {
         FindingsPanel panel;
+        // Findings that come before the panel is laid out (a hidden or tabbed dock) are fitted when it is.
+        panel.setDocument(TraceDocument::build(QString::fromStdString(testutil::dataPath("findings/gpu_idle.json.gz")), {}, {}));
         panel.resize(500, 400);
         testutil::showExposed(panel);
         const QTableView* table = panel.table();
@@ -133,6 +135,7 @@ private slots:
         const auto* split = qobject_cast<const QSplitter*>(table->parentWidget());
         QVERIFY(split);
         const int both = split->sizes().value(0) + split->sizes().value(1);
+        QTRY_COMPARE(table->height(), heightFor(2));
         open("findings/clean.json.gz", 1);
         QCOMPARE(table->height(), heightFor(1));
         QCOMPARE(panel.details()->height(), both - heightFor(1));

@@ -143,6 +143,66 @@ private slots:
         QCOMPARE(header->sortIndicatorSection(), int(KeyAveragesModel::CountColumn));
     }
 
+    // The same trace comes again as its analyses land: the user's sort and filter stay; a new trace starts in
+    // torch's order, unfiltered. A sort whose column a range hides falls back to torch's order for that range
+    // (Self CUDA where it has device time) and comes back with the column.
+    void userSortAcrossAnalysesAndRanges()
+    {
+        const QString path = QString::fromStdString(testutil::workloadTrace("gemm_compare"));
+        const auto document = TraceDocument::build(path, {}, {});
+        KeyAveragesPanel panel;
+        panel.setDocument(document);
+        QHeaderView* header = panel.table()->horizontalHeader();
+        QVERIFY(!panel.table()->isColumnHidden(KeyAveragesModel::FlopsColumn));
+        panel.table()->sortByColumn(KeyAveragesModel::FlopsColumn, Qt::DescendingOrder); // as a header click does
+        panel.filter()->setText(QStringLiteral("aten"));
+        auto again = std::make_shared<TraceDocument>(*document); // the same trace, a newer document
+        panel.setDocument(again);
+        QCOMPARE(header->sortIndicatorSection(), int(KeyAveragesModel::FlopsColumn));
+        QCOMPARE(panel.filter()->text(), QStringLiteral("aten"));
+        panel.filter()->clear();
+
+        // A range holding one kernel's start alone: CUDA time, no FLOPs.
+        const trace::Trace& t = *document->trace;
+        const auto kernel = std::find_if(t.events.begin(), t.events.end(),
+                                         [](const trace::Event& e) { return e.kind == trace::EventKind::Kernel; });
+        QVERIFY(kernel != t.events.end());
+        QSignalSpy aggregated(&panel, &KeyAveragesPanel::rangeAggregated);
+        panel.setRange(std::pair{kernel->start, kernel->start + 1});
+        QVERIFY(aggregated.wait(5000));
+        QVERIFY(panel.table()->isColumnHidden(KeyAveragesModel::FlopsColumn));
+        QCOMPARE(header->sortIndicatorSection(), int(KeyAveragesModel::SelfDeviceColumn));
+        panel.setRange(std::nullopt);
+        QCOMPARE(header->sortIndicatorSection(), int(KeyAveragesModel::FlopsColumn));
+
+        panel.setDocument(TraceDocument::build(QString::fromStdString(testutil::dataPath("legacy/cpu_mlp/trace.json")), {}, {}));
+        QCOMPARE(header->sortIndicatorSection(), int(KeyAveragesModel::SelfCpuColumn));
+        panel.setDocument(document);
+        QCOMPARE(header->sortIndicatorSection(), int(KeyAveragesModel::SelfDeviceColumn));
+    }
+
+    // Rows that arrive before the dock has its width are fitted again when it gets it; a width the user gave
+    // the names stays.
+    void namesFittedWhenTheDockGetsItsWidth()
+    {
+        KeyAveragesPanel panel;
+        panel.setDocument(TraceDocument::build(QString::fromStdString(testutil::workloadTrace("gemm_compare")), {}, {}));
+        const QHeaderView* header = panel.table()->horizontalHeader();
+        panel.resize(1400, 300);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const int viewport = panel.table()->viewport()->width();
+        const int nameNeeds = std::max(
+            static_cast<const QAbstractItemView*>(panel.table())->sizeHintForColumn(KeyAveragesModel::NameColumn),
+            header->sectionSizeHint(KeyAveragesModel::NameColumn));
+        QVERIFY2(nameNeeds > 300, qPrintable(QString::number(nameNeeds))); // kernel names: more than a narrow dock gives
+        QTRY_COMPARE(header->sectionSize(KeyAveragesModel::NameColumn), std::min(nameNeeds, viewport / 2));
+        panel.table()->setColumnWidth(KeyAveragesModel::NameColumn, 250); // the user's
+        panel.resize(1200, 300);
+        QTest::qWait(20);
+        QCOMPARE(header->sectionSize(KeyAveragesModel::NameColumn), 250);
+    }
+
     // The dock's Export CSV and `tilescope-cli summary --format csv` write the same file for the same rows.
     void exportEqualsTheCliCsv_data()
     {

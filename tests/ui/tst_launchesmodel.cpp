@@ -17,6 +17,9 @@
 
 #include <QAbstractItemModelTester>
 #include <QTableView>
+#include <QDockWidget>
+#include <QHeaderView>
+#include <QScrollBar>
 #include <QtTest>
 
 using namespace tilescope;
@@ -91,6 +94,35 @@ private slots:
         }
         model.setReport(nullptr, nullptr);
         QCOMPARE(model.rowCount(), 0);
+    }
+
+    // The figures table as tall as its rows (three a stream), the outliers under it the rest, also when the dock's
+    // tab is shown after the trace came in.
+    void figuresFitTheirRows()
+    {
+        MainWindow w;
+        testutil::showExposed(w);
+        auto* panel = w.findChild<LaunchesPanel*>();
+        QVERIFY(panel);
+        QDockWidget* dock = nullptr;
+        for (QWidget* up = panel->parentWidget(); up && !dock; up = up->parentWidget())
+            dock = qobject_cast<QDockWidget*>(up);
+        QVERIFY(dock);
+        QDockWidget* table = w.findChild<QDockWidget*>(QStringLiteral("keyAverages"));
+        table->raise();
+        QTRY_VERIFY(panel->visibleRegion().isEmpty()); // behind the table's tab
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
+        dock->raise();
+        QTRY_VERIFY(!panel->visibleRegion().isEmpty());
+        const QTableView* figures = panel->distributionTable();
+        QCOMPARE(figures->model()->rowCount(), 3);
+        const int rows = figures->horizontalHeader()->height() + 3 * figures->verticalHeader()->defaultSectionSize()
+            + 2 * figures->frameWidth() + (figures->horizontalScrollBar()->isVisible() ? figures->horizontalScrollBar()->height() : 0);
+        // Every row in view without scrolling, and no more than a few pixels spare.
+        QTRY_COMPARE(figures->verticalScrollBar()->maximum(), 0);
+        QVERIFY2(figures->height() >= rows && figures->height() <= rows + 4,
+                 qPrintable(QStringLiteral("%1 for %2").arg(figures->height()).arg(rows)));
+        QVERIFY(panel->outlierTable()->height() >= panel->outlierTable()->minimumHeight());
     }
 
     void doubleClickSelectsKernel()
