@@ -3,7 +3,8 @@
 # scale"), on the GPU machine's many cores (no GPU is used): builds tilescope-cli (Release, no Qt), makes
 # traces of SIZES MB from the bundled sample with tools/make_large_trace.py, and times `tilescope-cli
 # summary` on each with TILESCOPE_LOAD_THREADS=1, 2, 4, ... up to the cores (best of RUNS, wall time from
-# bash's EPOCHREALTIME), printing each time, its speed-up over one thread and Python's json.load once.
+# bash's EPOCHREALTIME), printing each time, its speed-up over one thread and Python's json.load once, and
+# `tilescope-cli info`'s time beside it (the load without key averages).
 # Usage: tools/gpu/bench_threads.sh   env: SIZES ("120 500"), RUNS (3), CLI (a tilescope-cli already built)
 # Builds the CLI with tools/gpu/build_cli.sh (which says how to carry nlohmann/json's headers).
 set -euo pipefail
@@ -43,12 +44,15 @@ for size in ${SIZES:-120 500}; do
     py=$(RUNS=1 best python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$trace")
     echo
     echo "$(basename "$trace"): $((bytes / 1000000)) MB, $records; json.load ${py} s"
-    printf '%8s %10s %12s %12s\n' threads summary_s "speed-up" "/json.load"
+    # info_s: `tilescope-cli info`, the load and one pass over the events, without key averages: what summary
+    # spends past it is key averages and the table, which run on one thread.
+    printf '%8s %10s %12s %12s %8s\n' threads summary_s "speed-up" "/json.load" info_s
     one=""
     for n in $counts; do
         t=$(best env TILESCOPE_LOAD_THREADS="$n" "$cli" summary "$trace")
+        i=$(best env TILESCOPE_LOAD_THREADS="$n" "$cli" info "$trace")
         [ -n "$one" ] || one=$t
-        printf '%8s %10s %11.2fx %11.3fx\n' "$n" "$t" "$(awk -v a="$one" -v b="$t" 'BEGIN { print a / b }')" \
-            "$(awk -v a="$t" -v b="$py" 'BEGIN { print a / b }')"
+        printf '%8s %10s %11.2fx %11.3fx %8s\n' "$n" "$t" "$(awk -v a="$one" -v b="$t" 'BEGIN { print a / b }')" \
+            "$(awk -v a="$t" -v b="$py" 'BEGIN { print a / b }')" "$i"
     done
 done
