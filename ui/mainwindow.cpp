@@ -187,7 +187,7 @@ MainWindow::MainWindow(QWidget* parent)
         const double scale = std::min(1.0, double(height()) / kDefaultSize.height());
         const auto px = [scale](int height) { return int(height * scale); };
         resizeDocks({tableDock}, {px(230)}, Qt::Vertical);
-        resizeDocks({detailsDock, findingsDock, rooflineDock}, {px(110), px(250), px(330)}, Qt::Vertical);
+        resizeDocks({detailsDock, findingsDock, rooflineDock}, {px(150), px(210), px(330)}, Qt::Vertical);
     });
     connect(m_findings, &FindingsPanel::findingSelected, this, &MainWindow::showFindingPlace);
 
@@ -742,7 +742,8 @@ void MainWindow::setDocument(std::shared_ptr<const TraceDocument> document)
 {
     closeComparison(); // the comparison was with the trace this one replaces
     m_doc = std::move(document);
-    setWindowTitle(tr("TileScope - %1").arg(m_doc->path));
+    setWindowTitle(m_doc->trace->stats.partial ? tr("TileScope - %1 (partial: the readable part)").arg(m_doc->path)
+                                               : tr("TileScope - %1").arg(m_doc->path));
     // Nothing typed for the last trace carries over to this one.
     m_search->clear();
     m_details->setDocument(m_doc);
@@ -861,12 +862,17 @@ void MainWindow::updateFigures()
 {
     if (!m_doc)
         return;
+    // A partial load (the readable part of a damaged file) says so first: every figure is of that part only.
+    const bool partial = m_doc->trace->stats.partial;
+    const QString partialNote = partial
+        ? QStringLiteral("<b style='color:#c00'>%1</b>; ").arg(tr("Partial load: only the events before the damage"))
+        : QString();
     if (const std::string none = trace::noEventsSentence(*m_doc->trace); !none.empty()) {
-        m_figures->setText(QString::fromStdString(none));
+        m_figures->setText(partialNote + QString::fromStdString(none).toHtmlEscaped());
         return;
     }
     if (!m_doc->overlapIndex) {
-        m_figures->setText(tr("Analysing the trace: the view's figures follow."));
+        m_figures->setText(partialNote + tr("Analysing the trace: the view's figures follow."));
         return;
     }
     const auto range = m_timeline->selectedRange();
@@ -883,7 +889,8 @@ void MainWindow::updateFigures()
     }
     const auto r = m_doc->overlapIndex->figures(window);
     const bool fromFirst = cut && window.start == activity.start, toLast = cut && window.end == activity.end;
-    QString text = range      ? tr("Range %1: ").arg(fmt(window.end - window.start))
+    QString text = partialNote;
+    text += range             ? tr("Range %1: ").arg(fmt(window.end - window.start))
         : fromFirst && toLast ? tr("View, first to last activity %1: ").arg(fmt(window.end - window.start))
         : fromFirst           ? tr("View from the first activity %1: ").arg(fmt(window.end - window.start))
         : toLast              ? tr("View to the last activity %1: ").arg(fmt(window.end - window.start))
@@ -891,7 +898,8 @@ void MainWindow::updateFigures()
     auto count = [](uint64_t n) { return QString::fromStdString(stats::formatCount(n)); };
     if (r.activeDevices() == 0) {
         // A CPU-only trace: GPU idle figures would only restate that there is no GPU.
-        text += tr("no GPU activity in this trace; CPU busy %1").arg(fmt(r.cpuBusyNs));
+        text += (partial ? tr("no GPU activity in the part read; CPU busy %1") : tr("no GPU activity in this trace; CPU busy %1"))
+                    .arg(fmt(r.cpuBusyNs));
         m_figures->setText(text);
         return;
     }
@@ -1044,10 +1052,10 @@ QString MainWindow::shortcutsHtml()
         {tr("W / S, Ctrl+wheel or wheel"), tr("zoom in / out around the mouse or the centre")},
         {tr("A / D, drag"), tr("pan left / right")},
         {tr("F"), tr("fit the whole trace")},
-        {tr("Z"), tr("zoom to the selected event")},
+        {tr("Z"), tr("zoom to the range, or to the selected event")},
         {tr("Ctrl+drag"), tr("zoom to a box")},
         {tr("Shift+drag"), tr("select a time range: the figures and the table aggregate it")},
-        {tr("Esc"), tr("clear the range selection")},
+        {tr("Esc"), tr("clear the range and the selected event")},
         {tr("Click"), tr("select an event: Details, the table row and the roofline follow")},
         {tr("Enter / Shift+Enter in Search"), tr("next / previous event matching the search")},
         {QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText), tr("open a trace")},

@@ -114,9 +114,10 @@ void MemoryPanel::rebuild()
     m_summaries.clear();
     m_shown.clear();
     m_range.reset();
-    // Without a graph the panel is one line of text, not a band of empty axes.
-    setMaximumHeight(48);
-    setMinimumHeight(28);
+    // Without a graph the panel is a line of text (two where it wraps), not a band of empty axes: the room is
+    // the timeline's and the table's.
+    setMaximumHeight(2 * fontMetrics().lineSpacing() + 6);
+    setMinimumHeight(fontMetrics().lineSpacing() + 6);
     m_legend->clear();
     if (!m_doc) {
         m_empty->setText(tr("Device memory over time appears here for a trace recorded with profile_memory=True."));

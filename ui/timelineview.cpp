@@ -219,6 +219,21 @@ void TimelineView::installNavigationShortcuts()
     add(Qt::Key_A, [this] { panByPixels(-canvasWidth() / 8.0); });
     add(Qt::Key_D, [this] { panByPixels(canvasWidth() / 8.0); });
     add(Qt::Key_F, [this] { fitAll(); });
+    add(Qt::Key_Z, [this] {
+        if (m_range)
+            zoomToRange(m_range->first, m_range->second);
+        else if (m_selected < doc(m_selectedGroup).trace->events.size()) {
+            const auto& e = doc(m_selectedGroup).trace->events[m_selected];
+            zoomToRange(e.start - e.duration / 10 - 1000, e.end() + e.duration / 10 + 1000);
+        }
+    });
+    // Escape drops the range and the selection from wherever the focus is (a finding's range is set from the
+    // Findings table, where the focus then stays).
+    add(Qt::Key_Escape, [this] {
+        m_range.reset();
+        emit rangeSelected(m_range);
+        selectEvent(trace::kNoIndex, false);
+    });
 }
 
 void TimelineView::setShowQueueLanes(bool show)
@@ -1065,22 +1080,9 @@ void TimelineView::contextMenuEvent(QContextMenuEvent* event)
 
 void TimelineView::keyPressEvent(QKeyEvent* event)
 {
-    // W/S/A/D/F are window shortcuts (installNavigationShortcuts).
+    // W/S/A/D/F, Z and Escape are window shortcuts (installNavigationShortcuts).
     switch (event->key()) {
     case Qt::Key_Home: fitAll(); break;
-    case Qt::Key_Z:
-        if (m_range)
-            zoomToRange(m_range->first, m_range->second);
-        else if (m_doc && m_selected < doc(m_selectedGroup).trace->events.size()) {
-            const auto& e = doc(m_selectedGroup).trace->events[m_selected];
-            zoomToRange(e.start - e.duration / 10 - 1000, e.end() + e.duration / 10 + 1000);
-        }
-        break;
-    case Qt::Key_Escape:
-        m_range.reset();
-        emit rangeSelected(m_range);
-        selectEvent(trace::kNoIndex, false);
-        break;
     default: QAbstractScrollArea::keyPressEvent(event); return;
     }
 }

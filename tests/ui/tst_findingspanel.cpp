@@ -264,8 +264,11 @@ private slots:
         QVERIFY(panel->headerText().startsWith(
             QStringLiteral("Findings for %1 selected").arg(QString::fromStdString(stats::formatDuration(window.end - window.start)))));
 
-        // Escape clears the range: the whole trace's findings again, at once.
-        QTest::keyClick(w.timeline(), Qt::Key_Escape);
+        // Escape clears the range, with the focus where a finding's click leaves it (the Findings table): the
+        // whole trace's findings again, at once.
+        panel->table()->setFocus();
+        QTRY_VERIFY(panel->table()->hasFocus());
+        QTest::keyClick(panel->table(), Qt::Key_Escape);
         QVERIFY(!w.timeline()->selectedRange());
         QVERIFY(!panel->isComputing());
         compareRows(*panel, t, whole);

@@ -597,6 +597,9 @@ private slots:
         QVERIFY(dialogText.contains(QStringLiteral("complete event")));
         QVERIFY(w.document()->trace->stats.partial);
         QVERIFY(w.document()->trace->events.size() > 100);
+        // Said where the eye goes first, not in the status bar alone: the title and the figures line.
+        QVERIFY2(w.windowTitle().contains(QStringLiteral("(partial")), qPrintable(w.windowTitle()));
+        QVERIFY2(w.figuresText().contains(QStringLiteral("Partial load: only the events before the damage")), qPrintable(w.figuresText()));
         // The file did open (partly): it stays in Open Recent.
         QVERIFY(QSettings().value(QStringLiteral("recentFiles")).toStringList().contains(cut));
     }
