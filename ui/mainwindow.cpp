@@ -408,13 +408,14 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-// The Compare dock (issue #12), tabbed with `neighbour`: it follows the document and the roofline panel's
+// The Kernel vs Reference dock (issue #12), tabbed with `neighbour`: it follows the document and the roofline panel's
 // reclassifications, a call clicked there is shown in the timeline, and the key-averages table offers
 // "Compare with..." on a row.
 QDockWidget* MainWindow::addCompareDock(QDockWidget* neighbour)
 {
     auto* panel = new ComparePanel(this);
-    auto* dock = new QDockWidget(tr("Compare"), this);
+    // Not "Compare": File > Compare With… compares two traces; this dock, two kernels or regions of one.
+    auto* dock = new QDockWidget(tr("Kernel vs Reference"), this);
     dock->setObjectName(QStringLiteral("compare"));
     dock->setWidget(panel);
     addDockWidget(Qt::BottomDockWidgetArea, dock);

@@ -127,7 +127,7 @@ private slots:
         QVERIFY(!itemStartingWith(panel.details(false), QStringLiteral("#1001 at ")));
     }
 
-    // In the window: a dock named Compare follows the open trace; a clicked call selects its range in the timeline.
+    // In the window: a dock named Kernel vs Reference follows the open trace; a clicked call selects its range in the timeline.
     void dockInMainWindow()
     {
         MainWindow w;
@@ -136,7 +136,7 @@ private slots:
         auto* panel = w.findChild<ComparePanel*>();
         QVERIFY(panel);
         auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget());
-        QVERIFY(dock && dock->windowTitle() == QStringLiteral("Compare"));
+        QVERIFY(dock && dock->windowTitle() == QStringLiteral("Kernel vs Reference"));
         QVERIFY(panel->comparison());
         QCOMPARE(panel->comparison()->a.name, std::string("custom_kernel"));
         dock->show();
