@@ -104,11 +104,25 @@ void MemoryEventsPanel::setDocument(std::shared_ptr<const TraceDocument> documen
             ++live;
             liveBytes += b.bytes;
         }
-    QString text = tr("%1 allocations paired with their frees; %2 (%3) still live at the end.")
+    QString text = tr("%1 allocations paired with their frees; %2 (%3) allocated in the trace and never freed")
                        .arg(a.blocks.size())
                        .arg(live)
                        .arg(QString::fromStdString(stats::formatBytes(liveBytes)));
+    // The allocator's total at the end also holds what was allocated before the trace began (`tilescope-cli
+    // memory`'s "final allocated"): said where it differs, so the two figures don't read as a contradiction.
+    std::vector<int64_t> livePerDevice(a.devices.size(), 0);
+    for (const memory::MemoryBlock& b : a.blocks)
+        if (b.liveAtEnd)
+            livePerDevice[b.device] += b.bytes;
+    for (size_t d = 0; d < a.devices.size(); ++d)
+        if (a.devices[d].finalAllocated > livePerDevice[d] && a.devices[d].allocs > 0)
+            text += tr("; the allocator's total on %1 at the end is %2 (it also counts what was allocated before the trace began)")
+                        .arg(QString::fromStdString(a.devices[d].name),
+                             QString::fromStdString(stats::formatBytes(a.devices[d].finalAllocated)));
+    text += QStringLiteral(".");
     if (!a.hasAddresses)
         text = tr("This trace's [memory] records carry no addresses (PyTorch 1.8 format): allocations cannot be paired with frees.");
     m_summary->setText(text);
 }
+
+QString MemoryEventsPanel::summaryText() const { return m_summary->text(); }

@@ -31,6 +31,7 @@ public:
     QTabWidget* tabs() const { return m_tabs; }
     MemoryBlocksModel* blocksModel() const { return m_blocks; }
     MemoryOpsModel* opsModel() const { return m_ops; }
+    QString summaryText() const; // the line above the tables
 
 signals:
     void eventClicked(uint32_t event); // an allocation's op

@@ -257,6 +257,12 @@ private slots:
             live += shown->index(r, MemoryBlocksModel::FreedColumn).data().toString() == QStringLiteral("live at end");
         QCOMPARE(live, 10);
         QCOMPARE(shown->index(0, MemoryBlocksModel::SizeColumn).data().toString(), QStringLiteral("64.0 MiB"));
+        // As `tilescope-cli memory` says it: 640 MiB allocated in the trace and never freed, and the allocator's
+        // total at the end (672 MiB), which also counts what was there before the trace.
+        QVERIFY2(panel.summaryText().contains(QStringLiteral("10 (640.0 MiB) allocated in the trace and never freed")),
+                 qPrintable(panel.summaryText()));
+        QVERIFY2(panel.summaryText().contains(QStringLiteral("the allocator's total on cuda:0 at the end is 672.0 MiB")),
+                 qPrintable(panel.summaryText()));
         // The filter narrows both tables to one op's rows.
         const QString op = panel.opsView()->model()->index(0, MemoryOpsModel::OpColumn).data().toString();
         panel.filter()->setText(op);
