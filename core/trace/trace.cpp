@@ -262,7 +262,13 @@ Trace::EventSpan Trace::sortAndNestTracks(unsigned threads)
         const auto earlier = [&](uint32_t a, uint32_t b) {
             const Event& x = events[a];
             const Event& y = events[b];
-            return x.start != y.start ? x.start < y.start : x.duration > y.duration;
+            if (x.start != y.start)
+                return x.start < y.start;
+            if (x.duration != y.duration)
+                return x.duration > y.duration;
+            // A GPU annotation over exactly its kernel's span (Kineto's widening undone) holds it, so it is
+            // drawn above it whichever of the two the file wrote first.
+            return x.kind == EventKind::GpuUserAnnotation && y.kind != EventKind::GpuUserAnnotation;
         };
         sortRuns(list.begin(), list.end(), earlier); // Kineto writes most lanes in order, or in a few runs
         stack.clear();

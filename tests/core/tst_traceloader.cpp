@@ -111,14 +111,28 @@ private slots:
         const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
         QCOMPARE(t->meta.annotationWideningStart, int64_t(1));
         QCOMPARE(t->meta.annotationWideningEnd, int64_t(1));
-        // Each custom_kernel GPU span now coincides with its single matmul_kernel.
-        for (int k = 0; k < 20; ++k) {
-            const auto& span = t->events[testutil::findEvent(*t, "custom_kernel", EventKind::GpuUserAnnotation, k)];
-            bool matched = false;
-            for (const auto& e : t->events)
-                matched = matched || (e.kind == EventKind::Kernel && e.start == span.start && e.end() == span.end());
-            QVERIFY(matched);
-        }
+        // Each custom_kernel GPU span now coincides with its single matmul_kernel, and holds it: the span's row is
+        // above the kernel's on the stream, whichever of the two the file wrote first (torch_ref's spans, which
+        // start before their kernels, hold theirs too).
+        for (const char* annotation : {"custom_kernel", "torch_ref"})
+            for (int k = 0; k < 20; ++k) {
+                const uint32_t spanIndex = testutil::findEvent(*t, annotation, EventKind::GpuUserAnnotation, k);
+                const auto& span = t->events[spanIndex];
+                int held = 0;
+                for (const auto& e : t->events)
+                    if (e.kind == EventKind::Kernel && e.track == span.track && e.start >= span.start && e.end() <= span.end()) {
+                        ++held;
+                        QCOMPARE(e.parent, spanIndex);
+                        QCOMPARE(e.depth, uint16_t(span.depth + 1));
+                    }
+                QCOMPARE(held, 1);
+                if (std::string_view(annotation) == "custom_kernel") {
+                    bool matched = false;
+                    for (const auto& e : t->events)
+                        matched = matched || (e.kind == EventKind::Kernel && e.start == span.start && e.end() == span.end());
+                    QVERIFY(matched);
+                }
+            }
     }
 
     void tracksAndNesting()
