@@ -59,6 +59,7 @@ RanksPanel::RanksPanel(QWidget* parent)
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->resizeColumnsToContents(); // the headers whole before any rank is in (they were cut at 100 px)
     layout->addWidget(m_table, 1);
     connect(m_table, &QTableView::activated, this, [this](const QModelIndex& index) {
         const auto* report = m_model->report();

@@ -20,6 +20,7 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QFont>
+#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QSettings>
@@ -48,6 +49,16 @@ private slots:
         QCoreApplication::setOrganizationName(QStringLiteral("TileScopeTests"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_ranksmodel"));
         QSettings().clear();
+    }
+
+    // Before a folder is opened the table is empty: its headers still read whole.
+    void emptyTableHeadersWhole()
+    {
+        RanksPanel panel;
+        const QHeaderView* header = panel.table()->horizontalHeader();
+        for (int column = 0; column + 1 < header->count(); ++column) // the last one stretches
+            QVERIFY2(header->sectionSize(column) >= header->sectionSizeHint(column),
+                     qPrintable(panel.table()->model()->headerData(column, Qt::Horizontal).toString()));
     }
 
     void theStragglerIsMarked()
