@@ -99,10 +99,12 @@ void MemoryEventsPanel::setDocument(std::shared_ptr<const TraceDocument> documen
     const memory::MemoryAnalysis& a = m_doc->memory;
     uint64_t live = 0;
     int64_t liveBytes = 0;
+    std::vector<int64_t> livePerDevice(a.devices.size(), 0); // beside the allocator's totals below
     for (const memory::MemoryBlock& b : a.blocks)
         if (b.liveAtEnd) {
             ++live;
             liveBytes += b.bytes;
+            livePerDevice[b.device] += b.bytes;
         }
     QString text = tr("%1 allocations paired with their frees; %2 (%3) allocated in the trace and never freed")
                        .arg(a.blocks.size())
@@ -110,10 +112,6 @@ void MemoryEventsPanel::setDocument(std::shared_ptr<const TraceDocument> documen
                        .arg(QString::fromStdString(stats::formatBytes(liveBytes)));
     // The allocator's total at the end also holds what was allocated before the trace began (`tilescope-cli
     // memory`'s "final allocated"): said where it differs, so the two figures don't read as a contradiction.
-    std::vector<int64_t> livePerDevice(a.devices.size(), 0);
-    for (const memory::MemoryBlock& b : a.blocks)
-        if (b.liveAtEnd)
-            livePerDevice[b.device] += b.bytes;
     for (size_t d = 0; d < a.devices.size(); ++d)
         if (a.devices[d].finalAllocated > livePerDevice[d] && a.devices[d].allocs > 0)
             text += tr("; the allocator's total on %1 at the end is %2 (it also counts what was allocated before the trace began)")
