@@ -435,6 +435,8 @@ int runSummary(const Arguments& a)
     const auto t = load(a);
     stats::KeyAveragesOptions options;
     options.groupByInputShape = a.has("group-by-input-shape");
+    if (trace::loadThreads(trace::LoadOptions{}) == 1) // TILESCOPE_LOAD_THREADS=1: one thread in all
+        options.threads = 1;
     const stats::KeyAverages averages = stats::computeKeyAverages(*t, options);
     if (!sortGiven)
         sort = stats::defaultSortKey(averages);

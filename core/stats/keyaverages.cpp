@@ -8,7 +8,9 @@
 #include "trace/trace.h"
 
 #include <algorithm>
+#include <future>
 #include <numeric>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -21,6 +23,10 @@ using trace::kNoIndex;
 using trace::StringId;
 
 namespace {
+
+// Below this many selected events the steps that could run side by side are not worth a thread's start
+// (key averages of a short range run on every selection in the timeline).
+constexpr size_t kEventsWorthAThread = 20000;
 
 // Names the builder makes itself (ProfilerStep*, [memory]) live in its own pool, marked by this bit.
 constexpr StringId kRewrittenBit = 0x80000000u;
@@ -97,8 +103,12 @@ private:
     void assignOverheadIds();
     void attributeMemory();
     void attachDeviceWork();
+    void applyDeviceWork();
     void addLeftoverMemory();
+    bool timesAreExact() const;
+    unsigned workerThreads() const;
     void sortEvents();
+    void mergeLeftoversIntoOrder();
     void buildTree();
     void removeDuplicateNodes();
     void computeMetrics();
@@ -118,6 +128,14 @@ private:
     int64_t m_origin = 0;
     std::vector<FunctionEvent> m_events;
     std::vector<double> m_kernels;
+    // What attachDeviceWork found, written into m_events by applyDeviceWork: kept apart while the order is
+    // sorted beside it from the same events (writes to the lines another core reads cost both cores).
+    struct KernelRun
+    {
+        uint32_t event, begin, count;
+    };
+    std::vector<KernelRun> m_kernelRuns;
+    std::vector<std::pair<uint32_t, uint32_t>> m_threadMoves; // (launch call, its op's thread)
     std::vector<uint32_t> m_children;
     std::vector<uint32_t> m_order; // FunctionEvent indices after the global sort, minus removed ones
     std::vector<uint8_t> m_memoryUsed;
@@ -125,6 +143,8 @@ private:
     std::vector<uint32_t> m_trackThread;
     uint32_t m_mainThread = kNoIndex;
     bool m_useDevice = false;
+    bool m_exactTimes = true;     // every time of the order's keys is its own double in microseconds (sortEvents)
+    uint32_t m_firstLeftover = 0; // m_events from here on are leftover [memory] records, not in the trace's events
     StringId m_profilerStep = 0;
     trace::StringPool m_names; // rewritten names (ProfilerStep*, [memory]) next to the trace's own ids
     // per FunctionEvent: the device total, the one figure a parent needs from its children that is not in
@@ -180,10 +200,30 @@ KeyAverages Builder::run()
     m_origin = m_trace.originTime();
     selectEvents();
     assignOverheadIds();
-    attributeMemory();
+    // The three steps after the selection read what it wrote and write apart from each other (the memory
+    // bytes, the kernels and threads, the order): on a large trace they run side by side on other cores.
+    m_exactTimes = timesAreExact();
+    std::future<void> memory, order;
+    if (workerThreads() > 1 && (m_options.threads > 1 || m_events.size() >= kEventsWorthAThread)) {
+        try {
+            order = std::async(std::launch::async, [this] { sortEvents(); });
+            if (workerThreads() > 2 && !m_trace.memory.empty())
+                memory = std::async(std::launch::async, [this] { attributeMemory(); });
+        } catch (const std::system_error&) { // no thread to be had: the steps left run below, one after another
+        }
+    }
+    if (!memory.valid())
+        attributeMemory();
     attachDeviceWork();
+    if (memory.valid())
+        memory.get(); // rethrows what the thread threw
+    if (order.valid())
+        order.get();
+    else
+        sortEvents();
+    applyDeviceWork();
     addLeftoverMemory();
-    sortEvents();
+    mergeLeftoversIntoOrder();
     buildTree();
     removeDuplicateNodes();
     computeMetrics();
@@ -396,7 +436,8 @@ void Builder::attachDeviceWork()
         return;
     trace::sortRuns(linked.begin(), linked.end(), std::less<>()); // ids rise along each stream and thread
     auto previous = linked.begin();                               // and mostly along the file: each search starts from the last answer
-    for (FunctionEvent& f : m_events) {
+    for (uint32_t i = 0; i < m_events.size(); ++i) {
+        const FunctionEvent& f = m_events[i];
         if (!f.cpu || f.id <= 0 || linkedOf(f) != 0)
             continue;
         const auto run = trace::gallopLowerBound(linked.begin(), linked.end(), previous, std::pair<int64_t, uint32_t>{f.id, 0},
@@ -404,20 +445,33 @@ void Builder::attachDeviceWork()
         previous = run;
         if (run == linked.end() || run->first != f.id)
             continue;
-        f.kernelsBegin = static_cast<uint32_t>(m_kernels.size());
+        const auto kernelsBegin = static_cast<uint32_t>(m_kernels.size());
         for (auto k = static_cast<size_t>(run - linked.begin()); k < linked.size() && linked[k].first == f.id; ++k) {
-            FunctionEvent& other = m_events[linked[k].second];
+            const FunctionEvent& other = m_events[linked[k].second];
             if (!other.cpu)
                 m_kernels.push_back(other.duration());
             else
-                other.thread = f.thread;
+                m_threadMoves.push_back({linked[k].second, f.thread});
         }
-        f.kernelsCount = static_cast<uint32_t>(m_kernels.size()) - f.kernelsBegin;
+        m_kernelRuns.push_back({i, kernelsBegin, static_cast<uint32_t>(m_kernels.size()) - kernelsBegin});
     }
+}
+
+void Builder::applyDeviceWork()
+{
+    for (const KernelRun& run : m_kernelRuns) {
+        m_events[run.event].kernelsBegin = run.begin;
+        m_events[run.event].kernelsCount = run.count;
+    }
+    for (const auto& [event, thread] : m_threadMoves)
+        m_events[event].thread = thread;
+    m_kernelRuns = {};
+    m_threadMoves = {};
 }
 
 void Builder::addLeftoverMemory()
 {
+    m_firstLeftover = static_cast<uint32_t>(m_events.size());
     const StringId memoryName = kRewrittenBit | m_names.intern("[memory]");
     const StringId oomName = kRewrittenBit | m_names.intern("[OutOfMemory]");
     for (uint32_t i = 0; i < m_trace.memory.size(); ++i) {
@@ -439,32 +493,43 @@ void Builder::addLeftoverMemory()
     }
 }
 
+// torch's order of two FunctionEvents: by (start, -end) in microseconds as doubles, stably; the index
+// last makes it a total order (a stable sort's). Nanoseconds as integers give the same order while each
+// nanosecond is its own double (|t| < 2^50 ns, 13 days from the origin); beyond, the doubles are compared.
+constexpr int64_t kExactNs = int64_t(1) << 50;
+bool isExactNs(int64_t t) { return t > -kExactNs && t < kExactNs; }
+
+bool Builder::timesAreExact() const
+{
+    // The leftover [memory] records are not selected yet: every record's time stands for them.
+    return std::all_of(m_events.begin(), m_events.end(), [](const FunctionEvent& f) { return isExactNs(f.startNs) && isExactNs(f.endNs); })
+        && std::all_of(m_trace.memory.begin(), m_trace.memory.end(),
+                       [&](const trace::MemoryRecord& m) { return isExactNs(m.time - m_origin); });
+}
+
+unsigned Builder::workerThreads() const
+{
+    return m_options.threads ? m_options.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
 void Builder::sortEvents()
 {
-    // torch's stable sort by (start, -end), times in microseconds as doubles; the index last gives a stable
-    // sort's order. The events are taken in the order of the tracks' own lists (Trace::sortAndNestTracks:
-    // start, longer first, file order), so the sort merges a few runs instead of sorting every event: 5x
-    // less time on HTA's traces. Nanoseconds as integers give torch's order while each nanosecond is its own
-    // double (|t| < 2^50 ns, 13 days from the origin); beyond, the doubles themselves are compared.
+    // The events are taken in the order of the tracks' own lists (Trace::sortAndNestTracks: start, longer
+    // first, file order), so the sort merges a few runs instead of sorting every event: 5x less time on HTA's
+    // traces. Leftover [memory] records come later (mergeLeftoversIntoOrder).
     std::vector<uint32_t> gathered;
     gathered.reserve(m_events.size());
     std::vector<uint32_t> eventToFunction(m_trace.events.size(), kNoIndex);
-    size_t fromTrace = 0;
     for (uint32_t f = 0; f < m_events.size(); ++f)
-        if (m_events[f].source != kNoIndex) {
-            eventToFunction[m_events[f].source] = f;
-            ++fromTrace;
-        }
+        eventToFunction[m_events[f].source] = f;
     for (const trace::Track& track : m_trace.tracks)
         for (const uint32_t event : track.events)
             if (const uint32_t f = eventToFunction[event]; f != kNoIndex)
                 gathered.push_back(f);
-    const bool listed = gathered.size() == fromTrace; // else a trace not finalized: every event, in file order
-    if (!listed)
-        gathered.clear();
-    for (uint32_t f = 0; f < m_events.size(); ++f)
-        if (!listed || m_events[f].source == kNoIndex) // and [memory] records, in file order
-            gathered.push_back(f);
+    if (gathered.size() != m_events.size()) { // a trace not finalized: every event, in file order
+        gathered.resize(m_events.size());
+        std::iota(gathered.begin(), gathered.end(), 0u);
+    }
 
     const auto sortAs = [&](auto keyOf) {
         using Key = decltype(keyOf(0u));
@@ -482,11 +547,7 @@ void Builder::sortEvents()
         for (size_t k = 0; k < keys.size(); ++k)
             m_order[k] = keys[k].index;
     };
-    constexpr int64_t exact = int64_t(1) << 50;
-    const bool exactTimes = std::all_of(m_events.begin(), m_events.end(), [](const FunctionEvent& f) {
-        return f.startNs > -exact && f.startNs < exact && f.endNs > -exact && f.endNs < exact;
-    });
-    if (exactTimes) {
+    if (m_exactTimes) {
         struct Key
         {
             int64_t start, negEnd;
@@ -501,6 +562,35 @@ void Builder::sortEvents()
         };
         sortAs([&](uint32_t f) { return Key{m_events[f].startUs(), -m_events[f].endUs(), f}; });
     }
+}
+
+// The leftover [memory] records (in file order, a few runs in time) merged into the sorted events: the
+// order is total, so this is the order one sort of them all gives.
+void Builder::mergeLeftoversIntoOrder()
+{
+    if (m_firstLeftover >= m_events.size())
+        return;
+    const auto earlier = [&](uint32_t a, uint32_t b) {
+        const FunctionEvent &x = m_events[a], &y = m_events[b];
+        if (m_exactTimes) {
+            if (x.startNs != y.startNs)
+                return x.startNs < y.startNs;
+            if (x.endNs != y.endNs)
+                return x.endNs > y.endNs;
+        } else {
+            if (x.startUs() != y.startUs())
+                return x.startUs() < y.startUs();
+            if (x.endUs() != y.endUs())
+                return x.endUs() > y.endUs();
+        }
+        return a < b;
+    };
+    std::vector<uint32_t> leftovers(m_events.size() - m_firstLeftover);
+    std::iota(leftovers.begin(), leftovers.end(), m_firstLeftover);
+    trace::sortRuns(leftovers.begin(), leftovers.end(), earlier);
+    std::vector<uint32_t> merged(m_order.size() + leftovers.size());
+    std::merge(m_order.begin(), m_order.end(), leftovers.begin(), leftovers.end(), merged.begin(), earlier);
+    m_order = std::move(merged);
 }
 
 // _populate_cpu_children: per thread, a stack scan over events sorted by (start, -end).

@@ -50,6 +50,9 @@ struct KeyAveragesOptions
     // Only events that start in [first, second) (trace ns), e.g. a range selected in the timeline.
     // Not a torch notion: torch always averages the whole profile.
     std::optional<std::pair<int64_t, int64_t>> window;
+    // Threads the averages use (three steps run side by side): 0 for the cores once the trace is large
+    // enough to be worth a thread's start, 1 for one, N > 1 for N whatever the size.
+    unsigned threads = 0;
 };
 
 struct KeyAverages

@@ -181,8 +181,8 @@ void Trace::undoAnnotationWidening()
     }
     if (!anyAnnotation)
         return;
-    for (auto& list : activities)
-        std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) { return events[a].start < events[b].start; });
+    for (auto& list : activities) // a stream's activities are in the file mostly in time order: a few runs
+        sortRuns(list.begin(), list.end(), [&](uint32_t a, uint32_t b) { return events[a].start < events[b].start; });
     std::map<std::pair<int64_t, int64_t>, uint64_t> votes;
     for (const Event& a : events) {
         if (a.kind != EventKind::GpuUserAnnotation)

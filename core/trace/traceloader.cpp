@@ -686,7 +686,9 @@ public:
     void wait(const EventChunk* chunk)
     {
         std::unique_lock lock(m_mutex);
+        m_awaited = chunk;
         m_finished.wait(lock, [chunk] { return chunk->done; });
+        m_awaited = nullptr;
     }
     bool isDone(const EventChunk* chunk)
     {
@@ -726,11 +728,15 @@ private:
             } catch (...) {
                 chunk->error = std::current_exception();
             }
+            bool awaited = false;
             {
                 std::lock_guard lock(m_mutex);
                 chunk->done = true;
+                awaited = m_awaited == chunk;
             }
-            m_finished.notify_all();
+            // Only the loader waits, and for one chunk: waking it for another is a wasted switch.
+            if (awaited)
+                m_finished.notify_one();
         }
     }
 
@@ -741,6 +747,7 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_ready, m_finished;
     std::deque<EventChunk*> m_queue;
+    const EventChunk* m_awaited = nullptr; // the chunk the loader waits for, if it waits
     bool m_stop = false;
     std::vector<std::thread> m_threads;
 };

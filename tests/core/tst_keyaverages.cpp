@@ -98,10 +98,64 @@ private slots:
         QFETCH(QString, workload);
         const std::string dir = testutil::dataPath("h200/" + workload.toStdString());
         const auto t = trace::loadTrace(testutil::workloadTrace(workload.toStdString()));
-        const auto plain = stats::computeKeyAverages(*t);
-        compareRows(plain, referenceRows(dir + "/ref_key_averages.json"), false, false);
-        const auto byShape = stats::computeKeyAverages(*t, stats::KeyAveragesOptions::byInputShape(true));
-        compareRows(byShape, referenceRows(dir + "/ref_key_averages_by_shape.json"), true, false);
+        // One thread, and four: the memory, device and order steps then run side by side.
+        for (const unsigned threads : {1u, 4u}) {
+            stats::KeyAveragesOptions options;
+            options.threads = threads;
+            const auto plain = stats::computeKeyAverages(*t, options);
+            compareRows(plain, referenceRows(dir + "/ref_key_averages.json"), false, false);
+            options.groupByInputShape = true;
+            const auto byShape = stats::computeKeyAverages(*t, options);
+            compareRows(byShape, referenceRows(dir + "/ref_key_averages_by_shape.json"), true, false);
+        }
+    }
+
+    // [memory] records inside no op are torch's leftover rows, sorted with the events by their time: the
+    // order is sorted without them and they are merged in after, so they must land where one sort puts them.
+    // The rows come in the order of each key's first event, so "[memory]" is first when a leftover record is
+    // the earliest of all, and after "early" when it is not; both ways, on one thread and on four.
+    void leftoverMemoryMergedIntoOrder_data()
+    {
+        QTest::addColumn<bool>("memoryFirst");
+        QTest::newRow("a record before every op") << true;
+        QTest::newRow("records between ops") << false;
+    }
+    void leftoverMemoryMergedIntoOrder()
+    {
+        QFETCH(bool, memoryFirst);
+        const auto memoryAt = [](int ts, int bytes) {
+            return "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(ts)
+                + ", \"args\": {\"Bytes\": " + std::to_string(bytes)
+                + ", \"Total Allocated\": 4096, \"Device Type\": 0, \"Device Id\": -1, \"Addr\": 1}}";
+        };
+        const auto opAt = [](const char* name, int ts, int dur) {
+            return std::string("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"") + name
+                + "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(ts) + ", \"dur\": " + std::to_string(dur) + "}";
+        };
+        // In the file the ops come first, each record later: the merge, not the file, must order them.
+        std::string json = "{\"traceEvents\": [" + opAt("early", 10, 5) + ", " + opAt("middle", 30, 5) + ", " + opAt("late", 50, 5) + ", "
+            + memoryAt(32, 100) + ", " + memoryAt(40, 64) + ", " + memoryAt(60, -64) + ", " + memoryAt(20, 8);
+        if (memoryFirst)
+            json += ", " + memoryAt(1, 16);
+        json += "]}";
+        const auto source = io::memorySource(json, "leftovers.json");
+        const auto t = trace::loadTrace(*source);
+        std::vector<std::string> expected = {"early", "[memory]", "middle", "late"};
+        if (memoryFirst)
+            expected = {"[memory]", "early", "middle", "late"};
+        for (const unsigned threads : {1u, 4u}) {
+            stats::KeyAveragesOptions options;
+            options.threads = threads;
+            const auto averages = stats::computeKeyAverages(*t, options);
+            std::vector<std::string> keys;
+            for (const stats::KeyAverage& row : averages.rows)
+                keys.push_back(row.key);
+            QCOMPARE(keys, expected);
+            const stats::KeyAverage& memory = averages.rows[memoryFirst ? 0 : 1];
+            QCOMPARE(memory.count, int64_t(memoryFirst ? 4 : 3)); // the record at 32 is inside "middle"
+            QCOMPARE(memory.selfCpuMemoryUsage, int64_t(memoryFirst ? 8 + 64 - 64 + 16 : 8 + 64 - 64));
+            QCOMPARE(averages.rows[2].selfCpuMemoryUsage, int64_t(100)); // "middle"
+        }
     }
 
     // The global order is a merge of the tracks' own (sorted by the loader); without their lists every event
