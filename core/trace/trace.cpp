@@ -19,7 +19,46 @@ namespace {
 // Under this many events a thread costs more than it saves (finalize's id indexes; a track's nesting: a
 // quarter of it).
 constexpr size_t kEventsWorthAThread = 20000;
+// Ranges finalize's passes over every event are cut into at most: past this, memory's speed, not the cores,
+// sets theirs.
+constexpr unsigned kMaxEventRanges = 8;
+
+// Runs work(0) ... work(count - 1), work(0) on this thread and the others on threads of their own where
+// there are threads to be had (else here, after it); rethrows what one threw.
+template <typename Work> void runSideBySide(unsigned count, Work work)
+{
+    std::vector<std::future<void>> running;
+    unsigned started = 1;
+    for (; started < count; ++started) {
+        try {
+            running.push_back(std::async(std::launch::async, work, started));
+        } catch (const std::system_error&) {
+            break;
+        }
+    }
+    work(0u);
+    for (unsigned k = started; k < count; ++k)
+        work(k);
+    for (std::future<void>& done : running)
+        done.get();
+}
 } // namespace
+
+// What finalize's first steps need to know of every event, found in one pass over them (there were three):
+// on spare cores the events are cut into ranges taken side by side, each range's findings kept apart and
+// joined in range order.
+struct Trace::EventCensus
+{
+    struct Range
+    {
+        uint32_t begin = 0, end = 0;
+        std::vector<uint32_t> perTrack;                // its events per track
+        std::vector<std::vector<uint32_t>> activities; // per track: its GPU activities, in file order
+        std::vector<uint8_t> gpu, host;                // per track: it holds GPU work, host work
+        bool anyAnnotation = false;                    // a gpu_user_annotation is among them
+    };
+    std::vector<Range> ranges;
+};
 
 std::string_view trackTypeName(Track::Type type)
 {
@@ -96,9 +135,10 @@ void Trace::finalize(unsigned threads)
         } catch (const std::system_error&) { // no thread to be had: they are built below, after the nesting
         }
     }
-    classifyTracks();
-    undoAnnotationWidening();
-    const EventSpan span = sortAndNestTracks(threads);
+    const EventCensus census = takeCensus(threads);
+    classifyTracks(census);
+    undoAnnotationWidening(census);
+    const EventSpan span = sortAndNestTracks(threads, census);
     if (span.repeats > 0)
         stats.warnings.push_back(std::to_string(span.repeats) + (span.repeats == 1 ? " event is a repeat" : " events are repeats")
                                  + ": each equals an earlier event on its track (the same name, ids, start and duration), so the file"
@@ -126,15 +166,47 @@ void Trace::finalize(unsigned threads)
     m_originTime = span.firstTraceSpan != kNoIndex ? events[span.firstTraceSpan].start : m_firstTime;
 }
 
-void Trace::classifyTracks()
+Trace::EventCensus Trace::takeCensus(unsigned threads) const
+{
+    // One core is finalize's id indexes' (see finalize), the rest take ranges of at least kEventsWorthAThread.
+    const unsigned spare = threads > 2 ? threads - 2 : 0;
+    const auto count = static_cast<unsigned>(
+        std::clamp<size_t>(std::min<size_t>(spare + 1, events.size() / kEventsWorthAThread), 1, kMaxEventRanges));
+    EventCensus census;
+    census.ranges.resize(count);
+    for (unsigned k = 0; k < count; ++k) {
+        census.ranges[k].begin = static_cast<uint32_t>(events.size() * k / count);
+        census.ranges[k].end = static_cast<uint32_t>(events.size() * (k + 1) / count);
+    }
+    runSideBySide(count, [&](unsigned k) {
+        EventCensus::Range& range = census.ranges[k];
+        range.perTrack.assign(tracks.size(), 0);
+        range.activities.resize(tracks.size());
+        range.gpu.assign(tracks.size(), 0);
+        range.host.assign(tracks.size(), 0);
+        for (uint32_t i = range.begin; i < range.end; ++i) {
+            const Event& e = events[i];
+            ++range.perTrack[e.track];
+            if (isGpuActivity(e.kind))
+                range.activities[e.track].push_back(i);
+            if (isGpuSide(e.kind))
+                range.gpu[e.track] = 1;
+            else if (e.kind != EventKind::TraceSpan && e.kind != EventKind::Other && e.kind != EventKind::Instant)
+                range.host[e.track] = 1;
+            range.anyAnnotation = range.anyAnnotation || e.kind == EventKind::GpuUserAnnotation;
+        }
+    });
+    return census;
+}
+
+void Trace::classifyTracks(const EventCensus& census)
 {
     std::vector<uint8_t> gpu(tracks.size(), 0), host(tracks.size(), 0);
-    for (const Event& e : events) {
-        if (isGpuSide(e.kind))
-            gpu[e.track] = 1;
-        else if (e.kind != EventKind::TraceSpan && e.kind != EventKind::Other && e.kind != EventKind::Instant)
-            host[e.track] = 1;
-    }
+    for (const EventCensus::Range& range : census.ranges)
+        for (TrackId t = 0; t < tracks.size(); ++t) {
+            gpu[t] |= range.gpu[t];
+            host[t] |= range.host[t];
+        }
     for (const MemoryRecord& m : memory)
         host[m.track] = 1;
     for (TrackId t = 0; t < tracks.size(); ++t) {
@@ -170,19 +242,17 @@ void Trace::classifyTracks()
 // Kineto widens each gpu_user_annotation so Chrome draws it above its kernels; torch's numbers use the
 // unwidened span. Measure the widening as the most frequent (first kernel start - ts, ts + dur - last
 // kernel end) over annotations that hold kernels on their stream (trace-format.md §3.3).
-void Trace::undoAnnotationWidening()
+void Trace::undoAnnotationWidening(const EventCensus& census)
 {
-    std::vector<std::vector<uint32_t>> activities(tracks.size());
-    bool anyAnnotation = false;
-    for (uint32_t i = 0; i < events.size(); ++i) {
-        if (isGpuActivity(events[i].kind))
-            activities[events[i].track].push_back(i);
-        anyAnnotation = anyAnnotation || events[i].kind == EventKind::GpuUserAnnotation;
-    }
-    if (!anyAnnotation)
+    if (std::none_of(census.ranges.begin(), census.ranges.end(), [](const EventCensus::Range& r) { return r.anyAnnotation; }))
         return;
-    for (auto& list : activities) // a stream's activities are in the file mostly in time order: a few runs
-        sortRuns(list.begin(), list.end(), [&](uint32_t a, uint32_t b) { return events[a].start < events[b].start; });
+    std::vector<std::vector<uint32_t>> activities(tracks.size());
+    for (TrackId t = 0; t < tracks.size(); ++t) {
+        for (const EventCensus::Range& range : census.ranges) // in file order
+            activities[t].insert(activities[t].end(), range.activities[t].begin(), range.activities[t].end());
+        // a stream's activities are in the file mostly in time order: a few runs
+        sortRuns(activities[t].begin(), activities[t].end(), [&](uint32_t a, uint32_t b) { return events[a].start < events[b].start; });
+    }
     std::map<std::pair<int64_t, int64_t>, uint64_t> votes;
     for (const Event& a : events) {
         if (a.kind != EventKind::GpuUserAnnotation)
@@ -242,20 +312,29 @@ bool isRepeatOf(const Event& e, const Event& previous)
 
 // How far back among events of the same start and duration a track's sorted list is searched for a repeat.
 constexpr size_t kRepeatSearch = 32;
-Trace::EventSpan Trace::sortAndNestTracks(unsigned threads)
+Trace::EventSpan Trace::sortAndNestTracks(unsigned threads, const EventCensus& census)
 {
     EventSpan span;
     if (!events.empty()) {
         span.first = events.front().start;
         span.last = events.front().end();
     }
+    // Each track's list in file order: each range of the census writes its events from where the ranges
+    // before it end, side by side.
     std::vector<uint32_t> perTrack(tracks.size(), 0);
-    for (const Event& e : events)
-        ++perTrack[e.track];
+    std::vector<std::vector<uint32_t>> rangeStarts(census.ranges.size(), std::vector<uint32_t>(tracks.size()));
+    for (size_t k = 0; k < census.ranges.size(); ++k)
+        for (TrackId t = 0; t < tracks.size(); ++t) {
+            rangeStarts[k][t] = perTrack[t];
+            perTrack[t] += census.ranges[k].perTrack[t];
+        }
     for (TrackId t = 0; t < tracks.size(); ++t)
-        tracks[t].events.reserve(perTrack[t]); // each list written once, never moved
-    for (uint32_t i = 0; i < events.size(); ++i)
-        tracks[events[i].track].events.push_back(i);
+        tracks[t].events.resize(perTrack[t]);
+    runSideBySide(static_cast<unsigned>(census.ranges.size()), [&](unsigned k) {
+        std::vector<uint32_t>& next = rangeStarts[k];
+        for (uint32_t i = census.ranges[k].begin; i < census.ranges[k].end; ++i)
+            tracks[events[i].track].events[next[events[i].track]++] = i;
+    });
     // Sorts one track's list and nests its events: they are its own, and it writes nothing else.
     const auto nestTrack = [this](Track& track, std::vector<uint32_t>& stack, FreeRows& rows, EventSpan& span) {
         auto& list = track.events;

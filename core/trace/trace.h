@@ -242,8 +242,10 @@ public:
     void finalize(unsigned threads = 1);
 
 private:
-    void classifyTracks();
-    void undoAnnotationWidening();
+    struct EventCensus;
+    EventCensus takeCensus(unsigned threads) const;
+    void classifyTracks(const EventCensus& census);
+    void undoAnnotationWidening(const EventCensus& census);
     // The events' earliest start and latest end, and the first Trace span in file order (kNoIndex: none).
     struct EventSpan
     {
@@ -251,7 +253,7 @@ private:
         uint32_t firstTraceSpan = kNoIndex;
         uint64_t repeats = 0; // events equal to the one before them on their track (isRepeatOf)
     };
-    EventSpan sortAndNestTracks(unsigned threads);
+    EventSpan sortAndNestTracks(unsigned threads, const EventCensus& census);
     void indexIds();
     void linkForwardBackward();
     uint32_t enclosingOpOfLaunch(uint32_t event) const;

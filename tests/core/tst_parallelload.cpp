@@ -774,6 +774,69 @@ private slots:
         }
     }
 
+    // finalize's passes over every event (the tracks' kinds, the GPU annotations' widening, the tracks' lists)
+    // take ranges of a large trace side by side on spare cores and join them in range order: every track, its
+    // list, and every event's times, parent and depth come out as on one thread. Kernels under widened GPU
+    // annotations on a stream, ops on three threads; part of each written again later in the file, earlier
+    // in time (the lists are sorted from a few runs).
+    void finalizeRangesJoinedInOrder()
+    {
+        constexpr int kPerTrack = 15000; // 3 ops a step and a kernel, 61,500 events: 3 ranges on 7 threads
+        std::string json = "{\"traceEvents\": [";
+        const auto add = [&json](int pid, int tid, const std::string& ts, const std::string& dur, const char* name, const char* cat) {
+            json += "{\"ph\": \"X\", \"cat\": \"" + std::string(cat) + "\", \"name\": \"" + name + "\", \"pid\": " + std::to_string(pid)
+                + ", \"tid\": " + std::to_string(tid) + ", \"ts\": " + ts + ", \"dur\": " + dur + "},\n";
+        };
+        const auto step = [&](int i) {
+            const std::string ts = std::to_string(1000 + 20 * i);
+            for (int tid = 1; tid <= 3; ++tid)
+                add(1, tid, ts, std::to_string(5 + tid), tid == 2 && i % 7 == 0 ? "outer" : "op", "cpu_op");
+            add(0, 7, ts, "4", "kernel", "kernel");
+            if (i % 10 == 0) // over this kernel and the next: widened by 1 ns at each end, as Kineto writes it
+                add(0, 7, std::to_string(1000 + 20 * i - 1) + ".999", "24.002", "annotation", "gpu_user_annotation");
+        };
+        // Twins, first in the file, of ops written last: the same times on the same thread. The one written
+        // first holds the other (file order breaks the tie), wherever the ranges were cut.
+        for (int i = 0; i < 50; ++i)
+            add(1, 1, std::to_string(1000 + 20 * i), "6", "twin", "cpu_op");
+        for (int i = kPerTrack / 3; i < kPerTrack; ++i)
+            step(i);
+        for (int i = 0; i < kPerTrack / 3; ++i) // the first third of the time, last in the file
+            step(i);
+        json.resize(json.size() - 2);
+        json += "]}";
+        const Outcome one = loadWith([&json] { return io::memorySource(json); }, 1, 0, false);
+        const auto* serial = std::get_if<std::unique_ptr<Trace>>(&one);
+        if (!serial)
+            QFAIL(std::get<std::string>(one).c_str());
+        const Trace& a = **serial;
+        QCOMPARE(a.meta.annotationWideningStart, int64_t(1));
+        QCOMPARE(a.meta.annotationWideningEnd, int64_t(1));
+        QCOMPARE(a.strings.view(a.events[0].name), std::string_view("twin"));
+        QVERIFY(std::any_of(a.events.begin(), a.events.end(), [](const trace::Event& e) { return e.parent == 0; }));
+        for (const unsigned threads : {4u, 7u}) {
+            const Outcome many = loadWith([&json] { return io::memorySource(json); }, threads, 0, false);
+            const auto* parallel = std::get_if<std::unique_ptr<Trace>>(&many);
+            if (!parallel)
+                QFAIL(std::get<std::string>(many).c_str());
+            const Trace& b = **parallel;
+            QCOMPARE(b.meta.annotationWideningStart, a.meta.annotationWideningStart);
+            QCOMPARE(b.meta.annotationWideningEnd, a.meta.annotationWideningEnd);
+            QCOMPARE(b.tracks.size(), a.tracks.size());
+            for (size_t t = 0; t < a.tracks.size(); ++t) {
+                QVERIFY(b.tracks[t].type == a.tracks[t].type);
+                QCOMPARE(b.tracks[t].maxDepth, a.tracks[t].maxDepth);
+                QVERIFY2(b.tracks[t].events == a.tracks[t].events, ("track " + std::to_string(t)).c_str());
+            }
+            QCOMPARE(b.events.size(), a.events.size());
+            for (size_t i = 0; i < a.events.size(); ++i) {
+                const trace::Event &x = a.events[i], &y = b.events[i];
+                if (x.start != y.start || x.duration != y.duration || x.parent != y.parent || x.depth != y.depth)
+                    QFAIL(("event " + std::to_string(i) + " differs on " + std::to_string(threads) + " threads").c_str());
+            }
+        }
+    }
+
     void threadCount()
     {
         trace::LoadOptions options;
