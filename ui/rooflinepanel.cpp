@@ -56,7 +56,6 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     , m_ceilingsLabel(new QLabel(this))
     , m_calibration(new SessionJob(this))
     , m_card(new QTextBrowser(this))
-    , m_cardAnnotations(new QPushButton(tr("Annotations..."), this))
     , m_plotStack(new QStackedWidget(this))
     , m_empty(new QLabel(this))
 {
@@ -95,13 +94,13 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     m_plotStack->addWidget(m_empty);
     layout->addWidget(m_plotStack, 3);
     layout->addWidget(m_card, 1); // the plot first: the card scrolls
-    auto* cardActions = new QHBoxLayout;
-    cardActions->addStretch(1);
-    cardActions->addWidget(m_cardAnnotations);
-    layout->addLayout(cardActions);
-    m_cardAnnotations->setToolTip(tr("Give this kernel's or region's FLOPs and bytes per call"));
-    m_cardAnnotations->setVisible(false);
-    connect(m_cardAnnotations, &QPushButton::clicked, this, &RooflinePanel::editAnnotations);
+    // A verdict without an estimate offers its fix as a link in the card: a button that came and went with
+    // the selection moved the plot up and down.
+    m_card->setOpenLinks(false);
+    connect(m_card, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        if (url == QUrl(QString::fromLatin1(kAnnotateLink)))
+            editAnnotations();
+    });
     m_attach->setToolTip(tr("Pick the TileLang generated .cu of the selected kernel (kernel.get_kernel_source(), "
                             "~/.tilelang/cache/*/device_kernel.cu): its MMA, TMA and cp.async call sites join the verdict"));
     m_attach->setEnabled(false);
@@ -302,7 +301,6 @@ void RooflinePanel::setDocument(std::shared_ptr<const TraceDocument> document)
     m_annotations.reset();
     m_report = m_doc ? m_doc->classification : tilescope::roofline::ClassifyReport{};
     m_attach->setEnabled(false);
-    m_cardAnnotations->setVisible(false);
     m_editAnnotations->setEnabled(m_doc != nullptr);
     m_classification.drop();
     m_ceilingsLabel->setText(ceilingsText());
@@ -441,7 +439,6 @@ void RooflinePanel::showCard()
 {
     if (m_selected.empty()) {
         m_attach->setEnabled(false);
-        m_cardAnnotations->setVisible(false);
         m_card->setHtml(tr("<i>Click a kernel (here, in the timeline or in the table) to see its classification.</i>"));
         return;
     }
@@ -451,13 +448,16 @@ void RooflinePanel::showCard()
             if (k.name == m_selected && !found)
                 found = &k;
     m_attach->setEnabled(found != nullptr);
-    m_cardAnnotations->setVisible(found && !found->flops && !found->bytes && found->cls != roofline::RooflineClass::Communication);
     if (!found) {
         m_card->setHtml(
             tr("<i>%1 has no classification (not a GPU activity or region).</i>").arg(QString::fromStdString(m_selected).toHtmlEscaped()));
         return;
     }
-    m_card->setHtml(QString::fromStdString(report::toHtml(report::verdictOf(*found))));
+    QString html = QString::fromStdString(report::toHtml(report::verdictOf(*found)));
+    if (!found->flops && !found->bytes && found->cls != roofline::RooflineClass::Communication)
+        html += tr("<p><a href=\"%1\">Annotations...</a>: give this kernel's FLOPs and bytes per call</p>")
+                    .arg(QLatin1String(kAnnotateLink));
+    m_card->setHtml(html);
 }
 
 QString RooflinePanel::pointText(const roofline::Classification& k, bool region)

@@ -39,8 +39,10 @@ public:
     // empty when there are points.
     QString emptyMessage() const;
     bool plotVisible() const;
-    // The card's own Annotations... button, shown when the selected verdict has no FLOP/byte estimate.
-    QPushButton* cardAnnotationsButton() const { return m_cardAnnotations; }
+    // The verdict card; when the selected verdict has no FLOP/byte estimate it links to the annotation editor
+    // (kAnnotateLink).
+    QTextBrowser* card() const { return m_card; }
+    static constexpr const char* kAnnotateLink = "tilescope:annotations";
     int pointCount() const { return m_pointCount; }
     int rebuildCount() const { return m_rebuildCount; } // plot rebuilds so far (a selection costs one)
     // Inspects `path` for the selected kernel or region and reclassifies; false (and the reason on the card)
@@ -96,7 +98,6 @@ private:
     std::optional<tilescope::roofline::MeasuredCeilings> m_measured;
     std::optional<std::vector<tilescope::roofline::Annotation>> m_annotations; // edited; else the document's
     QTextBrowser* m_card;
-    QPushButton* m_cardAnnotations;
     QStackedWidget* m_plotStack; // the plot, or m_empty when there is nothing to plot
     QLabel* m_empty;
     struct PlotPoint
