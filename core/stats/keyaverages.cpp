@@ -24,9 +24,10 @@ using trace::StringId;
 
 namespace {
 
-// Below this many selected events the steps that could run side by side are not worth a thread's start
-// (key averages of a short range run on every selection in the timeline).
-constexpr size_t kEventsWorthAThread = 20000;
+// Below this many selected events the steps that could run side by side are not worth a thread's start and
+// its fresh memory (key averages of a short range run on every selection in the timeline; on HTA's 15 MB
+// ns_resolution trace the thread saved no time and raised the peak by 0.4 MB).
+constexpr size_t kEventsWorthAThread = 100000;
 
 // Names the builder makes itself (ProfilerStep*, [memory]) live in its own pool, marked by this bit.
 constexpr StringId kRewrittenBit = 0x80000000u;
@@ -102,7 +103,8 @@ private:
     void selectEvents();
     void assignOverheadIds();
     void attributeMemory();
-    void attachDeviceWork();
+    // deferWrites: what it finds goes to m_kernelRuns and m_threadMoves, for applyDeviceWork, not into m_events.
+    void attachDeviceWork(bool deferWrites);
     void applyDeviceWork();
     void addLeftoverMemory();
     bool timesAreExact() const;
@@ -129,7 +131,8 @@ private:
     std::vector<FunctionEvent> m_events;
     std::vector<double> m_kernels;
     // What attachDeviceWork found, written into m_events by applyDeviceWork: kept apart while the order is
-    // sorted beside it from the same events (writes to the lines another core reads cost both cores).
+    // sorted beside it from the same events (writes to the lines another core reads cost both cores); on one
+    // thread written at once (a small trace's peak memory is not raised by them).
     struct KernelRun
     {
         uint32_t event, begin, count;
@@ -214,7 +217,7 @@ KeyAverages Builder::run()
     }
     if (!memory.valid())
         attributeMemory();
-    attachDeviceWork();
+    attachDeviceWork(order.valid());
     if (memory.valid())
         memory.get(); // rethrows what the thread threw
     if (order.valid())
@@ -422,7 +425,7 @@ void Builder::attributeMemory()
     }
 }
 
-void Builder::attachDeviceWork()
+void Builder::attachDeviceWork(bool deferWrites)
 {
     // torch keeps one map for External ids and correlation ids alike; only events with linked == 0 look
     // themselves up in it (key-averages.md §2.6), quirks included.
@@ -450,10 +453,18 @@ void Builder::attachDeviceWork()
             const FunctionEvent& other = m_events[linked[k].second];
             if (!other.cpu)
                 m_kernels.push_back(other.duration());
-            else
+            else if (deferWrites)
                 m_threadMoves.push_back({linked[k].second, f.thread});
+            else
+                m_events[linked[k].second].thread = f.thread;
         }
-        m_kernelRuns.push_back({i, kernelsBegin, static_cast<uint32_t>(m_kernels.size()) - kernelsBegin});
+        const auto kernelsCount = static_cast<uint32_t>(m_kernels.size()) - kernelsBegin;
+        if (deferWrites) {
+            m_kernelRuns.push_back({i, kernelsBegin, kernelsCount});
+        } else {
+            m_events[i].kernelsBegin = kernelsBegin;
+            m_events[i].kernelsCount = kernelsCount;
+        }
     }
 }
 
