@@ -5,6 +5,7 @@
 #include "mainwindow.h"
 #include "reportimages.h"
 #include "screenfit.h"
+#include "sortarrowstyle.h"
 #include "version.h"
 
 #include "io/tracefileerror.h"
@@ -64,6 +65,7 @@ int main(int argc, char** argv)
         qInstallMessageHandler(quietQtMessages);
     }
     QApplication app(argc, argv);
+    QApplication::setStyle(new SortArrowStyle); // the platform's style, its sort arrows the way the values go
     QApplication::setOrganizationName(QStringLiteral("TileScope"));
     QApplication::setApplicationName(QStringLiteral("TileScope"));
     QApplication::setApplicationVersion(

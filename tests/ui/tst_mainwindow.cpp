@@ -8,6 +8,7 @@
 #include "keyaveragespanel.h"
 #include "mainwindow.h"
 #include "screenfit.h"
+#include "sortarrowstyle.h"
 #include "namedelegate.h"
 #include "stats/timetext.h"
 #include "stats/torchtable.h"
@@ -30,6 +31,9 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QStandardItemModel>
+#include <QStyleFactory>
+#include <QStyleOptionHeader>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QToolTip>
@@ -804,6 +808,40 @@ private slots:
 
     // How the window opens on a screen (app/gui/main.cpp): at the default size where it fits with its frame,
     // else maximized, and under 1000 px high in the short screen's layout.
+    // A header sorted largest first shows a down arrow, smallest first an up one (Qt's headers ask for the
+    // opposite). What the header asks is recorded under SortArrowStyle, which turns it the right way.
+    void sortArrowPointsTheWayValuesGo()
+    {
+        struct RecordingStyle : QProxyStyle
+        {
+            using QProxyStyle::QProxyStyle;
+            mutable QList<QStyleOptionHeader::SortIndicator> arrows;
+            void drawPrimitive(PrimitiveElement element, const QStyleOption* option, QPainter* painter,
+                               const QWidget* widget) const override
+            {
+                if (const auto* header = qstyleoption_cast<const QStyleOptionHeader*>(option); header && element == PE_IndicatorHeaderArrow)
+                    arrows.append(header->sortIndicator);
+                QProxyStyle::drawPrimitive(element, option, painter, widget);
+            }
+        };
+        auto* recording = new RecordingStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+        SortArrowStyle style(recording); // owns it
+        QStandardItemModel model(3, 1);
+        QTableView table;
+        table.horizontalHeader()->setStyle(&style); // a widget's style is not its children's
+        table.setModel(&model);
+        table.setSortingEnabled(true);
+        table.resize(200, 150);
+        for (const auto& [order, arrow] :
+             {std::pair{Qt::DescendingOrder, QStyleOptionHeader::SortDown}, std::pair{Qt::AscendingOrder, QStyleOptionHeader::SortUp}}) {
+            table.sortByColumn(0, order);
+            recording->arrows.clear();
+            table.grab();
+            QVERIFY(!recording->arrows.isEmpty());
+            QCOMPARE(recording->arrows.back(), arrow);
+        }
+    }
+
     void placementOnScreens_data()
     {
         QTest::addColumn<QSize>("room");
