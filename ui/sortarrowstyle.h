@@ -11,5 +11,6 @@ class SortArrowStyle : public QProxyStyle
 {
 public:
     using QProxyStyle::QProxyStyle;
-    void drawPrimitive(PrimitiveElement element, const QStyleOption* option, QPainter* painter, const QWidget* widget = nullptr) const override;
+    void drawPrimitive(PrimitiveElement element, const QStyleOption* option, QPainter* painter,
+                       const QWidget* widget = nullptr) const override;
 };
