@@ -135,9 +135,9 @@ void Trace::finalize(unsigned threads)
         } catch (const std::system_error&) { // no thread to be had: they are built below, after the nesting
         }
     }
-    const EventCensus census = takeCensus(threads);
+    EventCensus census = takeCensus(threads);
     classifyTracks(census);
-    undoAnnotationWidening(census);
+    undoAnnotationWidening(census); // takes the activity lists: not held through the rest
     const EventSpan span = sortAndNestTracks(threads, census);
     if (span.repeats > 0)
         stats.warnings.push_back(std::to_string(span.repeats) + (span.repeats == 1 ? " event is a repeat" : " events are repeats")
@@ -179,22 +179,30 @@ Trace::EventCensus Trace::takeCensus(unsigned threads) const
         census.ranges[k].end = static_cast<uint32_t>(events.size() * (k + 1) / count);
     }
     runSideBySide(count, [&](unsigned k) {
-        EventCensus::Range& range = census.ranges[k];
-        range.perTrack.assign(tracks.size(), 0);
-        range.activities.resize(tracks.size());
-        range.gpu.assign(tracks.size(), 0);
-        range.host.assign(tracks.size(), 0);
-        for (uint32_t i = range.begin; i < range.end; ++i) {
+        // Counted in the thread's own variables, moved into the range at the end: the ranges lie side by side
+        // in memory, and a write per event to one would slow the neighbour reading the same cache line.
+        std::vector<uint32_t> perTrack(tracks.size(), 0);
+        std::vector<std::vector<uint32_t>> activities(tracks.size());
+        std::vector<uint8_t> gpu(tracks.size(), 0), host(tracks.size(), 0);
+        bool anyAnnotation = false;
+        const uint32_t begin = census.ranges[k].begin, end = census.ranges[k].end;
+        for (uint32_t i = begin; i < end; ++i) {
             const Event& e = events[i];
-            ++range.perTrack[e.track];
+            ++perTrack[e.track];
             if (isGpuActivity(e.kind))
-                range.activities[e.track].push_back(i);
+                activities[e.track].push_back(i);
             if (isGpuSide(e.kind))
-                range.gpu[e.track] = 1;
+                gpu[e.track] = 1;
             else if (e.kind != EventKind::TraceSpan && e.kind != EventKind::Other && e.kind != EventKind::Instant)
-                range.host[e.track] = 1;
-            range.anyAnnotation = range.anyAnnotation || e.kind == EventKind::GpuUserAnnotation;
+                host[e.track] = 1;
+            anyAnnotation = anyAnnotation || e.kind == EventKind::GpuUserAnnotation;
         }
+        EventCensus::Range& range = census.ranges[k];
+        range.perTrack = std::move(perTrack);
+        range.activities = std::move(activities);
+        range.gpu = std::move(gpu);
+        range.host = std::move(host);
+        range.anyAnnotation = anyAnnotation;
     });
     return census;
 }
@@ -242,14 +250,23 @@ void Trace::classifyTracks(const EventCensus& census)
 // Kineto widens each gpu_user_annotation so Chrome draws it above its kernels; torch's numbers use the
 // unwidened span. Measure the widening as the most frequent (first kernel start - ts, ts + dur - last
 // kernel end) over annotations that hold kernels on their stream (trace-format.md §3.3).
-void Trace::undoAnnotationWidening(const EventCensus& census)
+void Trace::undoAnnotationWidening(EventCensus& census)
 {
-    if (std::none_of(census.ranges.begin(), census.ranges.end(), [](const EventCensus::Range& r) { return r.anyAnnotation; }))
-        return;
+    const bool anyAnnotation = std::any_of(census.ranges.begin(), census.ranges.end(),
+                                           [](const EventCensus::Range& r) { return r.anyAnnotation; });
     std::vector<std::vector<uint32_t>> activities(tracks.size());
+    for (EventCensus::Range& range : census.ranges) { // in file order
+        for (TrackId t = 0; anyAnnotation && t < tracks.size(); ++t) {
+            if (activities[t].empty())
+                activities[t] = std::move(range.activities[t]);
+            else
+                activities[t].insert(activities[t].end(), range.activities[t].begin(), range.activities[t].end());
+        }
+        range.activities = {};
+    }
+    if (!anyAnnotation)
+        return;
     for (TrackId t = 0; t < tracks.size(); ++t) {
-        for (const EventCensus::Range& range : census.ranges) // in file order
-            activities[t].insert(activities[t].end(), range.activities[t].begin(), range.activities[t].end());
         // a stream's activities are in the file mostly in time order: a few runs
         sortRuns(activities[t].begin(), activities[t].end(), [&](uint32_t a, uint32_t b) { return events[a].start < events[b].start; });
     }
@@ -331,7 +348,7 @@ Trace::EventSpan Trace::sortAndNestTracks(unsigned threads, const EventCensus& c
     for (TrackId t = 0; t < tracks.size(); ++t)
         tracks[t].events.resize(perTrack[t]);
     runSideBySide(static_cast<unsigned>(census.ranges.size()), [&](unsigned k) {
-        std::vector<uint32_t>& next = rangeStarts[k];
+        std::vector<uint32_t> next = rangeStarts[k]; // the thread's own (see takeCensus)
         for (uint32_t i = census.ranges[k].begin; i < census.ranges[k].end; ++i)
             tracks[events[i].track].events[next[events[i].track]++] = i;
     });

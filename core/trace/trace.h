@@ -245,7 +245,7 @@ private:
     struct EventCensus;
     EventCensus takeCensus(unsigned threads) const;
     void classifyTracks(const EventCensus& census);
-    void undoAnnotationWidening(const EventCensus& census);
+    void undoAnnotationWidening(EventCensus& census);
     // The events' earliest start and latest end, and the first Trace span in file order (kNoIndex: none).
     struct EventSpan
     {

@@ -137,12 +137,16 @@ private slots:
             + memoryAt(32, 100) + ", " + memoryAt(40, 64) + ", " + memoryAt(60, -64) + ", " + memoryAt(20, 8);
         if (memoryFirst)
             json += ", " + memoryAt(1, 16);
+        // Out of memory at "middle"'s start: a leftover always, after "middle" (the same start, torch's -end
+        // puts the longer first).
+        json += ", {\"ph\": \"i\", \"s\": \"t\", \"name\": \"[OutOfMemory]\", \"pid\": 1, \"tid\": 1, \"ts\": 30, \"args\": "
+                "{\"Bytes\": 1073741824, \"Total Allocated\": 4096, \"Total Reserved\": 8192, \"Device Type\": 1, \"Device Id\": 0}}";
         json += "]}";
         const auto source = io::memorySource(json, "leftovers.json");
         const auto t = trace::loadTrace(*source);
-        std::vector<std::string> expected = {"early", "[memory]", "middle", "late"};
+        std::vector<std::string> expected = {"early", "[memory]", "middle", "[OutOfMemory]", "late"};
         if (memoryFirst)
-            expected = {"[memory]", "early", "middle", "late"};
+            expected = {"[memory]", "early", "middle", "[OutOfMemory]", "late"};
         for (const unsigned threads : {1u, 4u}) {
             stats::KeyAveragesOptions options;
             options.threads = threads;
@@ -172,8 +176,13 @@ private slots:
             track.events.clear();
         stats::KeyAveragesOptions window;
         window.window = std::make_pair(t->firstTime(), t->firstTime() + (t->lastTime() - t->firstTime()) / 2); // the first half
-        for (const auto& options :
-             {stats::KeyAveragesOptions::byInputShape(false), stats::KeyAveragesOptions::byInputShape(true), window}) {
+        std::vector<stats::KeyAveragesOptions> variants = {stats::KeyAveragesOptions::byInputShape(false),
+                                                           stats::KeyAveragesOptions::byInputShape(true), window};
+        for (size_t k = 0, n = variants.size(); k < n; ++k) { // each on four threads too (the order sorted beside the rest)
+            variants.push_back(variants[k]);
+            variants.back().threads = 4;
+        }
+        for (const auto& options : variants) {
             const auto merged = stats::computeKeyAverages(*t, options);
             const auto sorted = stats::computeKeyAverages(*unlisted, options);
             QVERIFY(!merged.rows.empty());
