@@ -93,13 +93,19 @@ SnapshotView::SnapshotView(QWidget* parent)
     m_tabs->addTab(m_largest, tr("Largest live blocks"));
     m_tabs->addTab(historyPage, tr("History"));
 
+    // The blocks' tables and the selected block's stack side by side: a bottom dock is wide and short (on a
+    // 768 px screen, under 200 px), where one above the other left each a row.
+    m_frames->setPlaceholderText(tr("Select a block (in the map or a table) or a history entry to see its stack, your code first."));
+    auto* lower = new QSplitter(Qt::Horizontal, this);
+    lower->addWidget(m_tabs);
+    lower->addWidget(m_frames);
+    lower->setStretchFactor(0, 3);
+    lower->setStretchFactor(1, 2);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(scroll);
-    split->addWidget(m_tabs);
-    split->addWidget(m_frames);
+    split->addWidget(lower);
     split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 3);
-    split->setStretchFactor(2, 2);
+    split->setStretchFactor(1, 4);
     layout->addWidget(split, 1);
 
     connect(m_map, &SegmentMap::blockClicked, this, &SnapshotView::showBlock);

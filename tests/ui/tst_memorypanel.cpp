@@ -28,6 +28,7 @@
 
 #undef QT_NO_FOREACH
 #include <qcustomplot.h>
+#include <QTextBrowser>
 #include <QtTest>
 
 using namespace tilescope;
@@ -297,6 +298,18 @@ private slots:
         // The map finds a block under the mouse where the block is drawn.
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
+        // In a wide, short dock the stack sits beside the tables, not under them (each had a row on a 768 px screen).
+        view.resize(1000, 200);
+        view.layout()->activate();
+        const QWidget* stack = view.findChild<QTextBrowser*>();
+        QVERIFY(stack);
+        QVERIFY2(
+            stack->geometry().top() <= view.tabs()->geometry().bottom()
+                && stack->mapTo(&view, QPoint()).x() > view.tabs()->mapTo(&view, QPoint()).x() + view.tabs()->width() - 1,
+            qPrintable(QStringLiteral("stack at %1,%2").arg(stack->mapTo(&view, QPoint()).x()).arg(stack->mapTo(&view, QPoint()).y())));
+        QVERIFY(view.tabs()->height() >= 60);
+        view.resize(1000, 800);
+        view.layout()->activate();
         SegmentMap* map = view.segmentMap();
         bool found = false;
         for (int x = SegmentMap::kLabelWidth + 1; x < map->width() && !found; x += 3)
