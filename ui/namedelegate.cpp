@@ -148,6 +148,13 @@ const QString& NameDelegate::shownFor(const QString& name, const QModelIndex& in
         m_fitted.width = -1;
     }
     if (m_fitted.width != width || m_fitted.column != index.column() || m_fitted.font != font || !m_fitted.shown.contains(name)) {
+        // Fitting every row costs ~35 us a name, again at each width while a column is dragged: past
+        // kMostRowsToTellApart (a table grouped by input shape can have thousands) each row is fitted alone.
+        if (model->rowCount(index.parent()) > kMostRowsToTellApart) {
+            m_fitted.width = -1;
+            m_fitted.shown.clear();
+            return *m_fitted.shown.insert(name, fit(name, metrics, width));
+        }
         QStringList names;
         for (int r = 0; r < model->rowCount(index.parent()); ++r)
             names.append(model->index(r, index.column(), index.parent()).data().toString());

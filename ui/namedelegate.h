@@ -9,7 +9,8 @@
 // Draws a long kernel name in the shortest form that still tells it apart (trace::nameAbbreviations),
 // the first that fits the column; past the last form the middle is elided. Names that would still read the
 // same as another row's (kernels that differ in a template argument the short forms drop) keep the start of
-// a longer form instead, where their arguments differ. The model's tooltip holds the full name.
+// a longer form instead, where their arguments differ (in tables of up to kMostRowsToTellApart rows). The
+// model's tooltip holds the full name.
 class NameDelegate : public QStyledItemDelegate
 {
 public:
@@ -22,6 +23,9 @@ public:
 
 protected:
     void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override;
+
+public:
+    static constexpr int kMostRowsToTellApart = 1000;
 
 private:
     static bool tellApart(const QStringList& names, QStringList& shown, const QSet<QString>& group, const QFontMetrics& metrics, int width);
