@@ -59,73 +59,71 @@ QStringList NameDelegate::fitApart(const QStringList& names, const QFontMetrics&
 bool NameDelegate::tellApart(const QStringList& names, QStringList& shown, const QSet<QString>& group, const QFontMetrics& metrics,
                              int width)
 {
-    {
-        // The differing arguments come early in the two examples that matter most (implicit_convolve_sgemm<float,
-        // float, 1024, ...> against <float, float, 128, ...>; vectorized_elementwise_kernel<4, AddFunctor<float>,
-        // ...> against <4, FillFunctor<float>, ...>): each name's forms are tried from the shortest up with their
-        // ends cut, until the group's texts all differ.
-        const QStringList members(group.cbegin(), group.cend());
-        std::vector<std::vector<QString>> longestFirst;
-        size_t levels = 0;
-        for (const QString& name : members) {
-            std::vector<QString> forms{name};
-            for (const std::string& form : tilescope::trace::nameAbbreviations(name.toStdString()))
-                forms.push_back(QString::fromStdString(form));
-            levels = std::max(levels, forms.size());
-            longestFirst.push_back(std::move(forms));
+    // The differing arguments come early in the two examples that matter most (implicit_convolve_sgemm<float,
+    // float, 1024, ...> against <float, float, 128, ...>; vectorized_elementwise_kernel<4, AddFunctor<float>,
+    // ...> against <4, FillFunctor<float>, ...>): each name's forms are tried from the shortest up with their
+    // ends cut, until the group's texts all differ.
+    const QStringList members(group.cbegin(), group.cend());
+    std::vector<std::vector<QString>> longestFirst;
+    size_t levels = 0;
+    for (const QString& name : members) {
+        std::vector<QString> forms{name};
+        for (const std::string& form : tilescope::trace::nameAbbreviations(name.toStdString()))
+            forms.push_back(QString::fromStdString(form));
+        levels = std::max(levels, forms.size());
+        longestFirst.push_back(std::move(forms));
+    }
+    // At each level the forms' ends are cut; where the group's texts still read the same (the arguments
+    // differ past the width), the start of the arguments the forms share is skipped: "implicit_convolve_
+    // sgemm<…, 1024, 6, 7, ..." against "<…, 128, 6, 7, ...".
+    const auto fromDifference = [](const QString& form, qsizetype common) -> QString {
+        const qsizetype open = form.indexOf(QLatin1Char('<'));
+        qsizetype cut = common;
+        while (cut > 0 && form[cut - 1] != QLatin1Char('<')
+               && !(form[cut - 1] == QLatin1Char(' ') && cut >= 2 && form[cut - 2] == QLatin1Char(',')))
+            --cut;
+        if (open < 0 || cut <= open + 1)
+            return form;
+        return form.left(open + 1) + QStringLiteral("\u2026, ") + form.mid(cut);
+    };
+    const auto apartAt = [&](size_t level, bool skipShared) -> std::optional<QHash<QString, QString>> {
+        std::vector<QString> forms;
+        for (const std::vector<QString>& all : longestFirst)
+            forms.push_back(all[all.size() - std::min(level, all.size())]);
+        qsizetype common = 0;
+        if (skipShared) {
+            common = forms.front().size();
+            for (const QString& form : forms) {
+                qsizetype k = 0;
+                while (k < common && k < form.size() && form[k] == forms.front()[k])
+                    ++k;
+                common = k;
+            }
         }
-        // At each level the forms' ends are cut; where the group's texts still read the same (the arguments
-        // differ past the width), the start of the arguments the forms share is skipped: "implicit_convolve_
-        // sgemm<…, 1024, 6, 7, ..." against "<…, 128, 6, 7, ...".
-        const auto fromDifference = [](const QString& form, qsizetype common) -> QString {
-            const qsizetype open = form.indexOf(QLatin1Char('<'));
-            qsizetype cut = common;
-            while (cut > 0 && form[cut - 1] != QLatin1Char('<')
-                   && !(form[cut - 1] == QLatin1Char(' ') && cut >= 2 && form[cut - 2] == QLatin1Char(',')))
-                --cut;
-            if (open < 0 || cut <= open + 1)
-                return form;
-            return form.left(open + 1) + QStringLiteral("\u2026, ") + form.mid(cut);
-        };
-        const auto apartAt = [&](size_t level, bool skipShared) -> std::optional<QHash<QString, QString>> {
-            std::vector<QString> forms;
-            for (const std::vector<QString>& all : longestFirst)
-                forms.push_back(all[all.size() - std::min(level, all.size())]);
-            qsizetype common = 0;
-            if (skipShared) {
-                common = forms.front().size();
-                for (const QString& form : forms) {
-                    qsizetype k = 0;
-                    while (k < common && k < form.size() && form[k] == forms.front()[k])
-                        ++k;
-                    common = k;
+        QHash<QString, QString> apart; // member -> text
+        QSet<QString> texts;
+        for (qsizetype m = 0; m < members.size(); ++m) {
+            const QString& form = forms[static_cast<size_t>(m)];
+            const QString text = metrics.elidedText(skipShared ? fromDifference(form, common) : form, Qt::ElideRight, width);
+            apart.insert(members[m], text);
+            texts.insert(text);
+        }
+        if (texts.size() != members.size())
+            return std::nullopt;
+        return apart;
+    };
+    for (size_t level = 1; level <= levels; ++level) {
+        std::optional<QHash<QString, QString>> apart = apartAt(level, false);
+        if (!apart)
+            apart = apartAt(level, true);
+        if (apart) {
+            bool changed = false;
+            for (qsizetype i = 0; i < names.size(); ++i)
+                if (auto it = apart->constFind(names[i]); it != apart->cend() && shown[i] != *it) {
+                    shown[i] = *it;
+                    changed = true;
                 }
-            }
-            QHash<QString, QString> apart; // member -> text
-            QSet<QString> texts;
-            for (qsizetype m = 0; m < members.size(); ++m) {
-                const QString& form = forms[static_cast<size_t>(m)];
-                const QString text = metrics.elidedText(skipShared ? fromDifference(form, common) : form, Qt::ElideRight, width);
-                apart.insert(members[m], text);
-                texts.insert(text);
-            }
-            if (texts.size() != members.size())
-                return std::nullopt;
-            return apart;
-        };
-        for (size_t level = 1; level <= levels; ++level) {
-            std::optional<QHash<QString, QString>> apart = apartAt(level, false);
-            if (!apart)
-                apart = apartAt(level, true);
-            if (apart) {
-                bool changed = false;
-                for (qsizetype i = 0; i < names.size(); ++i)
-                    if (auto it = apart->constFind(names[i]); it != apart->cend() && shown[i] != *it) {
-                        shown[i] = *it;
-                        changed = true;
-                    }
-                return changed;
-            }
+            return changed;
         }
     }
     return false;

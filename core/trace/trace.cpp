@@ -255,21 +255,16 @@ void Trace::undoAnnotationWidening(EventCensus& census)
     const bool anyAnnotation = std::any_of(census.ranges.begin(), census.ranges.end(),
                                            [](const EventCensus::Range& r) { return r.anyAnnotation; });
     std::vector<std::vector<uint32_t>> activities(tracks.size());
-    for (EventCensus::Range& range : census.ranges) { // in file order
-        for (TrackId t = 0; anyAnnotation && t < tracks.size(); ++t) {
-            if (activities[t].empty())
-                activities[t] = std::move(range.activities[t]);
-            else
+    for (EventCensus::Range& range : census.ranges) { // in file order; each range's lists freed as taken
+        if (anyAnnotation)
+            for (TrackId t = 0; t < tracks.size(); ++t)
                 activities[t].insert(activities[t].end(), range.activities[t].begin(), range.activities[t].end());
-        }
         range.activities = {};
     }
     if (!anyAnnotation)
         return;
-    for (TrackId t = 0; t < tracks.size(); ++t) {
-        // a stream's activities are in the file mostly in time order: a few runs
-        sortRuns(activities[t].begin(), activities[t].end(), [&](uint32_t a, uint32_t b) { return events[a].start < events[b].start; });
-    }
+    for (auto& list : activities) // a stream's activities are in the file mostly in time order: a few runs
+        sortRuns(list.begin(), list.end(), [&](uint32_t a, uint32_t b) { return events[a].start < events[b].start; });
     std::map<std::pair<int64_t, int64_t>, uint64_t> votes;
     for (const Event& a : events) {
         if (a.kind != EventKind::GpuUserAnnotation)
@@ -435,17 +430,8 @@ Trace::EventSpan Trace::sortAndNestTracks(unsigned threads, const EventCensus& c
         for (size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < order.size();)
             nestTrack(tracks[order[k]], stack, rows, spans[order[k]]);
     };
-    std::vector<std::future<void>> running;
-    for (unsigned h = 1; h <= helpers; ++h) {
-        try {
-            running.push_back(std::async(std::launch::async, nestSome));
-        } catch (const std::system_error&) { // no more threads: the ones there are take the rest
-            break;
-        }
-    }
-    nestSome();
-    for (std::future<void>& done : running)
-        done.get();
+    // Where fewer threads could be had, the ones there are took the rest: a later nestSome finds none left.
+    runSideBySide(helpers + 1, [&](unsigned) { nestSome(); });
     for (const EventSpan& local : spans) {
         span.first = std::min(span.first, local.first);
         span.last = std::max(span.last, local.last);
