@@ -4,7 +4,7 @@
 #include "memory/memoryanalysis.h"
 #include "stats/bytestext.h"
 #include "stats/timetext.h"
-#include "trace/abbreviatename.h"
+#include "trace/namefit.h"
 #include "trace/eventsearch.h"
 #include "tracedocument.h"
 

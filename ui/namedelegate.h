@@ -3,14 +3,12 @@
 
 #include <QHash>
 #include <QPointer>
-#include <QSet>
 #include <QStyledItemDelegate>
 
-// Draws a long kernel name in the shortest form that still tells it apart (trace::nameAbbreviations),
-// the first that fits the column; past the last form the middle is elided. Names that would still read the
-// same as another row's (kernels that differ in a template argument the short forms drop) keep the start of
-// a longer form instead, where their arguments differ (in tables of up to kMostRowsToTellApart rows). The
-// model's tooltip holds the full name.
+// Draws a long kernel name as trace::fitNamesApart fits it to the column, in the font's pixels: the
+// shortest form that fits, and where rows would read the same, the forms that tell them apart (in tables of
+// up to kMostRowsToTellApart rows; past that each name is fitted alone, trace::fitName). The model's tooltip
+// holds the full name.
 class NameDelegate : public QStyledItemDelegate
 {
 public:
@@ -28,7 +26,6 @@ public:
     static constexpr int kMostRowsToTellApart = 1000;
 
 private:
-    static bool tellApart(const QStringList& names, QStringList& shown, const QSet<QString>& group, const QFontMetrics& metrics, int width);
     // fitApart over the column's rows, made again when the width, the font or the rows change.
     struct Fitted
     {

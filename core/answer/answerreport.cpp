@@ -22,7 +22,7 @@
 #include "session/sessionmanifest.h"
 #include "stats/keyaverages.h"
 #include "stats/torchtable.h"
-#include "trace/abbreviatename.h"
+#include "trace/namefit.h"
 #include "trace/trace.h"
 #include "version.h"
 
@@ -456,12 +456,15 @@ void addClassifiedTable(ReportSection& s, const char* title, const std::vector<r
     ReportBlock table;
     table.kind = Kind::Table;
     table.header = {"class", "strength", "name", "calls", "total", "work from"};
+    std::vector<report::Verdict> verdicts;
+    for (size_t i = 0; i < shown; ++i)
+        verdicts.push_back(report::verdictOf(list[i]));
+    const trace::NameShortener evidenceNames = report::textNames(verdicts); // as classify's listing tells them apart
     std::string evidence;
-    for (size_t i = 0; i < shown; ++i) {
-        const report::Verdict v = report::verdictOf(list[i]);
+    for (const report::Verdict& v : verdicts) {
         table.rows.push_back({v.className, v.strength, v.name, std::to_string(v.calls), v.total, v.workSource});
         table.rowColours.push_back(v.colour);
-        evidence += report::toText(v);
+        evidence += report::toText(v, &evidenceNames);
     }
     s.blocks.push_back(std::move(table));
     s.blocks.push_back(paragraph(std::string("Their evidence (achieved rates against the roofs), as `tilescope-cli classify` prints it:")));

@@ -3,7 +3,7 @@
 
 #include "io/decimal.h"
 #include "io/smalljson.h"
-#include "trace/abbreviatename.h"
+#include "trace/namefit.h"
 #include "trace/trace.h"
 
 namespace tilescope::findings {

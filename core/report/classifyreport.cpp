@@ -74,13 +74,21 @@ std::string classifyText(const roofline::ClassifyReport& r)
     out << "device: " << (r.deviceName.empty() ? "(none)" : r.deviceName) << "\n";
     for (const auto& n : r.notes)
         out << "  " << n << "\n";
-    auto print = [&out](const char* title, const std::vector<roofline::Classification>& list) {
+    std::vector<Verdict> kernels, regions;
+    for (const auto& c : r.kernels)
+        kernels.push_back(verdictOf(c));
+    for (const auto& c : r.regions)
+        regions.push_back(verdictOf(c));
+    std::vector<Verdict> all = kernels;
+    all.insert(all.end(), regions.begin(), regions.end());
+    const trace::NameShortener names = textNames(all); // told apart across the whole listing
+    auto print = [&](const char* title, const std::vector<Verdict>& list) {
         out << "\n" << title << ":\n";
-        for (const auto& c : list)
-            out << toText(verdictOf(c));
+        for (const Verdict& v : list)
+            out << toText(v, &names);
     };
-    print("kernels", r.kernels);
-    print("regions", r.regions);
+    print("kernels", kernels);
+    print("regions", regions);
     return out.str();
 }
 

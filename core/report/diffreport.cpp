@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "report/diffreport.h"
 
+#include "io/codepoints.h"
 #include "io/decimal.h"
 #include "io/smalljson.h"
 #include "report/overlapreport.h"
 #include "report/summaryreport.h"
+#include "trace/namefit.h"
 #include "stats/torchtable.h"
 
 #include <algorithm>
@@ -44,43 +46,17 @@ std::string optionalTime(const std::optional<stats::KeyAverage>& row)
     return row ? stats::formatTorchTime(row->selfDeviceTimeTotal) : std::string("-");
 }
 
-// The part of a key around the character where it differs from keys alike up to there, as a cut name's
-// suffix: " [...float, float, 5ul>(at::Ge...]".
-std::string differenceSuffix(const std::string& key, size_t differsAt)
-{
-    constexpr size_t kBefore = 12, kLength = 28;
-    const size_t from = differsAt > kBefore ? differsAt - kBefore : 0;
-    if (from >= key.size())
-        return " [end]"; // the key ends where the others go on
-    return " [..." + key.substr(from, kLength) + (from + kLength < key.size() ? "...]" : "]");
-}
-
-// The diff's name cells: each key cut as summary cuts it; keys cut alike (kernels that differ only past the cut:
-// HTA's trace_diff pair has pairs that differ in a template argument at character 110) also show where they
-// differ, so that one does not read as the other added and removed.
+// The diff's name cells: each key fitted to the width as the GUI's tables fit names (trace::fitNamesApart, in
+// characters); keys that would read alike (HTA's trace_diff pair has kernels that differ in a template argument
+// at character 110) are told apart, so that one does not read as the other added and removed.
 std::vector<std::string> diffNames(const stats::KeyAveragesDiff& diff, int nameWidth)
 {
-    std::vector<std::string> names;
-    std::map<std::string, std::vector<size_t>> byName;
-    for (size_t i = 0; i < diff.rows.size(); ++i) {
-        names.push_back(stats::shortenTorchName(diff.rows[i].key, nameWidth));
-        byName[names.back()].push_back(i);
-    }
-    for (const auto& [name, rows] : byName) {
-        std::set<std::string> keys;
-        for (const size_t i : rows)
-            keys.insert(diff.rows[i].key);
-        if (keys.size() < 2)
-            continue; // the same key (CPU and CUDA, or by shape): the other columns tell them apart
-        size_t differsAt = std::string::npos;
-        for (auto a = keys.begin(), b = std::next(a); b != keys.end(); ++a, ++b) {
-            const auto mismatch = std::mismatch(a->begin(), a->end(), b->begin(), b->end());
-            differsAt = std::min(differsAt, static_cast<size_t>(mismatch.first - a->begin()));
-        }
-        for (const size_t i : rows)
-            names[i] += differenceSuffix(diff.rows[i].key, differsAt);
-    }
-    return names;
+    std::vector<std::string> keys;
+    for (const stats::KeyAverageDiffRow& r : diff.rows)
+        keys.push_back(r.key);
+    if (nameWidth <= 0)
+        return keys;
+    return trace::fitNamesApart(keys, nameWidth, trace::CharacterRuler());
 }
 
 std::string optionalCount(const std::optional<stats::KeyAverage>& row)
@@ -144,15 +120,15 @@ std::string diffText(const DiffSide& before, const DiffSide& after, const stats:
     }
     std::vector<size_t> widths;
     for (const std::string& h : header)
-        widths.push_back(stats::codePointCount(h));
+        widths.push_back(io::codePointCount(h));
     for (const auto& row : cells)
         for (size_t c = 0; c < row.size(); ++c)
-            widths[c] = std::max(widths[c], stats::codePointCount(row[c]));
+            widths[c] = std::max(widths[c], io::codePointCount(row[c]));
     // The name left-aligned, the numbers right-aligned, as torch's table.
     auto line = [&](const std::vector<std::string>& row) {
         std::string out;
         for (size_t c = 0; c < row.size(); ++c) {
-            const std::string pad(widths[c] - stats::codePointCount(row[c]), ' ');
+            const std::string pad(widths[c] - io::codePointCount(row[c]), ' ');
             if (c + 1 == row.size())
                 out += row[c] + "\n";
             else

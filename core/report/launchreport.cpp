@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "report/launchreport.h"
 
+#include "io/codepoints.h"
 #include "io/smalljson.h"
 #include "report/texttable.h"
 #include "stats/timetext.h"
+#include "trace/namefit.h"
 #include "trace/trace.h"
 
 #include <algorithm>
@@ -74,12 +76,7 @@ std::string streamLabel(int device, std::optional<int64_t> stream)
     return label + (stream ? " stream " + std::to_string(*stream) : std::string());
 }
 
-std::string shortName(std::string_view name, size_t width = 60)
-{
-    if (stats::codePointCount(std::string(name)) <= width)
-        return std::string(name);
-    return std::string(name.substr(0, width - 3)) + "...";
-}
+constexpr double kKernelColumnWidth = 60; // characters
 
 } // namespace
 
@@ -145,12 +142,16 @@ std::string launchStatsText(const trace::Trace& t, const analysis::LaunchStats& 
         if (which.empty() || outliers == 0)
             return;
         std::vector<std::array<std::string, 7>> list{{"launch", "at (us)", "CPU", "GPU", "delay", "stream", "kernel"}};
+        std::vector<std::string> kernels;
+        for (size_t k = 0; k < which.size() && k < outliers; ++k)
+            kernels.emplace_back(t.name(t.events[s.launches[which[k]].activity]));
+        kernels = trace::fitNamesApart(kernels, kKernelColumnWidth, trace::CharacterRuler()); // different kernels read apart
         for (size_t k = 0; k < which.size() && k < outliers; ++k) {
             const analysis::LaunchRecord& l = s.launches[which[k]];
             const analysis::StreamLaunchStats& st = s.streams[l.stream];
             list.push_back({std::string(t.name(t.events[l.launch])), stats::formatMicroseconds(t.events[l.launch].start),
                             stats::formatDuration(l.cpuNs), stats::formatDuration(l.gpuNs), stats::formatDuration(l.delayNs),
-                            streamLabel(st.device, st.stream), shortName(t.name(t.events[l.activity]))});
+                            streamLabel(st.device, st.stream), std::move(kernels[k])});
         }
         out += renderTable(list);
         if (which.size() > outliers)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "report/memoryreport.h"
 
+#include "io/codepoints.h"
 #include "io/decimal.h"
 #include "io/smalljson.h"
 #include "stats/bytestext.h"
@@ -55,12 +56,12 @@ public:
         std::vector<size_t> width(m_columns.size(), 0);
         for (const auto& row : m_rows)
             for (size_t c = 0; c < row.size(); ++c)
-                width[c] = std::max(width[c], stats::codePointCount(row[c]));
+                width[c] = std::max(width[c], io::codePointCount(row[c]));
         std::string out;
         for (const auto& row : m_rows) {
             std::string line = indent;
             for (size_t c = 0; c < row.size(); ++c) {
-                const std::string pad(width[c] - stats::codePointCount(row[c]), ' ');
+                const std::string pad(width[c] - io::codePointCount(row[c]), ' ');
                 line += m_columns[c].second ? pad + row[c] : row[c] + (c + 1 < row.size() ? pad : "");
                 if (c + 1 < row.size())
                     line += "  ";

@@ -4,7 +4,7 @@
 #include "io/smalljson.h"
 #include "report/texttable.h"
 #include "stats/timetext.h"
-#include "trace/abbreviatename.h"
+#include "trace/namefit.h"
 #include "trace/trace.h"
 
 #include <array>
@@ -15,8 +15,7 @@ namespace {
 
 constexpr size_t kListedOccurrences = 5;
 
-// A kernel's name short enough for one table line: its first abbreviation within 80 characters.
-std::string shortKernelName(std::string_view name) { return trace::shortenedName(name, 80); }
+constexpr size_t kKernelNameWidth = 80; // characters: a step's kernel on one line
 
 double shareOf(int64_t part, int64_t whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0; }
 
@@ -81,12 +80,16 @@ std::string sequencesText(const trace::Trace& t, const analysis::KernelSequenceR
                         percentText(shareOf(q.gpuNs, r.kernelNs)), q.elementwise ? "yes (all elementwise)" : "-"});
     }
     out += renderTable(rows);
+    trace::NameShortener kernels(kKernelNameWidth); // different kernels read apart across the listing
+    for (const analysis::KernelSequence& q : r.sequences)
+        for (const analysis::SequenceStep& step : q.steps)
+            kernels.add(t.strings.view(step.kernel));
     for (size_t i = 0; i < r.sequences.size(); ++i) {
         const analysis::KernelSequence& q = r.sequences[i];
         out += "\n#" + std::to_string(i + 1) + " (first at ts " + stats::formatMicroseconds(t.events[q.occurrences.front()].start)
             + " us):\n";
         for (const analysis::SequenceStep& step : q.steps)
-            out += "    " + std::string(t.strings.view(step.op)) + " -> " + shortKernelName(t.strings.view(step.kernel)) + "\n";
+            out += "    " + std::string(t.strings.view(step.op)) + " -> " + kernels.apply(std::string(t.strings.view(step.kernel))) + "\n";
         if (q.elementwise)
             out += "  next step: " + std::string(analysis::fusionAdviceText()) + "\n";
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "report/stepsreport.h"
 
+#include "io/codepoints.h"
 #include "io/smalljson.h"
 #include "stats/timetext.h"
 #include "stats/torchtable.h"
@@ -48,12 +49,12 @@ std::string stepsText(const trace::Trace& t, const analysis::StepTable& table)
     std::array<size_t, kColumns> width{};
     for (const auto& row : rows)
         for (size_t c = 0; c < kColumns; ++c)
-            width[c] = std::max(width[c], stats::codePointCount(row[c]));
+            width[c] = std::max(width[c], io::codePointCount(row[c]));
     std::string out = "steps (" + analysis::stepSourceDescription(table) + "): " + std::to_string(table.steps.size()) + "\n";
     for (const auto& row : rows) {
         std::string line = " ";
         for (size_t c = 0; c < kColumns; ++c) {
-            const std::string pad(width[c] - stats::codePointCount(row[c]), ' ');
+            const std::string pad(width[c] - io::codePointCount(row[c]), ' ');
             line += " " + (c == 1 ? row[c] + pad : pad + row[c]); // the name left-aligned, numbers right
             if (c + 1 < kColumns)
                 line += " ";

@@ -3,6 +3,7 @@
 // Plain-text tables for the CLI's `--format table`: one home for column alignment, so every report lines
 // its columns up the same way.
 
+#include "io/codepoints.h"
 #include "stats/timetext.h"
 #include "stats/torchtable.h"
 
@@ -22,12 +23,12 @@ template <size_t N> std::string renderTable(const std::vector<std::array<std::st
     std::array<size_t, N> width{};
     for (const auto& row : rows)
         for (size_t c = 0; c < N; ++c)
-            width[c] = std::max(width[c], stats::codePointCount(row[c]));
+            width[c] = std::max(width[c], io::codePointCount(row[c]));
     std::string out;
     for (const auto& row : rows) {
         std::string line = " ";
         for (size_t c = 0; c < N; ++c) {
-            const std::string pad(width[c] - stats::codePointCount(row[c]), ' ');
+            const std::string pad(width[c] - io::codePointCount(row[c]), ' ');
             line += "  " + (c == 0 ? row[c] + pad : pad + row[c]);
         }
         while (!line.empty() && line.back() == ' ')

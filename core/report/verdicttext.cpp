@@ -2,7 +2,7 @@
 #include "report/verdicttext.h"
 
 #include "stats/torchtable.h"
-#include "trace/abbreviatename.h"
+#include "trace/namefit.h"
 
 #include <algorithm>
 #include <vector>
@@ -73,9 +73,21 @@ trace::NameShortener namesOf(const Verdict& v, size_t width)
 }
 } // namespace
 
-std::string toText(const Verdict& v)
+trace::NameShortener textNames(const std::vector<Verdict>& verdicts)
 {
-    const trace::NameShortener names = namesOf(v, kTextNameWidth); // the JSON keeps them whole
+    trace::NameShortener names(kTextNameWidth);
+    for (const Verdict& v : verdicts) {
+        names.add(v.name);
+        for (const auto& k : v.kernels)
+            names.add(k.name);
+    }
+    return names;
+}
+
+std::string toText(const Verdict& v, const trace::NameShortener* shared)
+{
+    const trace::NameShortener own = shared ? trace::NameShortener(0) : namesOf(v, kTextNameWidth); // the JSON keeps them whole
+    const trace::NameShortener& names = shared ? *shared : own;
     std::string out = "  " + names.apply(v.name) + "  [" + std::to_string(v.calls) + " calls, " + v.total + "]  " + v.className + " ("
         + v.strength + "; " + v.workSource + ")\n";
     for (const auto& b : v.bullets)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "roofline/classify.h"
+#include "trace/namefit.h"
 
 #include <cstdint>
 #include <optional>
@@ -51,8 +52,12 @@ Verdict verdictOf(const roofline::Classification& c);
 // The class's colour, "#rrggbb".
 std::string_view classColour(roofline::RooflineClass cls);
 
-// The CLI's block: "  NAME  [N calls, TIME]  CLASS (STRENGTH; WORK SOURCE)", then indented lines.
-std::string toText(const Verdict& v);
+// The names of `verdicts` (and their kernels'), shortened for toText as one set: names that would read the
+// same in one listing are told apart.
+trace::NameShortener textNames(const std::vector<Verdict>& verdicts);
+// The CLI's block: "  NAME  [N calls, TIME]  CLASS (STRENGTH; WORK SOURCE)", then indented lines; the names
+// shortened by `names` (textNames of the listing it is part of), else as the verdict's alone.
+std::string toText(const Verdict& v, const trace::NameShortener* names = nullptr);
 // The card: headline, evidence list, the source's findings, the region's kernels; every text escaped.
 std::string toHtml(const Verdict& v);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "stats/torchtable.h"
 
+#include "io/codepoints.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -10,23 +12,9 @@ namespace tilescope::stats {
 
 namespace {
 
-// Python's str[:n] on code points.
-std::string prefixCodePoints(std::string_view s, size_t n)
-{
-    size_t points = 0;
-    for (size_t i = 0; i < s.size(); ++i) {
-        if ((static_cast<unsigned char>(s[i]) & 0xc0) != 0x80) {
-            if (points == n)
-                return std::string(s.substr(0, i));
-            ++points;
-        }
-    }
-    return std::string(s);
-}
-
 void appendCell(std::string& line, const std::string& text, size_t width)
 {
-    const size_t length = codePointCount(text);
+    const size_t length = io::codePointCount(text);
     if (length < width)
         line.append(width - length, ' ');
     line += text;
@@ -34,14 +22,6 @@ void appendCell(std::string& line, const std::string& text, size_t width)
 }
 
 } // namespace
-
-size_t codePointCount(std::string_view utf8)
-{
-    size_t n = 0;
-    for (const char c : utf8)
-        n += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
-    return n;
-}
 
 // Correctly rounded like Python's f"{v:.{p}f}" (std::to_chars is exact, whatever the C runtime).
 std::string formatFixed(double value, int precision)
@@ -78,8 +58,8 @@ std::string formatCount(uint64_t count)
 
 std::string shortenTorchName(std::string_view name, int maxNameColumnWidth)
 {
-    if (maxNameColumnWidth > 0 && codePointCount(name) >= static_cast<size_t>(maxNameColumnWidth - 3))
-        return prefixCodePoints(name, static_cast<size_t>(maxNameColumnWidth - 3)) + "...";
+    if (maxNameColumnWidth > 0 && io::codePointCount(name) >= static_cast<size_t>(maxNameColumnWidth - 3))
+        return io::prefixCodePoints(name, static_cast<size_t>(maxNameColumnWidth - 3)) + "...";
     return std::string(name);
 }
 
@@ -169,8 +149,8 @@ std::string renderTorchTable(const KeyAverages& averages, const TorchTableOption
     size_t nameWidth = 0, shapesWidth = 0;
     for (const KeyAverage& row : rows) {
         hasInputShapes = hasInputShapes || !row.inputShapes.empty();
-        nameWidth = std::max(nameWidth, codePointCount(row.key) + 4);
-        shapesWidth = std::max(shapesWidth, codePointCount(row.inputShapes) + 4);
+        nameWidth = std::max(nameWidth, io::codePointCount(row.key) + 4);
+        shapesWidth = std::max(shapesWidth, io::codePointCount(row.inputShapes) + 4);
     }
     if (options.maxNameColumnWidth > 0)
         nameWidth = std::min(nameWidth, static_cast<size_t>(options.maxNameColumnWidth));
@@ -273,7 +253,7 @@ std::string renderTorchTable(const KeyAverages& averages, const TorchTableOption
         }
         cells.push_back(std::to_string(row.count));
         if (hasInputShapes)
-            cells.push_back(prefixCodePoints(row.inputShapes, shapesWidth));
+            cells.push_back(io::prefixCodePoints(row.inputShapes, shapesWidth));
         if (withFlops) {
             std::string v = formatTorchFlops(row.flops, flopsUnit);
             if (row.flops != 0 && v.size() < 8)

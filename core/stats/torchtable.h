@@ -59,7 +59,6 @@ std::string formatFixed(double value, int precision);
 std::string formatRate(double value, const char* unit);
 // A count with thousands separators: 8772 -> "8,772".
 std::string formatCount(uint64_t count);
-size_t codePointCount(std::string_view utf8);
 // torch's name cell: longer than max_name_column_width - 4 code points, the first width - 3 and "...".
 std::string shortenTorchName(std::string_view name, int maxNameColumnWidth);
 

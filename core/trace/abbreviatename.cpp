@@ -123,41 +123,4 @@ std::vector<std::string> nameAbbreviations(std::string_view name)
     return forms;
 }
 
-std::string shortenedName(std::string_view name, size_t width)
-{
-    if (name.size() <= width)
-        return std::string(name);
-    const std::vector<std::string> forms = nameAbbreviations(name);
-    for (const std::string& form : forms)
-        if (form.size() <= width)
-            return form;
-    if (!forms.empty())
-        return forms.back();
-    const size_t head = width / 2 >= 2 ? width / 2 - 2 : 0, tail = width - head >= 5 ? width - head - 5 : 0;
-    return std::string(name.substr(0, head)) + " ... " + std::string(name.substr(name.size() - tail));
-}
-
-void NameShortener::add(std::string_view name)
-{
-    if (name.size() <= m_width || std::any_of(m_names.begin(), m_names.end(), [&](const auto& n) { return n.first == name; }))
-        return;
-    // Kept longest first, ties in the order added: placed once, not the whole list sorted again per name.
-    const auto at = std::upper_bound(m_names.begin(), m_names.end(), name.size(),
-                                     [](size_t size, const auto& n) { return size > n.first.size(); });
-    m_names.emplace(at, std::string(name), shortenedName(name, m_width));
-}
-
-std::string NameShortener::apply(std::string text, std::set<size_t>* used) const
-{
-    for (size_t i = 0; i < m_names.size(); ++i) {
-        const auto& [full, shortName] = m_names[i];
-        for (size_t at = 0; (at = text.find(full, at)) != std::string::npos; at += shortName.size()) {
-            text.replace(at, full.size(), shortName);
-            if (used)
-                used->insert(i);
-        }
-    }
-    return text;
-}
-
 } // namespace tilescope::trace

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Short forms of kernel names keep similar kernels apart (the key-averages table's Name column).
 #include "trace/abbreviatename.h"
+#include "trace/namefit.h"
 
 #include <QtTest>
 

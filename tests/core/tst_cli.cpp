@@ -4,7 +4,7 @@
 #include "testutil.h"
 
 #include "io/smalljson.h"
-#include "trace/abbreviatename.h"
+#include "trace/namefit.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -33,6 +33,37 @@ QString data(const char* relative) { return QString::fromStdString(testutil::dat
 // a step (before) against one large GEMM beside two elementwise kernels (after). Both have ops and kernels
 // the other lacks, and ops in common that got faster and slower.
 QString beforeTrace() { return data("findings/tiny_kernels.json.gz"); }
+
+// The name cells of a diff table, in row order: the first column, as wide as the header's "Name" cell.
+QStringList nameCells(const QByteArray& out)
+{
+    const QStringList lines = QString::fromUtf8(out).split('\n');
+    qsizetype header = 0;
+    while (header < lines.size() && !lines[header].startsWith("Name "))
+        ++header;
+    QStringList cells;
+    if (header == lines.size())
+        return cells;
+    const qsizetype width = lines[header].indexOf("Device") - 2; // the name column, padded, then two spaces
+    for (qsizetype i = header + 1; i < lines.size() && !lines[i].isEmpty(); ++i)
+        cells.append(lines[i].left(width).trimmed());
+    return cells;
+}
+
+// Every cell at most `width` code points, a key that fits shown whole, and different keys read apart.
+void verifyNameCells(const QStringList& cells, const QStringList& keys, qsizetype width)
+{
+    QCOMPARE(cells.size(), keys.size());
+    QMap<QString, QString> keyShownAs;
+    for (qsizetype i = 0; i < keys.size(); ++i) {
+        QVERIFY2(cells[i].toUcs4().size() <= width, qPrintable(cells[i]));
+        if (keys[i].toUcs4().size() <= width)
+            QCOMPARE(cells[i], keys[i]);
+        const auto seen = keyShownAs.constFind(cells[i]);
+        QVERIFY2(seen == keyShownAs.cend() || *seen == keys[i], qPrintable(cells[i] + " reads as two keys"));
+        keyShownAs.insert(cells[i], keys[i]);
+    }
+}
 QString afterTrace() { return data("findings/dominant_kernel.json.gz"); }
 
 // A row's identity as diff prints it: key, device type, input shapes ("" when not grouped by shape).
@@ -346,15 +377,14 @@ private slots:
         const Run table = cli(byShape ? QStringList{"diff", trace, trace, "--by-shape"} : QStringList{"diff", trace, trace});
         QCOMPARE(table.exitCode, 0);
         QVERIFY(table.out.contains("0 added, 0 removed, 0 increased, 0 decreased, " + QByteArray::number(rows.size()) + " unchanged"));
-        // --max-name-width: every name cut to that many code points, as summary's table cuts them.
+        // --max-name-width: every name fitted to that many code points, different names still apart.
         if (!byShape) {
             const Run narrow = cli({"diff", trace, trace, "--max-name-width", "30"});
             QCOMPARE(narrow.exitCode, 0);
-            for (const QJsonValue& value : rows) {
-                const QString key = value.toObject().value("key").toString();
-                const QString shown = key.size() >= 27 ? key.left(27) + "..." : key; // torch: width - 3, then "..."
-                QVERIFY2(narrow.out.contains("\n" + shown.toUtf8() + " "), qPrintable(shown));
-            }
+            QStringList keys;
+            for (const QJsonValue& value : rows)
+                keys.append(value.toObject().value("key").toString());
+            verifyNameCells(nameCells(narrow.out), keys, 30);
         }
     }
 
@@ -426,17 +456,19 @@ private slots:
             }
             ++tally[expected];
             const QByteArray line = lines[header + 1 + i];
-            // Long names are cut as summary's table cuts them (80 columns: 77 code points and "...").
-            const QString key = row.value("key").toString();
-            QVERIFY2(line.startsWith((key.size() < 77 ? key : key.left(77) + "...").toUtf8()), line.constData());
             QVERIFY2(line.endsWith("  " + expected.toUtf8()), line.constData());
         }
         QVERIFY(tally["added"] > 0 && tally["removed"] > 0 && tally["increased"] > 0 && tally["decreased"] > 0);
+        // Long names fitted to 80 columns (the default width), every kernel told from the others.
+        QStringList keys;
+        for (const QJsonValue& value : rows)
+            keys.append(value.toObject().value("key").toString());
+        verifyNameCells(nameCells(table.out), keys, 80);
         QVERIFY(table.out.contains(QByteArray::number(tally["added"]) + " added, " + QByteArray::number(tally["removed"]) + " removed"));
     }
 
     // Two kernels alike for their first 110 characters read the same when cut at 80, one added and one removed:
-    // the table shows where they differ; a key unlike the others keeps summary's cut alone.
+    // the table shows where they differ; a key unlike the others stays whole.
     void namesCutAlikeShowWhereTheyDiffer()
     {
         namespace stats = tilescope::stats;
@@ -454,11 +486,18 @@ private slots:
         after.rows = {a, other};
         const stats::KeyAveragesDiff diff = stats::diffKeyAverages(before, after);
         const std::string text = report::diffText({"before.json", nullptr, nullptr}, {"after.json", nullptr, nullptr}, diff);
-        const std::string cut = common.substr(0, 77) + "...";
-        QVERIFY2(text.find(cut + " [...oat, float, 5ul>(at::Generic...]") != std::string::npos, text.c_str());
-        QVERIFY2(text.find(cut + " [...oat, float, 2ul>(at::Generic...]") != std::string::npos, text.c_str());
-        QVERIFY(text.find("\naten::mm  ") != std::string::npos || text.find("\naten::mm ") != std::string::npos);
-        QVERIFY(text.find("aten::mm [") == std::string::npos);
+        QStringList keys;
+        for (const stats::KeyAverageDiffRow& r : diff.rows)
+            keys.append(QString::fromStdString(r.key));
+        const QStringList cells = nameCells(QByteArray::fromStdString(text));
+        verifyNameCells(cells, keys, 80);
+        // Each kernel's cell names the kernel and the argument that tells it from the other.
+        for (qsizetype i = 0; i < keys.size(); ++i) {
+            if (keys[i] == "aten::mm")
+                continue;
+            QVERIFY2(cells[i].contains("cta_per_row_1<"), qPrintable(cells[i]));
+            QVERIFY2(cells[i].contains(keys[i].contains("5ul>") ? "5ul>" : "2ul>"), qPrintable(cells[i]));
+        }
     }
 
     void diffKeyAveragesRefusesMixedGrouping()

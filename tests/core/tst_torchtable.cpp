@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "io/codepoints.h"
 #include "stats/timetext.h"
 #include "stats/torchtable.h"
 
@@ -64,8 +65,8 @@ private slots:
     }
     void codePoints()
     {
-        QCOMPARE(codePointCount("abc"), size_t(3));
-        QCOMPARE(codePointCount("\xc3\xa9\xe4\xb8\xad"), size_t(2));
+        QCOMPARE(tilescope::io::codePointCount("abc"), size_t(3));
+        QCOMPARE(tilescope::io::codePointCount("\xc3\xa9\xe4\xb8\xad"), size_t(2));
     }
 
     void flopsScaleAndColumns()
