@@ -46,10 +46,11 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
     // The compare mode's title is long: it wraps rather than widen the window past a laptop's screen.
     m_title->setWordWrap(true);
     m_filter = new QLineEdit(this);
-    m_filter->setMinimumWidth(120);
+    m_filter->setMinimumWidth(90);
     m_filter->setPlaceholderText(tr("Filter by name"));
     m_filter->setClearButtonEnabled(true);
-    m_byShape = new QCheckBox(tr("Group by input shape"), this);
+    m_byShape = new QCheckBox(tr("By input shape"), this);
+    m_byShape->setToolTip(tr("Group rows by input shapes as well as by name (tilescope-cli summary --group-by-input-shape)"));
     m_rowLimit = new QSpinBox(this);
     m_rowLimit->setRange(0, 1000000);
     m_rowLimit->setSpecialValueText(tr("all rows"));

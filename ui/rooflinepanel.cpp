@@ -84,9 +84,14 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     // Wraps: a measured file's name and GPU must not widen the right-hand docks (the timeline lost their room).
     m_ceilingsLabel->setWordWrap(true);
     controls->addWidget(m_ceilingsLabel, 1);
-    controls->addWidget(m_editAnnotations);
-    controls->addWidget(m_attach);
     layout->addLayout(controls);
+    // The buttons on a row of their own: beside the ceilings they made the dock 420 px wide at least, and the
+    // window too wide for a 1024 px screen.
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_editAnnotations);
+    buttons->addWidget(m_attach);
+    buttons->addStretch(1);
+    layout->addLayout(buttons);
     m_empty->setWordWrap(true);
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setMargin(12);
@@ -106,13 +111,25 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     m_attach->setEnabled(false);
     connect(m_attach, &QPushButton::clicked, this, &RooflinePanel::chooseSource);
     m_plot->setMinimumHeight(170); // with the legend's two rows under them, the axes keep ~90 px
-    // Fewer decades labelled when the axes are short, so the labels never overlap.
+    // Not as wide as the legend's four columns (over 500 px with regions): the legend takes fewer columns
+    // as the dock narrows (below), and the window fits a 1024 px screen.
+    m_plot->setMinimumWidth(220);
+    // Fewer decades labelled when the axes are short, so the labels never overlap; as many legend columns as
+    // the width holds.
     connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
         const int ticks = std::clamp(m_plot->axisRect()->height() / 28, 2, 8);
+        bool again = false;
         if (auto ticker = m_plot->yAxis->ticker(); ticker->tickCount() != ticks) {
             ticker->setTickCount(ticks);
-            m_plot->replot(QCustomPlot::rpQueuedReplot);
+            again = true;
         }
+        if (const int columns = legendColumnsThatFit(); columns != m_plot->legend->wrap()) {
+            m_plot->legend->setWrap(columns);
+            m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst, true); // the items laid out again
+            again = true;
+        }
+        if (again)
+            m_plot->replot(QCustomPlot::rpQueuedReplot);
     });
     for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
         axis->setScaleType(QCPAxis::stLogarithmic);
@@ -125,8 +142,10 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     // The legend sits below the axes, in its own layout row, so it never covers a point.
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(QFont(font().family(), 7));
+    m_plot->legend->setIconSize(14, 10); // QCustomPlot's 32 px wide icons left room for one column in a narrow dock
+    m_plot->legend->setIconTextPadding(4);
     m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    m_plot->legend->setWrap(4); // two rows for the usual eight entries: the axes keep the height
+    m_plot->legend->setWrap(kMostLegendColumns); // two rows for the usual eight entries: the axes keep the height
     m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
     m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
     connect(m_plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
@@ -522,6 +541,30 @@ bool RooflinePanel::attachSource(const QString& path)
     }
     reclassify();
     return true;
+}
+
+int RooflinePanel::legendColumnsThatFit() const
+{
+    // The items fill rows of `columns`: each column as wide as its widest item. Up to four (two rows for the
+    // usual eight), one at the least.
+    const QCPLegend* legend = m_plot->legend;
+    std::vector<int> widths;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (const QCPAbstractLegendItem* item = legend->item(i)) // a grid's empty cell has none
+            widths.push_back(item->minimumOuterSizeHint().width());
+    const QMargins margins = legend->margins();
+    const int room = m_plot->width() - margins.left() - margins.right();
+    for (int columns = kMostLegendColumns; columns > 1; --columns) {
+        std::vector<int> columnWidth(static_cast<size_t>(columns), 0);
+        for (size_t i = 0; i < widths.size(); ++i)
+            columnWidth[i % static_cast<size_t>(columns)] = std::max(columnWidth[i % static_cast<size_t>(columns)], widths[i]);
+        int total = legend->columnSpacing() * (columns - 1);
+        for (const int w : columnWidth)
+            total += w;
+        if (total <= room)
+            return columns;
+    }
+    return 1;
 }
 
 QString RooflinePanel::verdictText() const { return m_card->toPlainText(); }

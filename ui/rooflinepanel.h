@@ -79,8 +79,10 @@ signals:
     void reclassified(); // m_report now reflects the latest ceilings, annotations and sources
 
 private:
+    static constexpr int kMostLegendColumns = 4;
     void rebuild();
-    void showCard(); // the verdict card of m_selected
+    int legendColumnsThatFit() const; // the legend's columns the plot's width holds, 1 to kMostLegendColumns
+    void showCard();                  // the verdict card of m_selected
     void chooseSource();
     void reclassify();
     tilescope::roofline::ClassifyOptions currentOptions() const;

@@ -43,10 +43,11 @@ std::vector<std::string> lambdaKernels()
     for (const char* op : {"at::native::neg_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}",
                            "at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
                            "at::native::detail::ClampLimits)::{lambda()#1}"})
-        for (const char* inner : {"{lambda()#14}::operator()() const::{lambda(float)#1}", "{lambda()#12}::operator()() const::{lambda(double)#1}"}) {
+        for (const char* inner :
+             {"{lambda()#14}::operator()() const::{lambda(float)#1}", "{lambda()#12}::operator()() const::{lambda(double)#1}"}) {
             const std::string functor = std::string(op) + "::operator()() const::" + inner;
-            names.push_back("void at::native::vectorized_elementwise_kernel<4, " + functor + ", at::detail::Array<char*, 2> >(int, " + functor
-                            + ", at::detail::Array<char*, 2>)");
+            names.push_back("void at::native::vectorized_elementwise_kernel<4, " + functor + ", at::detail::Array<char*, 2> >(int, "
+                            + functor + ", at::detail::Array<char*, 2>)");
         }
     return names;
 }
@@ -126,7 +127,8 @@ private slots:
         verifyApart(names, shown, width);
         // Each names its kind and its argument.
         for (size_t i = 0; i < names.size(); ++i) {
-            QVERIFY2(shown[i].find(names[i].find("_cta_") != std::string::npos ? "cta_per" : "warp_per") != std::string::npos, shown[i].c_str());
+            QVERIFY2(shown[i].find(names[i].find("_cta_") != std::string::npos ? "cta_per" : "warp_per") != std::string::npos,
+                     shown[i].c_str());
             QVERIFY2(shown[i].find(names[i].find("2ul>") != std::string::npos ? "2ul>" : "5ul>") != std::string::npos, shown[i].c_str());
         }
     }
@@ -150,8 +152,9 @@ private slots:
     {
         const trace::CharacterRuler ruler;
         const std::string start = "_ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23ImplicitGemmMultistageINS_4gemm11threadblock";
-        const std::vector<std::string> names{start + "ILi128ELi128ELi32EEENS4_52Conv2dWgradOutputGradientTileAccessIterator" + std::string(80, 'E'),
-                                             start + "ILi64ELi128ELi32EEENS4_52Conv2dWgradOutputGradientTileAccessIterator" + std::string(80, 'E')};
+        const std::vector<std::string> names{
+            start + "ILi128ELi128ELi32EEENS4_52Conv2dWgradOutputGradientTileAccessIterator" + std::string(80, 'E'),
+            start + "ILi64ELi128ELi32EEENS4_52Conv2dWgradOutputGradientTileAccessIterator" + std::string(80, 'E')};
         const std::vector<std::string> shown = trace::fitNamesApart(names, 80, ruler);
         verifyApart(names, shown, 80);
         QVERIFY(shown[0].find("128ELi128") != std::string::npos);

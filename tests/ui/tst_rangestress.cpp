@@ -53,7 +53,7 @@ private slots:
         QTableView* table = w.table();
         std::pair<int64_t, int64_t> last{};
         for (int i = 0; i < 60; ++i) {
-            // Shift+drag a range, a second one, tick "Group by input shape", scroll: as a user does.
+            // Shift+drag a range, a second one, tick "By input shape", scroll: as a user does.
             last = {start + span * (i % 7) / 20, start + span * (10 + i % 9) / 20};
             emit w.timeline()->rangeSelected(last);
             readAllCells(table->model());

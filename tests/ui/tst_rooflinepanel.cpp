@@ -148,6 +148,37 @@ private slots:
         QCOMPARE(selectionRings(plot), 0);
     }
 
+    // The legend takes as many columns as the dock's width holds (four at most), so a narrow dock (a 1024 px
+    // screen's) is not held wide by it, and its items never run past the plot.
+    void legendColumnsFollowTheWidth()
+    {
+        RooflinePanel panel;
+        panel.setDocument(document(testutil::workloadTrace("train_scheduled")));
+        QCustomPlot* plot = panel.plot();
+        QVERIFY(plot->legend->itemCount() >= 6);
+        QVERIFY(panel.minimumSizeHint().width() < 360); // not four columns wide
+        int previous = 0;
+        for (const int width : {900, 420, 260}) {
+            panel.resize(width, 600);
+            panel.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&panel));
+            plot->replot(); // the columns are set after a layout, for the next one
+            plot->replot();
+            const int columns = plot->legend->wrap();
+            QVERIFY2(columns >= 1 && columns <= 4, qPrintable(QString::number(columns)));
+            if (previous > 0)
+                QVERIFY2(columns <= previous, qPrintable(QStringLiteral("%1 then %2").arg(previous).arg(columns)));
+            previous = columns;
+            QVERIFY2(
+                plot->legend->outerRect().right() <= plot->width(),
+                qPrintable(
+                    QStringLiteral("%1 px: legend to %2, plot %3").arg(width).arg(plot->legend->outerRect().right()).arg(plot->width())));
+            if (width == 900)
+                QCOMPARE(columns, 4);
+        }
+        QVERIFY(previous < 4);
+    }
+
     void communicationCard()
     {
         RooflinePanel panel;
