@@ -358,7 +358,8 @@ MainWindow::MainWindow(QWidget* parent)
             message += tr("; allocator snapshot %1 (Memory snapshot dock)").arg(QString::fromStdString(doc->memorySnapshot->path));
         for (const std::string& problem : doc->memoryFileProblems)
             message += tr("; not opened: %1").arg(QString::fromStdString(problem));
-        statusBar()->showMessage(message, doc->trace->stats.partial ? 0 : 8000);
+        // Kept until the next message where a part is missing or a file beside the trace was left out.
+        statusBar()->showMessage(message, doc->trace->stats.partial || !doc->memoryFileProblems.empty() ? 0 : 8000);
         updateAnalyses(std::move(doc));
     });
     connect(m_job, &TraceLoadJob::failed, this, &MainWindow::onLoadFailed);

@@ -48,7 +48,8 @@ public:
     void setRange(std::optional<std::pair<int64_t, int64_t>> range);
 
     QCustomPlot* plot() const { return m_plot; }
-    QString legendText() const; // the legend's rich text, above the plot
+    double bytesPerUnit() const { return m_unit; } // of the plot's y axis (MiB or GiB)
+    QString legendText() const;                    // the legend's rich text, above the plot
     bool hasData() const;
     QString emptyMessage() const; // why there is no graph; empty when there is one
     // What a click at trace time `time` selects (away from a peak's marker and label): the innermost host op on

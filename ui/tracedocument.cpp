@@ -128,8 +128,15 @@ std::shared_ptr<const TraceDocument> TraceDocument::analyse(const TraceDocument&
             doc->memoryFileProblems.push_back(e.what());
         }
         try {
-            if (beside.snapshot)
-                doc->memorySnapshot = std::make_shared<const memory::AllocatorSnapshot>(memory::loadAllocatorSnapshot(*beside.snapshot));
+            if (beside.snapshot) {
+                auto snapshot = std::make_shared<const memory::AllocatorSnapshot>(memory::loadAllocatorSnapshot(*beside.snapshot));
+                if (const std::string problem = memory::snapshotBesideProblem(*snapshot, beside.snapshotNamedForTrace, t.firstTime(),
+                                                                              t.lastTime(), t.meta.baseTimeNs);
+                    !problem.empty())
+                    doc->memoryFileProblems.push_back(problem);
+                else
+                    doc->memorySnapshot = std::move(snapshot);
+            }
         } catch (const io::TraceFileError& e) {
             doc->memoryFileProblems.push_back(e.what());
         }

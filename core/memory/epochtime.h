@@ -27,6 +27,13 @@ inline int64_t epochMicrosecondsToTraceNs(int64_t epochUs, std::optional<int64_t
     return relative;
 }
 
+// Whether epoch times [fromUs, toUs] reach into a trace's span [firstNs, lastNs] (its own clock): a memory file
+// recorded wholly before or after the trace was recorded in another run.
+inline bool epochRangeMeetsTrace(int64_t fromUs, int64_t toUs, int64_t firstNs, int64_t lastNs, std::optional<int64_t> baseTimeNs)
+{
+    return epochMicrosecondsToTraceNs(fromUs, baseTimeNs) <= lastNs && epochMicrosecondsToTraceNs(toUs, baseTimeNs) >= firstNs;
+}
+
 // toUs - fromUs in nanoseconds, saturated: a duration for display from times a file gave.
 inline int64_t spanMicrosecondsAsNs(int64_t fromUs, int64_t toUs)
 {

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "memory/memoryfiles.h"
 
+#include "memory/allocatorsnapshot.h"
+#include "memory/epochtime.h"
+
 #include <algorithm>
+#include <limits>
 #include <filesystem>
 #include <system_error>
 #include <vector>
@@ -17,7 +21,7 @@ bool endsWith(const std::string& s, const std::string& suffix)
 
 bool isTimelineName(const std::string& name)
 {
-    return name.find("memory_timeline") != std::string::npos && (endsWith(name, ".json") || endsWith(name, ".json.gz"));
+    return name.find(kTimelineStem) != std::string::npos && (endsWith(name, ".json") || endsWith(name, ".json.gz"));
 }
 
 bool isSnapshotName(const std::string& name) { return endsWith(name, ".pickle") || endsWith(name, ".pickle.gz"); }
@@ -58,7 +62,39 @@ MemoryFilesBeside findMemoryFilesBeside(const std::string& tracePath)
     }
     const std::string filename = trace.filename().string();
     const std::string stem = filename.substr(0, filename.find('.'));
-    return {choose(std::move(timelines), stem), choose(std::move(snapshots), stem)};
+    MemoryFilesBeside found{choose(std::move(timelines), stem), choose(std::move(snapshots), stem)};
+    if (found.snapshot) {
+        const std::string name = fs::path(*found.snapshot).filename().string();
+        found.snapshotNamedForTrace = (!stem.empty() && name.starts_with(stem)) || name.starts_with(kSessionSnapshotFile);
+    }
+    return found;
+}
+
+std::string snapshotBesideProblem(const AllocatorSnapshot& snapshot, bool namedForTrace, int64_t firstNs, int64_t lastNs,
+                                  std::optional<int64_t> baseTimeNs)
+{
+    int64_t from = std::numeric_limits<int64_t>::max(), to = std::numeric_limits<int64_t>::min();
+    const auto widen = [&](int64_t us) {
+        if (us != kNoTimeUs) {
+            from = std::min(from, us);
+            to = std::max(to, us);
+        }
+    };
+    for (const auto& entries : snapshot.deviceTraces)
+        for (const TraceEntry& e : entries)
+            widen(e.timeUs);
+    for (const ExternalAnnotation& a : snapshot.externalAnnotations)
+        widen(a.timeUs);
+    if (from > to) // no times: only its name can tie it to the trace
+        return namedForTrace ? std::string()
+                             : snapshot.path
+                + ": the allocator snapshot beside the trace records no times and its name is not the trace's, so nothing ties "
+                  "it to this trace (File > Open Memory Snapshot opens it anyway)";
+    if (epochRangeMeetsTrace(from, to, firstNs, lastNs, baseTimeNs))
+        return {};
+    return snapshot.path + ": the allocator snapshot's history was recorded "
+        + (epochMicrosecondsToTraceNs(to, baseTimeNs) < firstNs ? "before the trace starts" : "after the trace ends")
+        + ": it is from another run (File > Open Memory Snapshot opens it anyway)";
 }
 
 } // namespace tilescope::memory

@@ -281,9 +281,7 @@ std::string timelineOutsideTraceText(const MemoryTimeline& timeline, int64_t fir
 {
     if (timeline.timesUs.empty())
         return timeline.path + ": the memory timeline holds no times: nothing of it can be drawn";
-    const int64_t from = epochMicrosecondsToTraceNs(timeline.timesUs.front(), baseTimeNs); // the times never decrease
-    const int64_t to = epochMicrosecondsToTraceNs(timeline.timesUs.back(), baseTimeNs);
-    if (from <= lastNs && to >= firstNs)
+    if (epochRangeMeetsTrace(timeline.timesUs.front(), timeline.timesUs.back(), firstNs, lastNs, baseTimeNs)) // times never decrease
         return {};
     return timeline.path + ": the memory timeline does not reach into the trace's time span (it ends before the trace starts or "
         + "starts after it ends): it was exported from another run, and none of it would be drawn";

@@ -5,6 +5,7 @@
 
 #include "io/bytesource.h"
 #include "io/smalljson.h"
+#include "memory/allocatorsnapshot.h"
 #include "memory/memoryanalysis.h"
 #include "memory/memoryfiles.h"
 #include "memory/memoryseriessummary.h"
@@ -298,6 +299,7 @@ private slots:
         auto found = memory::findMemoryFilesBeside(trace);
         QCOMPARE(found.timeline.value_or(""), dir.filePath(QStringLiteral("memory_timeline.json")).toStdString());
         QCOMPARE(found.snapshot.value_or(""), dir.filePath(QStringLiteral("memory_snapshot.pickle")).toStdString());
+        QVERIFY(found.snapshotNamedForTrace); // a session's name
         // Two runs side by side: each trace takes the files that start with its stem; a third trace none.
         touch("run1.pt.trace.json");
         touch("run1_memory_timeline.json.gz");
@@ -309,10 +311,51 @@ private slots:
         found = memory::findMemoryFilesBeside(dir.filePath(QStringLiteral("run2.json")).toStdString());
         QCOMPARE(found.timeline.value_or(""), dir.filePath(QStringLiteral("run2_memory_timeline.raw.json.gz")).toStdString());
         QCOMPARE(found.snapshot.value_or(""), dir.filePath(QStringLiteral("run2.pickle.gz")).toStdString());
+        QVERIFY(found.snapshotNamedForTrace);
         found = memory::findMemoryFilesBeside(trace);
         QVERIFY(!found.timeline); // three timelines now, none named after "trace"
         // A folder that cannot be listed finds nothing rather than failing.
         QVERIFY(!memory::findMemoryFilesBeside("/nonexistent-folder/trace.json").timeline);
+        // A session's snapshot name ties it to the trace; any other lone pickle is only found.
+        QTemporaryDir lone;
+        QFile(lone.filePath(QStringLiteral("trace.json"))).open(QIODevice::WriteOnly);
+        QFile(lone.filePath(QStringLiteral("other_run.pickle"))).open(QIODevice::WriteOnly);
+        found = memory::findMemoryFilesBeside(lone.filePath(QStringLiteral("trace.json")).toStdString());
+        QVERIFY(found.snapshot);
+        QVERIFY(!found.snapshotNamedForTrace);
+    }
+
+    // An allocator snapshot beside a trace goes with it when its history was recorded during the trace; one
+    // from another run (a walk-through put memory_churn's beside gemm_compare, and the app showed another
+    // run's 672 MiB as this trace's) is left out, saying why. Without times only its name can tie it.
+    void snapshotBesideGoesWithItsTrace()
+    {
+        const memory::AllocatorSnapshot snapshot = memory::loadAllocatorSnapshot(
+            testutil::dataPath("h200/memory_churn/memory_snapshot.pickle.gz"));
+        const auto own = trace::loadTrace(testutil::workloadTrace("memory_churn"));
+        const auto other = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
+        QCOMPARE(memory::snapshotBesideProblem(snapshot, false, own->firstTime(), own->lastTime(), own->meta.baseTimeNs), std::string());
+        const std::string apart = memory::snapshotBesideProblem(snapshot, true, other->firstTime(), other->lastTime(),
+                                                                other->meta.baseTimeNs);
+        QVERIFY2(apart.find("another run") != std::string::npos, apart.c_str());
+        QVERIFY2(apart.find(snapshot.path) == 0, apart.c_str());
+        // The same span shifted past the history's end, and before its start.
+        const int64_t span = own->lastTime() - own->firstTime();
+        const auto shifted = [&](int64_t by) {
+            return memory::snapshotBesideProblem(snapshot, true, own->firstTime() + by, own->lastTime() + by, own->meta.baseTimeNs);
+        };
+        QVERIFY(shifted(2 * span).find("before the trace starts") != std::string::npos);
+        QVERIFY(shifted(-2 * span).find("after the trace ends") != std::string::npos);
+        // No times at all: its name decides.
+        memory::AllocatorSnapshot untimed = snapshot;
+        for (auto& entries : untimed.deviceTraces)
+            for (memory::TraceEntry& e : entries)
+                e.timeUs = memory::kNoTimeUs;
+        for (memory::ExternalAnnotation& a : untimed.externalAnnotations)
+            a.timeUs = memory::kNoTimeUs;
+        QVERIFY(memory::snapshotBesideProblem(untimed, true, other->firstTime(), other->lastTime(), other->meta.baseTimeNs).empty());
+        QVERIFY(memory::snapshotBesideProblem(untimed, false, own->firstTime(), own->lastTime(), own->meta.baseTimeNs).find("no times")
+                != std::string::npos);
     }
 
     void memoryChurn()

@@ -243,6 +243,30 @@ private slots:
         QVERIFY2(hover.contains(QStringLiteral("cuda:0")), qPrintable(hover));
     }
 
+    // Another run's snapshot beside a trace is not shown as this trace's; the document says why.
+    void snapshotOfAnotherRunLeftOut()
+    {
+        QTemporaryDir dir;
+        const QString trace = dir.filePath(QStringLiteral("trace.json"));
+        QVERIFY(QFile::copy(QString::fromStdString(testutil::workloadTrace("gemm_compare")), trace));
+        QVERIFY(QFile::copy(QString::fromStdString(testutil::dataPath("h200/memory_churn/memory_snapshot.pickle.gz")),
+                            dir.filePath(QStringLiteral("other_run.pickle.gz"))));
+        const auto doc = TraceDocument::build(trace, {}, {});
+        QVERIFY(!doc->memorySnapshot);
+        QCOMPARE(doc->memoryFileProblems.size(), size_t(1));
+        QVERIFY2(QString::fromStdString(doc->memoryFileProblems.front()).contains(QStringLiteral("another run")),
+                 doc->memoryFileProblems.front().c_str());
+        // Its own trace beside it takes it.
+        QTemporaryDir own;
+        QVERIFY(
+            QFile::copy(QString::fromStdString(testutil::workloadTrace("memory_churn")), own.filePath(QStringLiteral("trace.json.gz"))));
+        QVERIFY(QFile::copy(QString::fromStdString(testutil::dataPath("h200/memory_churn/memory_snapshot.pickle.gz")),
+                            own.filePath(QStringLiteral("other_run.pickle.gz"))));
+        const auto ownDoc = TraceDocument::build(own.filePath(QStringLiteral("trace.json.gz")), {}, {});
+        QVERIFY(ownDoc->memorySnapshot);
+        QVERIFY(ownDoc->memoryFileProblems.empty());
+    }
+
     void eventsTable()
     {
         const auto doc = TraceDocument::build(QString::fromStdString(testutil::workloadTrace("memory_churn")), {}, {});
@@ -322,13 +346,12 @@ private slots:
     // categories stacked under the graph, on the trace's clock.
     void memoryFilesBesideTheTrace()
     {
+        // All three from one run (an H200 session): a snapshot of another run would be left out.
         QTemporaryDir dir;
-        const QString trace = dir.filePath(QStringLiteral("trace.json.gz"));
-        QVERIFY(QFile::copy(QString::fromStdString(testutil::workloadTrace("train_scheduled")), trace));
-        QVERIFY(QFile::copy(QString::fromStdString(testutil::dataPath("h200/train_scheduled/memory_timeline.json.gz")),
-                            dir.filePath(QStringLiteral("memory_timeline.json.gz"))));
-        QVERIFY(QFile::copy(QString::fromStdString(testutil::dataPath("h200/memory_churn/memory_snapshot.pickle.gz")),
-                            dir.filePath(QStringLiteral("memory_snapshot.pickle.gz"))));
+        const QString trace = dir.filePath(QStringLiteral("trace.pt.trace.json.gz"));
+        for (const char* name : {"trace.pt.trace.json.gz", "memory_timeline.json.gz", "memory_snapshot.pickle.gz"})
+            QVERIFY(QFile::copy(QString::fromStdString(testutil::dataPath(std::string("memory/h200_session/") + name)),
+                                dir.filePath(QString::fromLatin1(name))));
         MainWindow w;
         testutil::showExposed(w, {1600, 1000});
         testutil::loadAndWait(w, trace);
@@ -351,7 +374,7 @@ private slots:
         double highest = 0;
         for (auto it = top->data()->constBegin(); it != top->data()->constEnd(); ++it)
             highest = std::max(highest, it->value);
-        QCOMPARE(highest * double(1 << 30), double(memory::peakTotal(*w.document()->memoryTimeline).bytes));
+        QCOMPARE(highest * w.memory()->bytesPerUnit(), double(memory::peakTotal(*w.document()->memoryTimeline).bytes));
         // The timeline lies on the trace's clock: its first time falls within the trace's span.
         const int64_t first = memory::epochMicrosecondsToTraceNs(w.document()->memoryTimeline->timesUs.front(),
                                                                  w.document()->trace->meta.baseTimeNs);
