@@ -49,6 +49,8 @@ QTreeWidget* makeDetails(QWidget* parent)
     tree->setUniformRowHeights(true);
     tree->header()->setStretchLastSection(false);
     tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int column = 1; column < 4; ++column) // the figures as wide as their text: the names get the rest
+        tree->header()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
     return tree;
 }
 
@@ -67,6 +69,8 @@ ComparePanel::ComparePanel(QWidget* parent)
     m_pickB->setObjectName(QStringLiteral("compareB"));
     m_pickA->setToolTip(tr("a: a record_function region or a kernel of the trace"));
     m_pickB->setToolTip(tr("b: the reference (ratio b/a = b's mean GPU time per call / a's)"));
+    m_pickA->setPlaceholderText(tr("pick a region or kernel"));
+    m_pickB->setPlaceholderText(tr("pick the reference"));
     auto* pickers = new QGridLayout;
     pickers->addWidget(new QLabel(tr("a:"), this), 0, 0);
     pickers->addWidget(m_pickA, 0, 1);
@@ -91,7 +95,8 @@ ComparePanel::ComparePanel(QWidget* parent)
     auto* sides = new QSplitter(Qt::Horizontal, this);
     sides->addWidget(m_detailsA);
     sides->addWidget(m_detailsB);
-    auto* split = new QSplitter(Qt::Vertical, this);
+    m_split = new QSplitter(Qt::Vertical, this);
+    auto* split = m_split;
     split->addWidget(m_figures);
     split->addWidget(sides);
     split->setChildrenCollapsible(false);
@@ -144,21 +149,33 @@ void ComparePanel::setDocument(std::shared_ptr<const TraceDocument> document)
             combo->setItemData(combo->count() - 1, qs(k), Qt::ToolTipRole);
         }
     }
-    // compare's default pair, else the first two candidates (regions before kernels).
+    // compare's default pair; else nothing picked, as `tilescope-cli compare` asks for both sides: the first
+    // two candidates were often unrelated (an NCCL kernel against a memcpy) and read as a finding.
     QString a, b;
     try {
         const auto pair = compare::defaultPair(*m_doc->trace);
         a = qs(pair.first);
         b = qs(pair.second);
-    } catch (const compare::CompareError&) {
-        if (m_pickA->count() >= 2) {
-            a = m_pickA->itemData(0).toString();
-            b = m_pickA->itemData(1).toString();
-        }
-    }
+    } catch (const compare::CompareError&) { }
     m_pickA->setCurrentIndex(m_pickA->findData(a));
     m_pickB->setCurrentIndex(m_pickB->findData(b));
     recompute();
+}
+
+void ComparePanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // Under ~300 px of height the figures and each side's calls got about one row each, stacked; side by
+    // side each has the whole height.
+    const Qt::Orientation wanted = height() < 320 && width() > 2 * height() ? Qt::Horizontal : Qt::Vertical;
+    if (m_split->orientation() == wanted)
+        return;
+    m_split->setOrientation(wanted);
+    // Stacked, the figures take 3/5 of the height; side by side, 2/5 of the width (the calls' two lists the
+    // rest). The sizes the other way round would hold.
+    const int length = wanted == Qt::Vertical ? m_split->height() : m_split->width();
+    const int figures = length * (wanted == Qt::Vertical ? 3 : 2) / 5;
+    m_split->setSizes({figures, length - figures});
 }
 
 void ComparePanel::setClassification(const roofline::ClassifyReport& report)
@@ -208,6 +225,9 @@ void ComparePanel::showComparison()
             m_verdict->setText(tr("Open a trace to compare two regions or kernels."));
         else if (m_pickA->count() < 2)
             m_verdict->setText(tr("This trace has fewer than two regions or kernels to compare."));
+        else if (m_pickA->currentIndex() < 0 || m_pickB->currentIndex() < 0)
+            m_verdict->setText(tr("No default pair in this trace (a tilelang_kernel or custom_kernel region against torch_ref): "
+                                  "pick a and b above, or right-click a row of the key averages and choose Compare with..."));
         return;
     }
     const compare::Comparison& c = *m_comparison;

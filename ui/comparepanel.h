@@ -12,6 +12,7 @@
 
 class QComboBox;
 class QLabel;
+class QSplitter;
 class QTableWidget;
 class QTreeWidget;
 struct TraceDocument;
@@ -25,8 +26,8 @@ class ComparePanel : public QWidget
     Q_OBJECT
 public:
     explicit ComparePanel(QWidget* parent = nullptr);
-    // Fills the pickers (regions, then kernels by GPU time) and compares compare's default pair, else the
-    // first two candidates.
+    // Fills the pickers (regions, then kernels by GPU time) and compares compare's default pair; without one
+    // nothing is picked and the verdict line says how to pick.
     void setDocument(std::shared_ptr<const TraceDocument> document);
     // A newer classification of the same trace (the roofline panel's, after annotations or ceilings change).
     void setClassification(const tilescope::roofline::ClassifyReport& report);
@@ -41,7 +42,12 @@ public:
     QTableWidget* figures() const { return m_figures; }
     QTreeWidget* details(bool sideA) const { return sideA ? m_detailsA : m_detailsB; }
     QLabel* verdict() const { return m_verdict; }
+    QSplitter* figuresAndCalls() const { return m_split; }
     const std::optional<tilescope::compare::Comparison>& comparison() const { return m_comparison; }
+
+protected:
+    // Short and wide (a 768 px screen's bottom dock): the figures beside the calls, not above them.
+    void resizeEvent(QResizeEvent* event) override;
 
 signals:
     // A call of a side was clicked: its first span's start to its last span's end, trace ns.
@@ -61,4 +67,5 @@ private:
     QLabel* m_verdict;
     QTreeWidget* m_detailsA;
     QTreeWidget* m_detailsB;
+    QSplitter* m_split; // the figures, then the two sides' calls
 };

@@ -14,6 +14,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QTreeWidget>
 #include <QtTest>
@@ -108,15 +109,23 @@ private slots:
         QCOMPARE(panel.picker(true)->count(), 0);
     }
 
-    // Without the default labels the first two candidates are compared.
+    // Without the default labels nothing is compared until the user picks both sides (as the CLI asks for
+    // --a and --b): the first two candidates were often unrelated kernels.
     void noDefaultPair()
     {
         ComparePanel panel;
         const auto doc = TraceDocument::build(QString::fromStdString(testutil::workloadTrace("launch_bound")), {}, {});
         panel.setDocument(doc);
+        QVERIFY(!panel.comparison());
+        QCOMPARE(panel.picker(true)->currentIndex(), -1);
+        QCOMPARE(panel.picker(false)->currentIndex(), -1);
+        QVERIFY(panel.picker(true)->count() >= 2);
+        const QLabel* verdict = panel.findChild<QLabel*>(QStringLiteral("compareVerdict"));
+        QVERIFY(verdict && verdict->text().contains(QStringLiteral("No default pair")));
+        panel.setSide(true, panel.picker(true)->itemData(0).toString());
+        QVERIFY(!panel.comparison()); // one side picked
+        panel.setSide(false, panel.picker(true)->itemData(1).toString());
         QVERIFY(panel.comparison());
-        QCOMPARE(panel.picker(true)->currentIndex(), 0);
-        QCOMPARE(panel.picker(false)->currentIndex(), 1);
         // launch_bound's largest kernel, launched 1500 times: the list holds the first 1000 and says so.
         const compare::Side& b = panel.comparison()->b;
         QCOMPARE(b.kind, compare::SideKind::Kernel);
@@ -125,6 +134,25 @@ private slots:
         QVERIFY(itemStartingWith(panel.details(false), QStringLiteral("Calls (1500, the first 1000 listed)")));
         QVERIFY(itemStartingWith(panel.details(false), QStringLiteral("#1000 at ")));
         QVERIFY(!itemStartingWith(panel.details(false), QStringLiteral("#1001 at ")));
+    }
+
+    // A short, wide dock (the bottom of a 768 px screen) puts the figures beside the calls: stacked, each had
+    // about one row.
+    void figuresBesideTheCallsWhenShort()
+    {
+        ComparePanel panel;
+        panel.setDocument(TraceDocument::build(QString::fromStdString(testutil::workloadTrace("gemm_compare")), {}, {}));
+        QVERIFY(panel.comparison());
+        panel.resize(1000, 200);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QCOMPARE(panel.figuresAndCalls()->orientation(), Qt::Horizontal);
+        QVERIFY2(panel.figures()->height() >= 100, qPrintable(QString::number(panel.figures()->height())));
+        QVERIFY(panel.figures()->width() >= 300);
+        panel.resize(700, 600);
+        QTest::qWait(20);
+        QCOMPARE(panel.figuresAndCalls()->orientation(), Qt::Vertical);
+        QVERIFY(panel.figures()->height() >= 200);
     }
 
     // In the window: a dock named Kernel vs Reference follows the open trace; a clicked call selects its range in the timeline.
