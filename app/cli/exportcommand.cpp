@@ -17,8 +17,8 @@
 namespace tilescope::cli {
 
 const char* const kExportUsage = R"(  export TRACE|DIR|FILES... --sqlite FILE.db [--force] [--partial]
-      the event model as SQL tables in one SQLite database (schema and example queries:
-      docs/sqlite-export.md): traces, devices, tracks, strings, events (every slice), kernels, ops and their
+      the event model as SQL tables in one SQLite database (schema and example queries: docs/sqlite-export.md
+      in the source, /usr/share/doc/tilescope/sqlite-export.md.gz installed): traces, devices, tracks, strings, events (every slice), kernels, ops and their
       inputs, launches (call -> first activity, launch delay), flows, memory records, counters,
       key_averages (summary's rows), steps, findings (diagnose's) and, for a folder or several files
       (one run, loaded as ranks loads them), the ranks table. Every row has its trace_id and rank;

@@ -302,6 +302,9 @@ Comparison compareSides(const trace::Trace& t, const roofline::ClassifyReport& r
         a = defaultPair(t).first;
     else if (b.empty())
         b = std::string(kDefaultB);
+    if (a == b) // "torch_ref is as fast as torch_ref" reads as a finding
+        throw CompareError("a and b are the same, '" + a + "': name another region or kernel for one side (--a or --b; b is "
+                           + std::string(kDefaultB) + " unless given)");
     Comparison c;
     c.a = measureSide(t, report, a);
     c.b = measureSide(t, report, b);

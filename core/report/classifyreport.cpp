@@ -48,6 +48,7 @@ std::string classifyJson(const roofline::ClassifyReport& r)
 {
     io::Json j;
     j["device"] = {{"name", r.deviceName}, {"datasheet_row", r.deviceRow}, {"notes", r.notes}};
+    j["unmatched_annotations"] = r.unmatchedAnnotations;
     io::Json& ceilings = j["ceilings"] = io::Json::object();
     ceilings["source"] = r.measured ? "measured where given, else datasheet" : "datasheet";
     ceilings["memory_bytes_per_s"] = io::jsonNumber(r.ceilings.memoryBytesPerS);
@@ -74,6 +75,8 @@ std::string classifyText(const roofline::ClassifyReport& r)
     out << "device: " << (r.deviceName.empty() ? "(none)" : r.deviceName) << "\n";
     for (const auto& n : r.notes)
         out << "  " << n << "\n";
+    for (const auto& a : r.unmatchedAnnotations)
+        out << "  " << a << "\n";
     std::vector<Verdict> kernels, regions;
     for (const auto& c : r.kernels)
         kernels.push_back(verdictOf(c));

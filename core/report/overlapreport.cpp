@@ -86,6 +86,14 @@ io::Json overlapJsonObject(const trace::Trace& t, const analysis::OverlapReport&
     return j;
 }
 
+std::string mostlyUnrecordedText(const trace::Trace& t, const analysis::Interval& window)
+{
+    const int64_t span = t.lastTime() - t.firstTime();
+    if (span <= 2 * (window.end - window.start))
+        return {};
+    return "the trace spans " + stats::formatDuration(span) + ", most of it with no op, CUDA call or kernel recorded";
+}
+
 std::string overlapText(const trace::Trace& t, const analysis::OverlapReport& r, const OverlapReportOptions& options)
 {
     const int64_t window = r.window.end - r.window.start;
@@ -96,10 +104,8 @@ std::string overlapText(const trace::Trace& t, const analysis::OverlapReport& r,
     // The window leaves out time with nothing recorded in it; where that is most of the trace (a JIT compile or
     // Python code before the first op), say so rather than let the figures stand for the whole run.
     out += ")\n";
-    const int64_t span = t.lastTime() - t.firstTime();
-    if (!options.windowGiven && span > 2 * window)
-        out += "  the trace spans " + stats::formatDuration(span)
-            + ", most of it with no op, CUDA call or kernel recorded: see steps and diagnose, or give --window\n";
+    if (const std::string unrecorded = mostlyUnrecordedText(t, r.window); !options.windowGiven && !unrecorded.empty())
+        out += "  " + unrecorded + ": see steps and diagnose, or give --window\n";
     const bool gpu = r.activeDevices() > 0;
     if (!gpu)
         out += "GPU: no GPU activity in the trace (no kernels, memcpys or memsets)\n"; // a CPU-only run, or one whose GPU events are

@@ -26,5 +26,9 @@ std::string overlapText(const trace::Trace& trace, const analysis::OverlapReport
 // launches were costly, why not ("..., but the GPU was idle while the CPU worked for only 2.1% of the window");
 // "no kernel launches" when there are none. Used by the CLI table, the findings and the app's figures line.
 std::string launchCostText(const analysis::OverlapReport& report);
+// "the trace spans 365.303ms, most of it with no op, CUDA call or kernel recorded" where the trace's span is
+// over twice the first-to-last-activity `window` (a JIT compile or Python code before the first op), so that
+// the window's figures are not read as the whole run's; empty otherwise. overlap's text and the GUI's summary.
+std::string mostlyUnrecordedText(const trace::Trace& trace, const analysis::Interval& window);
 
 } // namespace tilescope::report

@@ -55,8 +55,16 @@ std::vector<Annotation> loadAnnotations(const std::string& path)
         if ((!region && !kernel) || (region && kernel))
             throw io::TraceFileError(path, std::nullopt, where + "needs exactly one of 'region' or 'kernel'");
         (region ? a.region : a.kernel) = io::jsonText(v, region ? "region" : "kernel");
-        a.flops = io::jsonDouble(io::jsonMember(v, "flops"));
-        a.bytes = io::jsonDouble(io::jsonMember(v, "bytes"));
+        // A value of the wrong type is named as such, not read as absent ("gives neither 'flops' nor 'bytes'").
+        const auto number = [&](const char* key) -> std::optional<double> {
+            const io::Json* member = io::jsonMember(v, key);
+            if (member && !member->is_null() && !member->is_number())
+                throw io::TraceFileError(path, std::nullopt,
+                                         where + "'" + key + "' must be a number (FLOPs or bytes per call), got a " + member->type_name());
+            return io::jsonDouble(member);
+        };
+        a.flops = number("flops");
+        a.bytes = number("bytes");
         a.roof = io::jsonText(v, "roof");
         if (io::jsonMember(v, "source"))
             a.sourcePath = io::jsonText(v, "source");

@@ -793,7 +793,25 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
     }
     std::stable_sort(report.kernels.begin(), report.kernels.end(), [](const auto& a, const auto& b) { return a.totalUs > b.totalUs; });
 
-    for (const auto& [name, spans] : regionSpans(t)) {
+    const auto spansByRegion = regionSpans(t);
+    for (size_t i = 0; i < options.annotations.size(); ++i) {
+        const Annotation& a = options.annotations[i];
+        bool matched = false;
+        if (!a.region.empty()) {
+            matched = std::any_of(spansByRegion.begin(), spansByRegion.end(), [&](const auto& r) { return r.first == a.region; });
+        } else if (a.kernel.starts_with("re:")) {
+            const std::regex pattern(a.kernel.substr(3)); // checked when the file was read
+            matched = std::any_of(kernels.order.begin(), kernels.order.end(),
+                                  [&](const std::string& k) { return std::regex_search(k, pattern); });
+        } else {
+            matched = kernels.perKernel.count(a.kernel) > 0;
+        }
+        if (!matched)
+            report.unmatchedAnnotations.push_back("annotation " + std::to_string(i) + " (" + (a.region.empty() ? "kernel" : "region") + " '"
+                                                  + (a.region.empty() ? a.kernel : a.region) + "') names no "
+                                                  + (a.region.empty() ? "kernel" : "region") + " of this trace: it is not used");
+    }
+    for (const auto& [name, spans] : spansByRegion) {
         const Annotation* entry = annotations.region(name);
         RegionAggregate region = aggregateRegion(t, spans, kernels, kernelSourceRoof, entry);
         // A region's own source, else the source of the one kernel it holds.

@@ -72,6 +72,8 @@ struct ClassifyReport
     Ceilings ceilings; // datasheet, or measured where given
     bool measured = false;
     std::vector<std::string> notes;
+    // Annotations that name no kernel or region of the trace (a typo, another trace's file): said, not used.
+    std::vector<std::string> unmatchedAnnotations;
     std::vector<Classification> kernels; // by total time, largest first
     std::vector<Classification> regions;
 };

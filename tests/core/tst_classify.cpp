@@ -456,7 +456,10 @@ private slots:
              {std::tuple{"a.json", "{}", "'annotations' array"},
               {"b.json", "{\"annotations\": [{\"flops\": 1}]}", "exactly one of"},
               {"c.json", "{\"annotations\": [{\"kernel\": \"k\"}]}", "neither 'flops' nor 'bytes'"},
-              {"d.json", "{\"annotations\": [{\"kernel\": \"re:([\", \"flops\": 1}]}", "bad regular expression"}}) {
+              {"d.json", "{\"annotations\": [{\"kernel\": \"re:([\", \"flops\": 1}]}", "bad regular expression"},
+              {"e.json", "{\"annotations\": [{\"kernel\": \"k\", \"flops\": \"lots\"}]}",
+               "'flops' must be a number (FLOPs or bytes per call), got a string"},
+              {"f.json", "{\"annotations\": [{\"kernel\": \"k\", \"flops\": 1, \"bytes\": [2]}]}", "'bytes' must be a number"}}) {
             try {
                 roofline::loadAnnotations(write(name, text));
                 QFAIL("no error");
@@ -464,6 +467,31 @@ private slots:
                 QVERIFY2(std::string(e.what()).find(problem) != std::string::npos, e.what());
             }
         }
+    }
+
+    // An annotation naming no kernel or region of the trace (a typo) is said, not silently ignored; those that
+    // match, by name, pattern or region, are not listed.
+    void unmatchedAnnotationsAreSaid()
+    {
+        const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
+        roofline::ClassifyOptions options;
+        roofline::Annotation typo, pattern, region, missingRegion;
+        typo.kernel = "matmul_kernal";
+        typo.flops = 1e9;
+        pattern.kernel = "re:^matmul_";
+        pattern.flops = 1e9;
+        region.region = "custom_kernel";
+        region.flops = 1e9;
+        missingRegion.region = "custom_kernels";
+        missingRegion.bytes = 1e6;
+        options.annotations = {typo, pattern, region, missingRegion};
+        const roofline::ClassifyReport r = roofline::classify(*t, options);
+        QCOMPARE(r.unmatchedAnnotations.size(), size_t(2));
+        QVERIFY2(r.unmatchedAnnotations[0].find("annotation 0 (kernel 'matmul_kernal') names no kernel") == 0,
+                 r.unmatchedAnnotations[0].c_str());
+        QVERIFY2(r.unmatchedAnnotations[1].find("annotation 3 (region 'custom_kernels') names no region") == 0,
+                 r.unmatchedAnnotations[1].c_str());
+        QVERIFY(roofline::classify(*t, {}).unmatchedAnnotations.empty());
     }
 };
 

@@ -218,7 +218,7 @@ private slots:
         const compare::Comparison mixed = compare::compareSides(*t, report, "matmul_kernel", "custom_kernel");
         QVERIFY(near(mixed.a.totalGpuUs, mixed.b.totalGpuUs));
         QVERIFY2(testutil::contains(mixed.verdict, "matmul_kernel is as fast as custom_kernel (within 2%)"), mixed.verdict.c_str());
-        QCOMPARE(*compare::compareSides(*t, report, kNvjet, kNvjet).ratioBOverA, 1.0);
+        QVERIFY(!errorOf([&] { compare::compareSides(*t, report, kNvjet, kNvjet); }).isEmpty()); // not against itself
     }
 
     // Copies: a host<->device memcpy's roof is the host link, which the report has no ceiling for (no share);
@@ -310,6 +310,10 @@ private slots:
         // Only b given: a comes from the default pair; only a given: b is torch_ref.
         QCOMPARE(compare::compareSides(*t, report, {}, kNvjet).a.name, std::string("custom_kernel"));
         QCOMPARE(compare::compareSides(*t, report, "matmul_kernel").b.name, std::string("torch_ref"));
+        // A side against itself is refused, the default b included ("torch_ref is as fast as torch_ref").
+        const QString same = errorOf([&] { compare::compareSides(*t, report, "torch_ref"); });
+        QVERIFY2(same.contains("a and b are the same, 'torch_ref'"), qPrintable(same));
+        QVERIFY(!errorOf([&] { compare::compareSides(*t, report, "matmul_kernel", "matmul_kernel"); }).isEmpty());
         // Candidates: regions in first-seen order, kernels by GPU time.
         const compare::Candidates c = compare::candidates(*t);
         QCOMPARE(c.regions, (std::vector<std::string>{"torch_ref", "custom_kernel"}));

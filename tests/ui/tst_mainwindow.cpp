@@ -89,6 +89,7 @@ private slots:
         TimelineView* timeline = w.timeline();
         QVERIFY(timeline->laneCount() >= 6); // overlap lanes, process headers, thread, stream
         QVERIFY(w.figuresText().contains(QStringLiteral("GPU 0 utilization")));
+        QVERIFY(!w.figuresText().contains(QStringLiteral("the trace spans"))); // recorded from end to end
 
         // Zoom in with W around the centre, out with S.
         const double before = timeline->nsPerPixel();
@@ -438,6 +439,18 @@ private slots:
     }
 
     // A CPU-only trace: no overlap lane that is all "GPU idle", threads filed under their process.
+    // A trace mostly without events (jit_cold: 365 ms, 1.45 ms of it ops and kernels) says so beside the fitted
+    // view's figures, as `tilescope-cli overlap` does.
+    void mostlyUnrecordedTraceSaysSo()
+    {
+        MainWindow w;
+        testutil::showExposed(w);
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("jit_cold")));
+        QVERIFY2(w.figuresText().contains(QStringLiteral("View, first to last activity")), qPrintable(w.figuresText()));
+        QVERIFY2(w.figuresText().contains(QStringLiteral("the trace spans 365.303ms, most of it with no op, CUDA call or kernel recorded")),
+                 qPrintable(w.figuresText()));
+    }
+
     void cpuOnlyTraces()
     {
         MainWindow w;
