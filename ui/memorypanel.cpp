@@ -11,6 +11,7 @@
 #include "memory/epochtime.h"
 #include "memory/memoryanalysis.h"
 #include "memory/memorytimeline.h"
+#include "report/memoryreport.h"
 #include "stats/bytestext.h"
 #include "stats/timetext.h"
 #include "trace/eventsearch.h"
@@ -312,12 +313,7 @@ void MemoryPanel::addCategories(double unit)
 
 QString MemoryPanel::leakText(const memory::SuspectedLeak& leak) const
 {
-    const memory::MemoryAnalysis& a = m_doc->memory;
-    auto stepName = [&](uint32_t s) { return QString::fromUtf8(m_doc->trace->strings.view(a.steps[s].name)); };
-    return tr("suspected leak on %1: +%2 per step over %3 steps (%4 to %5), never returned")
-        .arg(QString::fromStdString(a.devices[leak.device].name), bytesText(leak.growthBytesPerStep))
-        .arg(leak.steps)
-        .arg(stepName(leak.firstStep), stepName(leak.lastStep));
+    return tr("suspected leak: %1").arg(QString::fromStdString(report::leakSentence(*m_doc->trace, m_doc->memory, leak)));
 }
 
 void MemoryPanel::setView(int64_t start, int64_t end)

@@ -150,6 +150,18 @@ std::string memoryJson(const trace::Trace& t, const MemoryAnalysis& a, const Mem
     return io::dumpJson(j) + "\n";
 }
 
+std::string leakSentence(const trace::Trace& t, const memory::MemoryAnalysis& a, const memory::SuspectedLeak& leak)
+{
+    const auto stepName = [&](uint32_t s) { return std::string(t.strings.view(a.steps[s].name)); };
+    std::string since; // the growth counts from the end of the step before the first growing one
+    if (leak.firstStep > 0)
+        since = " since the end of " + stepName(leak.firstStep - 1);
+    return a.devices[leak.device].name + " grew " + stats::formatBytes(leak.growthBytesPerStep) + " per step over "
+        + std::to_string(leak.steps) + " steps (" + stepName(leak.firstStep) + " .. " + stepName(leak.lastStep) + ", "
+        + std::to_string(leak.growingSteps) + " of them growing, " + stats::formatBytes(leak.growthBytes) + " in all" + since
+        + ") and never gave it back";
+}
+
 std::string memoryText(const trace::Trace& t, const MemoryAnalysis& a, const MemoryReportOptions& options)
 {
     std::string out = "devices (allocator totals as recorded; peak op: the innermost op on the peak record's thread)\n";
@@ -202,10 +214,7 @@ std::string memoryText(const trace::Trace& t, const MemoryAnalysis& a, const Mem
         out += steps.render() + moreRows(a.steps.size(), shown);
     }
     if (const auto* leak = a.worstLeak()) {
-        out += "suspected leak: " + a.devices[leak->device].name + " grew " + stats::formatBytes(leak->growthBytesPerStep)
-            + " per step over " + std::to_string(leak->steps) + " steps (" + std::string(t.strings.view(a.steps[leak->firstStep].name))
-            + " .. " + std::string(t.strings.view(a.steps[leak->lastStep].name)) + ", " + std::to_string(leak->growingSteps)
-            + " of them growing, " + stats::formatBytes(leak->growthBytes) + " in all) and never gave it back\n";
+        out += "suspected leak: " + leakSentence(t, a, *leak) + "\n";
     } else if (!a.steps.empty()) {
         out += "suspected leak: none (no growth over " + std::to_string(memory::kLeakMinGrowingSteps)
             + " or more steps that stayed until the end)\n";

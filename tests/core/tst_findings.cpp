@@ -625,9 +625,11 @@ private slots:
             QVERIFY(leak.firstStep > 0);
             const int64_t growth = at(steps[leak.lastStep].end) - at(steps[leak.firstStep - 1].end);
             QCOMPARE(growth, leak.growthBytes);
-            QVERIFY2(
-                evidenceHas(*f, "allocated grew by " + stats::formatBytes(growth) + " over " + stats::formatCount(leak.steps) + " steps"),
-                describe(*f));
+            QVERIFY2(evidenceHas(*f, "per step over " + stats::formatCount(leak.steps) + " steps")
+                         && evidenceHas(*f,
+                                        stats::formatBytes(growth) + " in all since the end of "
+                                            + std::string(d->t->strings.view(steps[leak.firstStep - 1].name))),
+                     describe(*f));
         }
         QVERIFY(diagnoseFile(testutil::workloadTrace("memory_churn"))->find("memory-growth"));
         const auto session = diagnoseFile(sessionTrace());

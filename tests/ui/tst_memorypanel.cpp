@@ -418,7 +418,7 @@ private slots:
         QCOMPARE(oomLines, 1);
         // Both are the window's headline, beside the overlap figures.
         const QString headline = w.figuresText();
-        QVERIFY2(headline.contains(QStringLiteral("suspected leak on cuda:0: +4.00 MiB per step")), qPrintable(headline));
+        QVERIFY2(headline.contains(QStringLiteral("suspected leak: cuda:0 grew 4.00 MiB per step")), qPrintable(headline));
         QVERIFY2(headline.contains(QStringLiteral("an out-of-memory request of 1.00 PiB on cuda:0")), qPrintable(headline));
         // The snapshot view opens on the OOM entry with the user's line first.
         QVERIFY2(w.snapshotView()->summaryText().contains(QStringLiteral("out-of-memory")), qPrintable(w.snapshotView()->summaryText()));

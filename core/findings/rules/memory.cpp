@@ -3,6 +3,7 @@
 #include "findings/rules/ruletext.h"
 #include "findings/thresholds.h"
 #include "memory/memoryanalysis.h"
+#include "report/memoryreport.h"
 #include "stats/bytestext.h"
 #include "stats/timetext.h"
 #include "trace/trace.h"
@@ -41,10 +42,7 @@ void memoryGrowth(const trace::Trace& t, const DiagnoseInputs& in, std::vector<F
     f.title = "Device memory grows over steps and is not returned";
     // A cache still filling also grows; growth over many steps makes that reading unlikely.
     f.strength = leak->growingSteps >= thresholds::kMemoryGrowthStrongSteps ? Strength::Strong : Strength::Weak;
-    f.evidence.push_back(device.name + " allocated grew by " + stats::formatBytes(leak->growthBytes) + " over "
-                         + stats::formatCount(leak->steps) + " steps (" + std::string(t.strings.view(firstStep.name)) + " .. "
-                         + std::string(t.strings.view(lastStep.name)) + "), " + stats::formatBytes(leak->growthBytesPerStep) + " per step; "
-                         + stats::formatCount(leak->growingSteps) + " of them grew and none gave it back.");
+    f.evidence.push_back("Allocated on " + report::leakSentence(t, *in.memory, *leak) + ".");
     f.evidence.push_back("Peak allocated " + stats::formatBytes(device.peakAllocated) + ", " + stats::formatBytes(device.finalAllocated)
                          + " still allocated at the end.");
     f.columns = {"[memory] Total Allocated", "[memory] Bytes", "step ts, dur"};
