@@ -55,6 +55,13 @@ AnnotationEditor::AnnotationEditor(const std::vector<roofline::Annotation>& init
     layout->addLayout(rowButtons);
     m_status->setWordWrap(true);
     layout->addWidget(m_status);
+    // Where Save writes, in view rather than only in a tooltip: beside the trace, read by classify too.
+    auto* target = new QLabel(m_sidecar.isEmpty() ? tr("This trace is not a file: the annotations can be applied, not saved.")
+                                                  : tr("Save writes %1 (read by tilescope-cli classify and diagnose too).").arg(m_sidecar),
+                              this);
+    target->setWordWrap(true);
+    target->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(target);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Apply | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Save)->setEnabled(!m_sidecar.isEmpty());
     buttons->button(QDialogButtonBox::Save)
@@ -163,6 +170,7 @@ bool AnnotationEditor::save()
         m_status->setText(QString::fromStdString(e.what()));
         return false;
     }
+    m_saved = true;
     accept();
     return true;
 }

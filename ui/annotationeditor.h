@@ -32,10 +32,12 @@ public:
     bool save();
     const std::vector<tilescope::roofline::Annotation>& result() const { return m_result; }
     QString problems() const;
+    QString savedTo() const { return m_saved ? m_sidecar : QString(); } // the file Save wrote; empty after Apply
 
 private:
     QTableWidget* m_table;
     QLabel* m_status;
     QString m_sidecar;
     std::vector<tilescope::roofline::Annotation> m_result;
+    bool m_saved = false;
 };

@@ -101,6 +101,10 @@ MainWindow::MainWindow(QWidget* parent)
     m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_figures->setWordWrap(true);
     m_figures->setContentsMargins(8, 4, 8, 4);
+    // Room for three lines from the start: the text wraps to two or three as the view's figures change while
+    // zooming, and every track under it moved up and down with it.
+    m_figures->setMinimumHeight(3 * m_figures->fontMetrics().lineSpacing() + 8);
+    m_figures->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     layout->addWidget(m_figures);
     // The memory graph under the timeline, on its time axis; the splitter lets either take the room.
     auto* split = new QSplitter(Qt::Vertical, central);
@@ -163,6 +167,7 @@ MainWindow::MainWindow(QWidget* parent)
     rooflineDock->setObjectName(QStringLiteral("roofline"));
     rooflineDock->setWidget(m_roofline);
     addDockWidget(Qt::RightDockWidgetArea, rooflineDock);
+    connect(m_roofline, &RooflinePanel::statusMessage, this, [this](const QString& message) { statusBar()->showMessage(message, 10000); });
     connect(m_roofline, &RooflinePanel::kernelClicked, this, [this](const QString& name) {
         if (!m_doc)
             return;
@@ -908,14 +913,12 @@ void MainWindow::updateFigures()
     for (const auto& d : r.devices) {
         if (!d.hasActivity)
             continue;
-        text += tr("GPU %1 utilization %2%, idle %3, %4 kernels")
-                    .arg(d.device)
-                    .arg(100 * d.utilization, 0, 'f', 1)
-                    .arg(fmt(d.idleNs), count(d.kernels));
+        text += tr("GPU %1 utilization %2%, idle %3, ").arg(d.device).arg(100 * d.utilization, 0, 'f', 1).arg(fmt(d.idleNs));
+        text += (d.kernels == 1 ? tr("%1 kernel") : tr("%1 kernels")).arg(count(d.kernels));
         if (d.memcpys)
-            text += tr(", %1 memcpys").arg(count(d.memcpys));
+            text += (d.memcpys == 1 ? tr(", %1 memcpy") : tr(", %1 memcpys")).arg(count(d.memcpys));
         if (d.memsets)
-            text += tr(", %1 memsets").arg(count(d.memsets));
+            text += (d.memsets == 1 ? tr(", %1 memset") : tr(", %1 memsets")).arg(count(d.memsets));
         text += QStringLiteral("; ");
     }
     text += tr("CPU busy %1, CPU+GPU overlap %2, GPU idle while CPU works %3; ")

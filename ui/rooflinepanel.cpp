@@ -291,8 +291,14 @@ void RooflinePanel::editAnnotations()
         if (!known)
             editor.addTarget(m_selected, isRegion);
     }
-    if (editor.exec() == QDialog::Accepted)
-        setAnnotations(editor.result());
+    if (editor.exec() != QDialog::Accepted)
+        return;
+    setAnnotations(editor.result());
+    const QString saved = editor.savedTo();
+    const size_t count = editor.result().size();
+    const QString what = count == 1 ? tr("1 annotation") : tr("%1 annotations").arg(count);
+    emit statusMessage(saved.isEmpty() ? tr("%1 applied, not saved: the roofline is classified again").arg(what)
+                                       : tr("Saved %1 to %2: the roofline is classified again").arg(what, saved));
 }
 
 void RooflinePanel::calibrate(const QString& device)

@@ -76,7 +76,8 @@ signals:
     void calibrationFinished(bool ok, const QString& message);
 
     void kernelClicked(const QString& name);
-    void reclassified(); // m_report now reflects the latest ceilings, annotations and sources
+    void statusMessage(const QString& message); // for the window's status bar (the annotations saved, where)
+    void reclassified();                        // m_report now reflects the latest ceilings, annotations and sources
 
 private:
     static constexpr int kMostLegendColumns = 4;

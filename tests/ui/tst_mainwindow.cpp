@@ -451,6 +451,25 @@ private slots:
                  qPrintable(w.figuresText()));
     }
 
+    // The figures above the timeline wrap to two or three lines as the view changes: the tracks stay where
+    // they are while zooming (they moved 14 px under the mouse).
+    void zoomingKeepsTheTracksInPlace()
+    {
+        MainWindow w;
+        testutil::showExposed(w, {1366, 738});
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
+        TimelineView* timeline = w.timeline();
+        const int top = timeline->mapTo(&w, QPoint()).y();
+        QSet<qsizetype> lengths;
+        for (int i = 0; i < 12; ++i) {
+            QTest::keyClick(timeline, i < 8 ? Qt::Key_W : Qt::Key_S);
+            QTest::qWait(150); // the figures follow the view on a timer
+            lengths.insert(w.figuresText().size());
+            QCOMPARE(timeline->mapTo(&w, QPoint()).y(), top);
+        }
+        QVERIFY2(lengths.size() > 3, qPrintable(QString::number(lengths.size()))); // the text did change
+    }
+
     void cpuOnlyTraces()
     {
         MainWindow w;

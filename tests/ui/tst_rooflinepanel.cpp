@@ -11,6 +11,10 @@
 #include <QApplication>
 #include <QPushButton>
 #include <QTimer>
+#include <QTableWidget>
+#include <QLabel>
+#include <QTemporaryDir>
+#include <QSignalSpy>
 
 #undef QT_NO_FOREACH
 #include <qcustomplot.h>
@@ -91,6 +95,36 @@ private slots:
         QCOMPARE(panel.plot()->height(), plotHeight);
         QVERIFY(!panel.verdictText().contains(QStringLiteral("work level")));
         QVERIFY(panel.verdictText().contains(QStringLiteral("work estimated from the trace")));
+    }
+
+    // Save writes the sidecar beside the trace and says so (it closed without a word); the dialog names the file.
+    void savedAnnotationsAreAnnounced()
+    {
+        QTemporaryDir dir;
+        const QString trace = dir.filePath(QStringLiteral("trace.json"));
+        QVERIFY(QFile::copy(QString::fromStdString(testutil::workloadTrace("gemm_compare")), trace));
+        RooflinePanel panel;
+        panel.setDocument(TraceDocument::build(trace, {}, {}));
+        panel.showKernel(fullName(panel.report(), "matmul_kernel"));
+        QSignalSpy messages(&panel, &RooflinePanel::statusMessage);
+        bool namesTheFile = false;
+        QTimer::singleShot(0, [&] {
+            auto* editor = qobject_cast<AnnotationEditor*>(QApplication::activeModalWidget());
+            if (!editor)
+                return;
+            for (const QLabel* label : editor->findChildren<QLabel*>())
+                namesTheFile = namesTheFile || label->text().contains(trace + QStringLiteral(".annotations.json"));
+            editor->table()->setItem(0, 2, new QTableWidgetItem(QStringLiteral("1e9")));
+            if (!editor->save())
+                editor->reject();
+        });
+        emit panel.card()->anchorClicked(QUrl(QString::fromLatin1(RooflinePanel::kAnnotateLink)));
+        QVERIFY(namesTheFile);
+        QVERIFY(QFile::exists(trace + QStringLiteral(".annotations.json")));
+        QCOMPARE(messages.size(), 1);
+        const QString message = messages.front().front().toString();
+        QVERIFY2(message.startsWith(QStringLiteral("Saved 1 annotation to ") + trace + QStringLiteral(".annotations.json")),
+                 qPrintable(message));
     }
 
     void emptyPlotSaysWhy_data()
