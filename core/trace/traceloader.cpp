@@ -877,6 +877,12 @@ void Loader::identifyNonTrace()
     // A pickle starts with PROTO: 0x80 and the protocol (2 to 5); the allocator's snapshot is a dict
     // whose first key is "segments".
     const std::string_view head = m_reader.lookahead(64);
+    // A byte-order mark: JSON forbids one (RFC 8259 §8.1), and Python's json.load refuses it too; name it rather
+    // than "found 0xef".
+    if (head.starts_with("\xEF\xBB\xBF"))
+        m_reader.failAt(0,
+                        "the file starts with a UTF-8 byte-order mark (EF BB BF), which JSON does not allow: save it without "
+                        "one (e.g. `sed -i '1s/^\\xEF\\xBB\\xBF//' FILE` on a copy)");
     if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 && head[1] <= 5) {
         if (head.find("segments") != std::string_view::npos)
             notATrace("a CUDA allocator snapshot (torch.cuda.memory._snapshot() pickle)", true);

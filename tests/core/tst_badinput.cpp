@@ -44,6 +44,7 @@ private slots:
         const QByteArray good(kGoodPrefix);
         QTest::newRow("not json") << QByteArray("this is not a trace\n") << "expected a JSON value";
         QTest::newRow("truncated") << good.left(good.size() - 30) << "truncated";
+        QTest::newRow("byte-order mark") << QByteArray("\xEF\xBB\xBF") + good << "starts with a UTF-8 byte-order mark";
         QTest::newRow("truncated after comma") << good + ","
                                                << "truncated";
         QTest::newRow("scalar top level") << QByteArray("42") << "expected a JSON object or array";
