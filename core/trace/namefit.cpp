@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_set>
 
 namespace tilescope::trace {
 
@@ -16,10 +17,12 @@ namespace {
 constexpr std::string_view kCutMark = "...";
 constexpr std::string_view kSkipMark = "\u2026, "; // the arguments two names share, skipped
 
-// Gives the rows of `group`'s names (which all read `groupText`) texts that all differ, if one of their forms, cut at its end or from
+// Gives `rows` (which all read `groupText`, and hold the different names of `group`) texts that all differ and
+// that no other row reads (`taken`: every text shown this round), if one of their forms, cut at its end or from
 // where they differ, gives them; true when a text changed.
-bool tellGroupApart(const std::vector<std::string>& names, std::vector<std::string>& shown, const std::string& groupText,
-                    const std::set<std::string>& group, double width, const TextRuler& ruler)
+bool tellGroupApart(const std::vector<std::string>& names, std::vector<std::string>& shown, const std::vector<size_t>& rows,
+                    const std::string& groupText, const std::set<std::string>& group, std::unordered_set<std::string>& taken, double width,
+                    const TextRuler& ruler)
 {
     // The differing arguments come early in the two examples that matter most (implicit_convolve_sgemm<float,
     // float, 1024, ...> against <float, float, 128, ...>; vectorized_elementwise_kernel<4, AddFunctor<float>,
@@ -67,45 +70,50 @@ bool tellGroupApart(const std::vector<std::string>& names, std::vector<std::stri
             head += "\u2026";
         return ruler.cutEnd(head + form.substr(from), width);
     };
-    std::set<std::string> others; // the texts of the rows outside the group
-    for (size_t i = 0; i < names.size(); ++i)
-        if (group.count(names[i]) == 0)
-            others.insert(shown[i]);
     enum class Mode { Whole, FromArguments, AroundDifference };
     const auto apartAt = [&](size_t level, Mode mode) -> std::optional<std::map<std::string, std::string>> {
         std::vector<const std::string*> forms;
         for (const std::vector<std::string>& all : longestFirst)
             forms.push_back(&all[all.size() - std::min(level, all.size())]);
+        // Where each form parts from the one most like it (in a group of three, two may differ in an argument
+        // and the third in its name): in sorted order that one is a neighbour, so each form is compared twice,
+        // not with every other (groups of thousands of kernels that read alike took seconds).
+        std::vector<size_t> common(members.size(), 0);
+        if (mode != Mode::Whole) {
+            std::vector<size_t> sorted(members.size());
+            for (size_t m = 0; m < sorted.size(); ++m)
+                sorted[m] = m;
+            std::sort(sorted.begin(), sorted.end(), [&](size_t x, size_t y) { return *forms[x] < *forms[y]; });
+            for (size_t k = 0; k + 1 < sorted.size(); ++k) {
+                const std::string &x = *forms[sorted[k]], &y = *forms[sorted[k + 1]];
+                const auto shared = static_cast<size_t>(std::mismatch(x.begin(), x.end(), y.begin(), y.end()).first - x.begin());
+                common[sorted[k]] = std::max(common[sorted[k]], shared);
+                common[sorted[k + 1]] = std::max(common[sorted[k + 1]], shared);
+            }
+        }
         std::map<std::string, std::string> apart; // member -> text
         std::set<std::string> texts;
         for (size_t m = 0; m < members.size(); ++m) {
             const std::string& form = *forms[m];
-            // Where this form parts from the one most like it: in a group of three, two may differ in an
-            // argument and the third in its name.
-            size_t common = 0;
-            if (mode != Mode::Whole)
-                for (size_t o = 0; o < forms.size(); ++o)
-                    if (o != m)
-                        common = std::max<size_t>(
-                            common, std::mismatch(form.begin(), form.end(), forms[o]->begin(), forms[o]->end()).first - form.begin());
             std::string text = mode == Mode::Whole ? ruler.cutEnd(form, width)
-                : mode == Mode::FromArguments      ? fromDifference(form, common)
-                                                   : aroundDifference(form, common);
+                : mode == Mode::FromArguments      ? fromDifference(form, common[m])
+                                                   : aroundDifference(form, common[m]);
             texts.insert(text);
             apart.emplace(members[m], std::move(text));
         }
         // Texts that read as other rows' would only move the clash (and groups told apart in turn could swap
         // texts for ever).
         if (texts.size() != members.size()
-            || std::any_of(texts.begin(), texts.end(), [&](const std::string& text) { return others.count(text) > 0; }))
+            || std::any_of(texts.begin(), texts.end(), [&](const std::string& text) { return text != groupText && taken.count(text) > 0; }))
             return std::nullopt;
         return apart;
     };
     const auto use = [&](const std::map<std::string, std::string>& apart) {
         bool changed = false;
-        for (size_t i = 0; i < names.size(); ++i)
+        for (const size_t i : rows)
             if (const auto it = apart.find(names[i]); it != apart.end() && shown[i] != it->second) {
                 shown[i] = it->second;
+                taken.insert(it->second);
                 changed = true;
             }
         return changed;
@@ -131,7 +139,9 @@ std::string CharacterRuler::cutEnd(std::string_view text, double width) const
     const auto points = static_cast<size_t>(std::max(width, 0.0));
     if (io::codePointCount(text) <= points)
         return std::string(text);
-    return io::prefixCodePoints(text, points > kCutMark.size() ? points - kCutMark.size() : 0) + std::string(kCutMark);
+    if (points <= kCutMark.size()) // no room for the mark: the start alone, never wider than the width
+        return io::prefixCodePoints(text, points);
+    return io::prefixCodePoints(text, points - kCutMark.size()) + std::string(kCutMark);
 }
 
 std::string CharacterRuler::cutMiddle(std::string_view text, double width) const
@@ -139,7 +149,9 @@ std::string CharacterRuler::cutMiddle(std::string_view text, double width) const
     const auto points = static_cast<size_t>(std::max(width, 0.0));
     if (io::codePointCount(text) <= points)
         return std::string(text);
-    const size_t room = points > kCutMark.size() ? points - kCutMark.size() : 0;
+    if (points <= kCutMark.size())
+        return io::prefixCodePoints(text, points);
+    const size_t room = points - kCutMark.size();
     const size_t head = room - room / 2; // the start tells more: it gets the odd one
     return io::prefixCodePoints(text, head) + std::string(kCutMark) + io::suffixCodePoints(text, room - head);
 }
@@ -165,13 +177,20 @@ bool tellNamesApart(const std::vector<std::string>& names, std::vector<std::stri
     // The texts one group gets may be another's, so the rows are grouped again, a few times at most.
     bool anyChanged = false;
     for (int round = 0; round < 4; ++round) {
-        std::map<std::string, std::set<std::string>> namesShownAs;
+        std::map<std::string, std::vector<size_t>> rowsShowing; // text -> its rows
         for (size_t i = 0; i < names.size(); ++i)
-            namesShownAs[shown[i]].insert(names[i]);
+            rowsShowing[shown[i]].push_back(i);
+        std::unordered_set<std::string> taken;
+        for (const auto& [text, rows] : rowsShowing)
+            taken.insert(text);
         bool changed = false;
-        for (const auto& [text, group] : namesShownAs)
+        for (const auto& [text, rows] : rowsShowing) {
+            std::set<std::string> group;
+            for (const size_t i : rows)
+                group.insert(names[i]);
             if (group.size() >= 2) // one name on several rows is one name
-                changed = tellGroupApart(names, shown, text, group, width, ruler) || changed;
+                changed = tellGroupApart(names, shown, rows, text, group, taken, width, ruler) || changed;
+        }
         anyChanged = anyChanged || changed;
         if (!changed)
             break;
@@ -191,21 +210,22 @@ std::vector<std::string> fitNamesApart(const std::vector<std::string>& names, do
 
 std::string shortenedName(std::string_view name, size_t width)
 {
-    if (name.size() <= width)
+    // In code points, as every text width: a record_function label may be any UTF-8.
+    if (io::codePointCount(name) <= width)
         return std::string(name);
     const std::vector<std::string> forms = nameAbbreviations(name);
     for (const std::string& form : forms)
-        if (form.size() <= width)
+        if (io::codePointCount(form) <= width)
             return form;
     if (!forms.empty())
         return forms.back();
     const size_t head = width / 2 >= 2 ? width / 2 - 2 : 0, tail = width - head >= 5 ? width - head - 5 : 0;
-    return std::string(name.substr(0, head)) + " ... " + std::string(name.substr(name.size() - tail));
+    return io::prefixCodePoints(name, head) + " ... " + io::suffixCodePoints(name, tail);
 }
 
 void NameShortener::add(std::string_view name)
 {
-    if (name.size() <= m_width || std::any_of(m_names.begin(), m_names.end(), [&](const auto& n) { return n.first == name; }))
+    if (io::codePointCount(name) <= m_width || !m_added.insert(std::string(name)).second)
         return;
     // Kept longest first, ties in the order added: placed once, not the whole list sorted again per name.
     const auto at = std::upper_bound(m_names.begin(), m_names.end(), name.size(),
@@ -224,12 +244,9 @@ void NameShortener::tellApart() const
         full.push_back(name);
         shown.push_back(text);
     }
-    // A text's short form may be longer than the width (shortenedName's last resort); the forms that tell
-    // names apart are held to the longest of them, so that none is cut shorter than it was.
-    size_t width = m_width;
-    for (const std::string& text : shown)
-        width = std::max(width, io::codePointCount(text));
-    if (!tellNamesApart(full, shown, static_cast<double>(width), CharacterRuler()))
+    // At the shortener's own width: one name whose shortest form runs past it would otherwise widen every
+    // other name told apart.
+    if (!tellNamesApart(full, shown, static_cast<double>(m_width), CharacterRuler()))
         return;
     for (size_t i = 0; i < m_names.size(); ++i)
         m_names[i].second = std::move(shown[i]);

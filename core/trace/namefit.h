@@ -3,6 +3,7 @@
 
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <string_view>
 #include <vector>
 
@@ -59,7 +60,8 @@ std::string shortenedName(std::string_view name, size_t width);
 // paragraphs): add() the names, then apply() to each text. Longer names go first, so a name that holds
 // another is replaced whole. Names whose shortened forms would read the same get forms that tell them apart
 // (trace::tellNamesApart, in code points): fourteen different vectorized_elementwise_kernel<…>(…) in one
-// text are fourteen kernels to a reader.
+// text are fourteen kernels to a reader. add() every name before the first apply() (a later add can change the
+// short forms of earlier ones); apply() settles them on first use, so one instance is not for several threads.
 class NameShortener
 {
 public:
@@ -78,6 +80,7 @@ private:
     size_t m_width;
     mutable std::vector<std::pair<std::string, std::string>> m_names;
     mutable bool m_toldApart = true;
+    std::unordered_set<std::string> m_added; // the names in m_names, to add each once
 };
 
 } // namespace tilescope::trace

@@ -161,6 +161,57 @@ private slots:
         QVERIFY(shown[1].find("64ELi128") != std::string::npos);
     }
 
+    // Names in any UTF-8 (a record_function label): widths and cuts in code points, never inside a character.
+    void multiByteNames()
+    {
+        const trace::CharacterRuler ruler;
+        std::string longLabel;
+        for (int i = 0; i < 200; ++i)
+            longLabel += "\xc3\xa9"; // U+00E9
+        const std::string cut = trace::shortenedName(longLabel, 120);
+        QVERIFY(points(cut) <= 120);
+        QVERIFY(QString::fromUtf8(cut.data(), qsizetype(cut.size())).toUtf8() == QByteArray::fromStdString(cut)); // valid UTF-8
+        std::vector<std::string> names;
+        for (const char* tail : {"\xce\xb1>(int)", "\xce\xb2>(int)", "\xe2\x82\xac>(int)"}) // alpha, beta, euro sign
+            names.push_back("void kernel_" + longLabel.substr(0, 120) + "<float, float, " + tail);
+        const std::vector<std::string> shown = trace::fitNamesApart(names, 40, ruler);
+        verifyApart(names, shown, 40);
+        for (const std::string& text : shown)
+            QVERIFY(QString::fromUtf8(text.data(), qsizetype(text.size())).toUtf8() == QByteArray::fromStdString(text));
+        // Widths too narrow for the cut mark still hold the width.
+        QCOMPARE(ruler.cutEnd("abcdef", 2), std::string("ab"));
+        QCOMPARE(ruler.cutMiddle("abcdef", 0), std::string());
+    }
+
+    // A NameShortener tells its names apart at its own width: one name whose shortest form is far longer
+    // does not widen the others' texts.
+    void shortenerKeepsItsWidth()
+    {
+        trace::NameShortener names(60);
+        const std::vector<std::string> kernels = embeddingKernels();
+        for (const std::string& name : kernels)
+            names.add(name);
+        std::string huge = "void huge_kernel_";
+        huge += std::string(300, 'x');
+        huge += "<int>(int)";
+        names.add(huge);
+        for (const auto& [full, shown] : names.names())
+            if (full != huge)
+                QVERIFY2(points(shown) <= 60, shown.c_str());
+    }
+
+    // Thousands of kernels that read alike are told apart (and quickly: each form is compared with its sorted
+    // neighbours, not with every other; 10,000 took 18 s before).
+    void manyNamesAlike()
+    {
+        std::vector<std::string> names;
+        for (int i = 0; i < 3000; ++i)
+            names.push_back("void fbgemm_gpu::split_embedding_kernel<float, float, " + std::to_string(i) + ">" + longParameters());
+        const std::vector<std::string> shown = trace::fitNamesApart(names, 80, trace::CharacterRuler());
+        verifyApart(names, shown, 80);
+        QCOMPARE(std::set<std::string>(shown.begin(), shown.end()).size(), names.size());
+    }
+
     // A text naming several kernels (a finding, classify's listing) names each as a different one.
     void nameShortenerTellsKernelsApart()
     {
