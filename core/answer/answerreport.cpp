@@ -664,8 +664,6 @@ AnswerReport gatherAnswerReport(const AnswerInputs& in)
     return r;
 }
 
-std::string reportName(std::string_view name) { return trace::shortenedName(name, kLongNameLength); }
-
 std::optional<ReportFormat> reportFormatOf(const std::string& path)
 {
     std::string suffix = fs::path(path).extension().string();

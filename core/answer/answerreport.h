@@ -113,11 +113,10 @@ struct AnswerExtras
 };
 AnswerExtras computeAnswerExtras(const AnswerInputs& inputs);
 
-// A kernel name as the report shows it: a name longer than kLongNameLength characters (a demangled template
-// signature can run to thousands) becomes its first trace::nameAbbreviations form that fits, else its
-// shortest; the report lists each shortened name in full once, at the end of the section that uses it.
+// Names longer than this many characters (a demangled template signature can run to thousands) are shown
+// shortened, as a section's trace::NameShortener gives them (different names told apart); the report lists
+// each shortened name in full once, at the end of the section that uses it.
 inline constexpr size_t kLongNameLength = 100;
-std::string reportName(std::string_view name);
 
 enum class ReportFormat { Html, Markdown };
 // By the file's suffix: .html/.htm or .md/.markdown (any case); nullopt for anything else.

@@ -16,6 +16,7 @@
 #include "session/sessionconfig.h"
 #include "session/sessionfiles.h"
 #include "stats/keyaverages.h"
+#include "trace/namefit.h"
 #include "trace/traceloader.h"
 
 #include <QJsonArray>
@@ -232,7 +233,7 @@ private slots:
                          html, "<span class=\"badge " + strength + "\">" + strength + "</span><span class=\"title\" title=\"" + id + ": "),
                      id.c_str());
             QVERIFY2(testutil::contains(md, "### [" + strength + "] " + id + ": "), id.c_str());
-            // The report shows a long event name shortened (answer::reportName) and lists it in full once.
+            // The report shows a long event name shortened (a section's NameShortener) and lists it in full once.
             std::vector<std::string> longNames;
             for (const QJsonValue& w : f[QStringLiteral("where")].toArray())
                 if (const std::string name = w[QStringLiteral("event")].toString().toStdString(); name.size() > answer::kLongNameLength) {
@@ -246,10 +247,11 @@ private slots:
                     if (k.name.size() > answer::kLongNameLength)
                         longNames.push_back(k.name);
             std::sort(longNames.begin(), longNames.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+            // These workloads' long names read apart when shortened alone, so each is its shortenedName.
             auto shown = [&](std::string text) {
                 for (const std::string& name : longNames)
                     for (size_t at = 0; (at = text.find(name, at)) != std::string::npos;)
-                        text.replace(at, name.size(), answer::reportName(name));
+                        text.replace(at, name.size(), trace::shortenedName(name, answer::kLongNameLength));
                 return text;
             };
             for (const QJsonValue& e : f[QStringLiteral("evidence")].toArray())
