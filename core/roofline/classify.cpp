@@ -408,6 +408,24 @@ ClassifyReport deviceReport(const trace::Trace& t, const ClassifyOptions& option
     return report;
 }
 
+// A name as an annotation or --source gives it: a kernel's exact name or a region's label, or "re:REGEX"
+// searched in kernel names. One rule for the annotations' work, the generated sources and the check that each
+// annotation names something in the trace.
+class NameTarget
+{
+public:
+    explicit NameTarget(const std::string& target)
+    {
+        if (target.starts_with("re:"))
+            m_pattern.emplace(target.substr(3)); // checked when the file or the option was read
+    }
+    bool isPattern() const { return m_pattern.has_value(); }
+    bool matchesPatternIn(const std::string& kernel) const { return m_pattern && std::regex_search(kernel, *m_pattern); }
+
+private:
+    std::optional<std::regex> m_pattern;
+};
+
 // Annotations with work: by kernel name (exact first, then regular expressions in file order) and by region.
 class AnnotationIndex
 {
@@ -419,8 +437,8 @@ public:
                 continue; // a source-only entry
             if (!a.region.empty())
                 m_regions.emplace(a.region, &a);
-            else if (a.kernel.starts_with("re:"))
-                m_patterns.emplace_back(std::regex(a.kernel.substr(3)), &a);
+            else if (NameTarget target(a.kernel); target.isPattern())
+                m_patterns.emplace_back(std::move(target), &a);
             else
                 m_exact.emplace(a.kernel, &a);
         }
@@ -429,8 +447,8 @@ public:
     {
         if (const auto it = m_exact.find(name); it != m_exact.end())
             return it->second;
-        for (const auto& [re, a] : m_patterns)
-            if (std::regex_search(name, re))
+        for (const auto& [target, a] : m_patterns)
+            if (target.matchesPatternIn(name))
                 return a;
         return nullptr;
     }
@@ -441,7 +459,7 @@ public:
     }
 
 private:
-    std::vector<std::pair<std::regex, const Annotation*>> m_patterns;
+    std::vector<std::pair<NameTarget, const Annotation*>> m_patterns;
     std::unordered_map<std::string, const Annotation*> m_exact, m_regions;
 };
 
@@ -456,9 +474,9 @@ public:
         for (const Annotation& a : options.annotations)
             if (a.source)
                 m_sources.emplace_back(a.region.empty() ? a.kernel : a.region, &*a.source);
-        for (const auto& [target, inspection] : m_sources)
-            if (target.starts_with("re:"))
-                m_patterns.emplace_back(std::regex(target.substr(3)), inspection);
+        for (const auto& [name, inspection] : m_sources)
+            if (NameTarget target(name); target.isPattern())
+                m_patterns.emplace_back(std::move(target), inspection);
     }
     std::optional<SourceEvidence> find(const std::string& name, bool region) const
     {
@@ -466,15 +484,15 @@ public:
             if (target == name)
                 return sourceEvidenceFor(*inspection, region ? std::string_view() : std::string_view(name));
         if (!region)
-            for (const auto& [re, inspection] : m_patterns)
-                if (std::regex_search(name, re))
+            for (const auto& [target, inspection] : m_patterns)
+                if (target.matchesPatternIn(name))
                     return sourceEvidenceFor(*inspection, name);
         return std::nullopt;
     }
 
 private:
     std::vector<std::pair<std::string, const SourceInspection*>> m_sources;
-    std::vector<std::pair<std::regex, const SourceInspection*>> m_patterns;
+    std::vector<std::pair<NameTarget, const SourceInspection*>> m_patterns;
 };
 
 // Aggregation, kernels: the work of every GPU activity, summed per kernel (or memcpy/memset) name.
@@ -799,10 +817,9 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
         bool matched = false;
         if (!a.region.empty()) {
             matched = std::any_of(spansByRegion.begin(), spansByRegion.end(), [&](const auto& r) { return r.first == a.region; });
-        } else if (a.kernel.starts_with("re:")) {
-            const std::regex pattern(a.kernel.substr(3)); // checked when the file was read
+        } else if (const NameTarget target(a.kernel); target.isPattern()) {
             matched = std::any_of(kernels.order.begin(), kernels.order.end(),
-                                  [&](const std::string& k) { return std::regex_search(k, pattern); });
+                                  [&](const std::string& k) { return target.matchesPatternIn(k); });
         } else {
             matched = kernels.perKernel.count(a.kernel) > 0;
         }
