@@ -14,6 +14,7 @@
 #include "sessionjob.h"
 #include "tracedocument.h"
 
+#include <QActionGroup>
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
@@ -75,6 +76,20 @@ RooflinePanel::RooflinePanel(QWidget* parent)
             setCeilingsFile(path);
     });
     menu->addAction(tr("Calibrate This GPU..."), this, [this] { calibrate(); });
+    // A trace without deviceProperties (or with a GPU the table does not know) has no roofs until its GPU is
+    // chosen: the datasheet's rows, one checked.
+    m_gpuMenu = menu->addMenu(tr("GPU"));
+    auto* gpus = new QActionGroup(m_gpuMenu);
+    const auto addGpu = [&](const QString& text, const QString& row) {
+        QAction* action = m_gpuMenu->addAction(text, this, [this, row] { setGpu(row); });
+        action->setCheckable(true);
+        action->setData(row);
+        gpus->addAction(action);
+    };
+    addGpu(tr("As the Trace Says"), QString());
+    m_gpuMenu->addSeparator();
+    for (const roofline::DeviceEntry& row : roofline::builtinDeviceDatabase())
+        addGpu(QString::fromStdString(row.id), QString::fromStdString(row.id));
     m_ceilings->setMenu(menu);
     m_ceilings->setToolTip(tr("Which roofs: the datasheet's, or ceilings measured on a machine (tilescope-cli calibrate)"));
     m_editAnnotations->setToolTip(tr("FLOPs and bytes per call for custom kernels and regions (TRACE.annotations.json)"));
@@ -189,6 +204,10 @@ RooflinePanel::RooflinePanel(QWidget* parent)
 
 QString RooflinePanel::ceilingsText() const
 {
+    if (!m_report.chosenGpu.empty() && !m_measured)
+        return tr("datasheet: %1 (chosen)").arg(QString::fromStdString(m_report.deviceRow));
+    if (m_doc && m_report.deviceRow.empty() && !m_measured && !m_report.kernels.empty())
+        return tr("no GPU named in the trace: choose one under Ceilings > GPU");
     // The measured ceilings are kept for the next trace, but used only for one of the GPU they were measured on.
     const QString datasheet = m_report.deviceRow.empty() ? tr("datasheet")
                                                          : tr("datasheet: %1").arg(QString::fromStdString(m_report.deviceRow));
@@ -232,9 +251,33 @@ const std::vector<roofline::Annotation>& RooflinePanel::activeAnnotations() cons
     return m_annotations ? *m_annotations : m_doc ? m_doc->classifyOptions.annotations : none;
 }
 
+bool RooflinePanel::canChooseGpu() const { return m_doc && m_doc->classification.deviceRow.empty(); }
+
+void RooflinePanel::setGpu(const QString& row)
+{
+    if (!row.isEmpty() && !canChooseGpu())
+        return; // the trace names its GPU: classify would refuse another
+    m_gpu = row.toStdString();
+    updateGpuMenu();
+    reclassify();
+}
+
+void RooflinePanel::updateGpuMenu()
+{
+    for (QAction* action : m_gpuMenu->actions()) {
+        if (action->isSeparator())
+            continue;
+        const QString row = action->data().toString();
+        action->setChecked(row.toStdString() == m_gpu);
+        action->setEnabled(row.isEmpty() || canChooseGpu());
+    }
+    m_gpuMenu->setToolTip(canChooseGpu() ? QString() : tr("The trace names its GPU"));
+}
+
 roofline::ClassifyOptions RooflinePanel::currentOptions() const
 {
     roofline::ClassifyOptions options = m_doc ? m_doc->classifyOptions : roofline::ClassifyOptions{};
+    options.gpu = m_gpu;
     options.annotations = activeAnnotations();
     options.sources = m_sources;
     options.measured = m_measured;
@@ -324,6 +367,8 @@ void RooflinePanel::setDocument(std::shared_ptr<const TraceDocument> document)
     m_selected.clear();
     m_sources.clear();
     m_annotations.reset();
+    m_gpu.clear();
+    updateGpuMenu();
     m_report = m_doc ? m_doc->classification : tilescope::roofline::ClassifyReport{};
     m_attach->setEnabled(false);
     m_editAnnotations->setEnabled(m_doc != nullptr);

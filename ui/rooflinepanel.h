@@ -12,6 +12,7 @@
 
 class QCustomPlot;
 class QLabel;
+class QMenu;
 class QPushButton;
 class QStackedWidget;
 class QToolButton;
@@ -55,6 +56,12 @@ public:
     bool setCeilingsFile(const QString& path);
     QString ceilingsFile() const { return m_ceilingsFile; }
     QString ceilingsText() const;
+    // The GPU to grade a trace against when it names none the datasheet table knows: a row's id (Ceilings > GPU);
+    // empty: the trace's. Offered only for such a trace, and forgotten with it.
+    void setGpu(const QString& row);
+    QString gpu() const { return QString::fromStdString(m_gpu); }
+    bool canChooseGpu() const; // the document's trace names no GPU the table knows
+    QMenu* gpuMenu() const { return m_gpuMenu; }
     // Replaces the trace's annotations for this session of the panel (the editor's Apply and Save).
     void setAnnotations(const std::vector<tilescope::roofline::Annotation>& annotations);
     // The report shown. After setCeilingsFile, setAnnotations, attachSource (and a document with measured
@@ -95,6 +102,9 @@ private:
     QPushButton* m_attach;
     QPushButton* m_editAnnotations;
     QToolButton* m_ceilings;
+    QMenu* m_gpuMenu = nullptr;
+    std::string m_gpu; // ClassifyOptions::gpu: the chosen row, empty for the trace's
+    void updateGpuMenu();
     QLabel* m_ceilingsLabel;
     SessionJob* m_calibration;
     QString m_ceilingsFile;

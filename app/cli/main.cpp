@@ -134,12 +134,15 @@ const char* kSequencesUsage = R"(  sequences TRACE [--top N] [--min-length N] [-
       the kernels starting in --window or the --step/--steps (whole trace by default)
 )";
 
-const char* kDeviceUsage = R"(  device TRACE [--ceilings FILE] [--devices FILE] [--partial]
+const char* kDeviceUsage = R"(  device TRACE [--ceilings FILE] [--devices FILE] [--gpu NAME] [--partial]
       the trace's GPUs matched to the datasheet table (roofline ceilings: memory bandwidth, FP64, FP32,
-      TF32/BF16/FP16/FP8/INT8 tensor rates), with measured ceilings from --ceilings replacing them
+      TF32/BF16/FP16/FP8/INT8 tensor rates), with measured ceilings from --ceilings replacing them.
+      --gpu names the GPU of a trace without deviceProperties (or with one the table does not know): a
+      row such as "A100 SXM4 40GB" or "H100 PCIe", or a name such as "NVIDIA A100-SXM4-80GB"
 )";
 
-const char* kClassifyUsage = R"(  classify TRACE [--annotations FILE] [--ceilings FILE] [--allow-tf32] [--source NAME=FILE.cu]...
+const char* kClassifyUsage
+    = R"(  classify TRACE [--annotations FILE] [--ceilings FILE] [--gpu NAME] [--allow-tf32] [--source NAME=FILE.cu]...
                  [--format table|json] [--partial]
       each kernel and each record_function region placed on the roofline: io-bound, cuda-core-bound,
       tensor-core-bound, latency-bound or inconclusive, with a strength and the numbers it rests on.
@@ -147,7 +150,9 @@ const char* kClassifyUsage = R"(  classify TRACE [--annotations FILE] [--ceiling
       memcpy/memset, or TRACE.annotations.json / --annotations for custom (TileLang, Triton) kernels.
       --source attaches a generated CUDA source to a kernel name, "re:REGEX" or region label (as in
       the annotations, whose entries may also carry "source": "file.cu"); repeatable. Its call sites
-      corroborate the verdict and, for a custom kernel without a declared roof, choose the tensor roof
+      corroborate the verdict and, for a custom kernel without a declared roof, choose the tensor roof.
+      --gpu grades a trace without deviceProperties against a datasheet row (as device --gpu; also taken
+      by diagnose, compare and report)
 )";
 
 const char* kInspectUsage = R"(  inspect FILE.cu [--format table|json]
@@ -166,7 +171,8 @@ const char* kMemoryUsage = R"(  memory FILE [--format table|json] [--events] [--
       address). FILE may also be an allocator snapshot pickle or a memory timeline export (by content)
 )";
 
-const char* kDiagnoseUsage = R"(  diagnose TRACE [--format table|json] [--window START_US,END_US | --step N | --steps A-B] [--partial]
+const char* kDiagnoseUsage = R"(  diagnose TRACE [--format table|json] [--window START_US,END_US | --step N | --steps A-B] [--gpu NAME]
+                 [--partial]
       findings: what limits the run, how sure (strong, weak, provisional), the numbers and profiler
       columns it rests on, the next step and the time ranges it is about. Rules: launch-bound, gpu-idle,
       dominant-kernel (with its roofline class; TRACE.annotations.json is read when present),
@@ -186,7 +192,7 @@ const char* kDiffUsage = R"(  diff BEFORE AFTER [--by-shape] [--step N | --steps
       --step/--steps: only the ops and kernels that start in those steps of each trace (as steps numbers them)
 )";
 
-const char* kCompareUsage = R"(  compare TRACE [--a NAME] [--b NAME] [--format table|json] [--partial]
+const char* kCompareUsage = R"(  compare TRACE [--a NAME] [--b NAME] [--format table|json] [--gpu NAME] [--partial]
       two record_function regions or two kernels (GPU activity names, exact) of one trace: calls, GPU
       time per call (mean, median, min, max; a region call's GPU time is the sum of the GPU activities
       inside its spans), GPU span per call (first to last activity, gaps included) and the busy share of
@@ -654,21 +660,21 @@ int runDevice(const Arguments& a)
     std::optional<roofline::MeasuredCeilings> measured;
     if (const auto path = a.get("ceilings"))
         measured = roofline::loadMeasuredCeilings(*path);
+    const roofline::DeviceEntry* chosen = nullptr;
+    if (const auto gpu = a.get("gpu"); gpu && !(chosen = roofline::deviceRowNamed(database, *gpu)))
+        throw UsageError{"--gpu: " + roofline::unknownGpuText(database, *gpu)};
     const auto t = load(a);
-    if (t->meta.devices.empty())
-        std::cout << "no deviceProperties in the trace (a CPU-only run, or an old writer)\n";
     auto rate = [](double v, const char* unit) { return v > 0 ? stats::formatFixed(v / 1e12, 1) + " T" + unit : std::string("-"); };
-    for (const auto& d : t->meta.devices) {
-        const auto match = roofline::matchDevice(database, d);
-        std::cout << "device " << d.id << ": " << d.name << "\n";
-        for (const auto& note : match.notes)
-            std::cout << "  " << note << "\n";
-        const bool useMeasured = measured && !roofline::measuredOnAnotherGpu(*measured, d.name);
+    // One GPU's ceilings: its row's, with the measured ones replacing them where the file is for this GPU.
+    auto printCeilings = [&](const roofline::DeviceEntry* entry, const std::string& gpuName) {
+        const bool useMeasured = measured
+            && (gpuName.empty() && entry ? measured->gpu.empty() || roofline::deviceRowNamed(database, measured->gpu) == entry
+                                         : !roofline::measuredOnAnotherGpu(*measured, gpuName));
         if (measured && !useMeasured)
             std::cout << "  measured ceilings from " << *a.get("ceilings") << " not used: they were measured on " << measured->gpu << "\n";
-        if (!match.entry && !useMeasured)
-            continue;
-        roofline::Ceilings c = match.entry ? match.entry->peaks : roofline::Ceilings{};
+        if (!entry && !useMeasured)
+            return;
+        roofline::Ceilings c = entry ? entry->peaks : roofline::Ceilings{};
         if (useMeasured) {
             c = roofline::applyMeasured(c, *measured);
             std::cout << "  measured ceilings from " << *a.get("ceilings") << (measured->gpu.empty() ? "" : " (" + measured->gpu + ")")
@@ -680,6 +686,26 @@ int runDevice(const Arguments& a)
         if (c.memoryBytesPerS > 0 && c.fp32 > 0)
             std::cout << "  ridge points (FLOP/byte): FP32 " << stats::formatFixed(c.fp32 / c.memoryBytesPerS, 1)
                       << (c.bf16 > 0 ? ", BF16 " + stats::formatFixed(c.bf16 / c.memoryBytesPerS, 1) : std::string()) << "\n";
+    };
+    if (t->meta.devices.empty()) {
+        std::cout << "no deviceProperties in the trace (a CPU-only run, or an old writer)\n";
+        if (chosen) {
+            std::cout << "GPU chosen with --gpu '" << *a.get("gpu") << "': the " << chosen->id << " datasheet row (" << chosen->source
+                      << ")\n";
+            printCeilings(chosen, {});
+        }
+    }
+    for (const auto& d : t->meta.devices) {
+        const auto match = roofline::matchDevice(database, d);
+        if (chosen && match.entry && match.entry != chosen)
+            throw UsageError{"--gpu: the trace ran on " + d.name + " (the " + match.entry->id + " datasheet row), not the " + chosen->id
+                             + ": a GPU is chosen only for a trace that names none the datasheet table knows"};
+        std::cout << "device " << d.id << ": " << d.name << "\n";
+        for (const auto& note : match.notes)
+            std::cout << "  " << note << "\n";
+        if (chosen && !match.entry)
+            std::cout << "  graded against the " << chosen->id << " datasheet row, the GPU chosen with --gpu\n";
+        printCeilings(match.entry ? match.entry : chosen, d.name);
     }
     return 0;
 }
@@ -690,15 +716,37 @@ std::string annotationsBeside(const std::string& trace)
     return std::filesystem::exists(trace + ".annotations.json") ? trace + ".annotations.json" : std::string();
 }
 
+// What every command that classifies reads: the annotations (--annotations, else TRACE.annotations.json) and
+// the GPU chosen with --gpu, checked against the datasheet table before the trace is loaded.
+roofline::ClassifyOptions classifyOptionsOf(const Arguments& a)
+{
+    roofline::ClassifyOptions options;
+    if (const std::string annotations = a.get("annotations").value_or(annotationsBeside(a.trace)); !annotations.empty())
+        options.annotations = roofline::loadAnnotations(annotations);
+    if (const auto gpu = a.get("gpu")) {
+        if (!roofline::deviceRowNamed(roofline::builtinDeviceDatabase(), *gpu))
+            throw UsageError{"--gpu: " + roofline::unknownGpuText(roofline::builtinDeviceDatabase(), *gpu)};
+        options.gpu = *gpu;
+    }
+    return options;
+}
+
+// classify, with a --gpu the trace contradicts (it names another GPU the table knows) as a usage error.
+roofline::ClassifyReport classifyOrRefuse(const trace::Trace& t, const roofline::ClassifyOptions& options)
+{
+    try {
+        return roofline::classify(t, options);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError{std::string("--gpu: ") + e.what()};
+    }
+}
+
 int runClassify(const Arguments& a)
 {
     const std::string format = a.get("format").value_or("table");
     if (format != "table" && format != "json")
         throw UsageError{"--format for classify is table or json, got '" + format + "'"};
-    roofline::ClassifyOptions options;
-    std::string annotations = a.get("annotations").value_or(annotationsBeside(a.trace));
-    if (!annotations.empty())
-        options.annotations = roofline::loadAnnotations(annotations);
+    roofline::ClassifyOptions options = classifyOptionsOf(a);
     if (const auto path = a.get("ceilings"))
         options.measured = roofline::loadMeasuredCeilings(*path);
     options.allowTf32 = a.has("allow-tf32");
@@ -711,7 +759,7 @@ int runClassify(const Arguments& a)
         options.sources.push_back({value.substr(0, eq), roofline::inspectGeneratedSourceFile(value.substr(eq + 1))});
     }
     const auto t = load(a);
-    const auto r = roofline::classify(*t, options);
+    const auto r = classifyOrRefuse(*t, options);
     std::cout << (format == "json" ? report::classifyJson(r) : report::classifyText(r));
     return 0;
 }
@@ -757,9 +805,7 @@ int runDiagnose(const Arguments& a)
     if (format != "table" && format != "json")
         throw UsageError{"--format for diagnose is table or json, got '" + format + "'"};
     const WindowSelection selection = parseWindowSelection(a);
-    roofline::ClassifyOptions classifyOptions;
-    if (const std::string annotations = annotationsBeside(a.trace); !annotations.empty())
-        classifyOptions.annotations = roofline::loadAnnotations(annotations);
+    const roofline::ClassifyOptions classifyOptions = classifyOptionsOf(a);
     const auto t = load(a);
     const std::optional<analysis::Interval> window = resolveWindow(a, *t, selection);
     // The same figures the other commands and the app compute, each once; averages and overlap for the window.
@@ -769,7 +815,7 @@ int runDiagnose(const Arguments& a)
     const stats::KeyAverages averages = stats::computeKeyAverages(*t, averagesOptions);
     const analysis::OverlapReport overlap = analysis::computeOverlap(*t, window);
     const memory::MemoryAnalysis memory = memory::analyzeMemory(*t);
-    const roofline::ClassifyReport classification = roofline::classify(*t, classifyOptions);
+    const roofline::ClassifyReport classification = classifyOrRefuse(*t, classifyOptions);
     findings::DiagnoseInputs inputs{&averages, &overlap, &memory, &classification, nullptr, window};
     const auto found = findings::diagnose(*t, inputs);
     std::cout << (format == "json" ? findings::findingsJson(*t, found) : findings::findingsText(*t, found));
@@ -787,9 +833,7 @@ int runReport(const Arguments& a)
     if (const std::filesystem::path folder = std::filesystem::path(*out).parent_path();
         !folder.empty() && !std::filesystem::is_directory(folder))
         throw UsageError{"--out " + *out + ": the folder " + folder.string() + " does not exist"};
-    roofline::ClassifyOptions classifyOptions;
-    if (const std::string annotations = annotationsBeside(a.trace); !annotations.empty())
-        classifyOptions.annotations = roofline::loadAnnotations(annotations);
+    const roofline::ClassifyOptions classifyOptions = classifyOptionsOf(a);
     // The app draws first, so its copy of the trace is gone before this one is loaded (one in memory at a
     // time); a trace it cannot load is reported by the load below, not as missing pictures.
     std::string why;
@@ -799,7 +843,7 @@ int runReport(const Arguments& a)
     const stats::KeyAverages averages = stats::computeKeyAverages(*t);
     const analysis::OverlapReport overlap = analysis::computeOverlap(*t);
     const memory::MemoryAnalysis memory = memory::analyzeMemory(*t);
-    const roofline::ClassifyReport classification = roofline::classify(*t, classifyOptions);
+    const roofline::ClassifyReport classification = classifyOrRefuse(*t, classifyOptions);
     if (!why.empty())
         std::cerr << "tilescope-cli: report: no pictures (timeline, roofline, memory): " << why << "; the figures are all there\n";
     return cli::writeReport(a.trace, {t.get(), &averages, &overlap, &classification, &memory}, images, *out);
@@ -810,11 +854,9 @@ int runCompare(const Arguments& a)
     const std::string format = a.get("format").value_or("table");
     if (format != "table" && format != "json")
         throw UsageError{"--format for compare is table or json, got '" + format + "'"};
-    roofline::ClassifyOptions classifyOptions;
-    if (const std::string annotations = annotationsBeside(a.trace); !annotations.empty())
-        classifyOptions.annotations = roofline::loadAnnotations(annotations);
+    const roofline::ClassifyOptions classifyOptions = classifyOptionsOf(a);
     const auto t = load(a);
-    const roofline::ClassifyReport classification = roofline::classify(*t, classifyOptions);
+    const roofline::ClassifyReport classification = classifyOrRefuse(*t, classifyOptions);
     compare::Comparison c;
     try {
         c = compare::compareSides(*t, classification, a.get("a").value_or(""), a.get("b").value_or(""));
@@ -924,21 +966,22 @@ int main(int argc, char** argv)
             return runSummary(parseArguments(argc, argv, {"partial", "group-by-input-shape", "top-level-only", "legacy-memory-units"},
                                              {"format", "sort", "row-limit", "max-name-width", "time-unit"}));
         if (command == "classify")
-            return runClassify(parseArguments(argc, argv, {"partial", "allow-tf32"}, {"annotations", "ceilings", "format", "source"}));
+            return runClassify(
+                parseArguments(argc, argv, {"partial", "allow-tf32"}, {"annotations", "ceilings", "format", "source", "gpu"}));
         if (command == "inspect")
             return runInspect(parseArguments(argc, argv, {}, {"format"}));
         if (command == "device")
-            return runDevice(parseArguments(argc, argv, {"partial"}, {"ceilings", "devices"}));
+            return runDevice(parseArguments(argc, argv, {"partial"}, {"ceilings", "devices", "gpu"}));
         if (command == "memory")
             return runMemory(parseArguments(argc, argv, {"partial", "events"}, {"format"}));
         if (command == "diagnose")
-            return runDiagnose(parseArguments(argc, argv, {"partial"}, {"format", "window", "step", "steps"}));
+            return runDiagnose(parseArguments(argc, argv, {"partial"}, {"format", "window", "step", "steps", "gpu"}));
         if (command == "compare")
-            return runCompare(parseArguments(argc, argv, {"partial"}, {"a", "b", "format"}));
+            return runCompare(parseArguments(argc, argv, {"partial"}, {"a", "b", "format", "gpu"}));
         if (command == "diff")
             return runDiff(parseArguments(argc, argv, {"partial", "by-shape"}, {"format", "step", "steps", "max-name-width"}, 2));
         if (command == "report")
-            return runReport(parseArguments(argc, argv, {"partial"}, {"out"}));
+            return runReport(parseArguments(argc, argv, {"partial"}, {"out", "gpu"}));
         if (command == "overlap")
             return runOverlap(parseArguments(argc, argv, {"partial", "all-devices"}, {"format", "window", "step", "steps"}));
         if (command == "breakdown")

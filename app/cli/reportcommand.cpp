@@ -12,7 +12,7 @@
 
 namespace tilescope::cli {
 
-const char* const kReportUsage = R"(  report TRACE --out FILE.html|FILE.md [--partial]
+const char* const kReportUsage = R"(  report TRACE --out FILE.html|FILE.md [--gpu NAME] [--partial]
       the answer as a file to share: what was profiled (the session manifest and config beside the
       trace when there are any), the devices, the findings with strength, evidence and next step, the
       top 10 rows of the key-averages table with its sort key, the overlap figures, the roofline's

@@ -48,6 +48,8 @@ std::string classifyJson(const roofline::ClassifyReport& r)
 {
     io::Json j;
     j["device"] = {{"name", r.deviceName}, {"datasheet_row", r.deviceRow}, {"notes", r.notes}};
+    // The row's GPU as the user named it, when the trace did not (null when the trace's own GPU chose the row).
+    j["device"]["chosen_gpu"] = r.chosenGpu.empty() ? io::Json() : io::Json(r.chosenGpu);
     j["unmatched_annotations"] = r.unmatchedAnnotations;
     io::Json& ceilings = j["ceilings"] = io::Json::object();
     ceilings["source"] = r.measured ? "measured where given, else datasheet" : "datasheet";

@@ -131,6 +131,31 @@ DeviceMatch matchDevice(const std::vector<DeviceEntry>& database, const trace::D
     return m;
 }
 
+const DeviceEntry* deviceRowNamed(const std::vector<DeviceEntry>& database, const std::string& name)
+{
+    const auto tokens = nameTokens(name);
+    if (tokens.empty())
+        return nullptr;
+    for (const DeviceEntry& e : database)
+        if (nameTokens(e.id) == tokens)
+            return &e;
+    trace::DeviceProperties device;
+    device.name = name;
+    for (const std::string& t : tokens) // "40gb": the size that tells variants apart
+        if (t.size() > 2 && t.size() <= 6 && t.ends_with("gb")
+            && std::all_of(t.begin(), t.end() - 2, [](char c) { return c >= '0' && c <= '9'; }))
+            device.totalGlobalMem = std::stoll(t.substr(0, t.size() - 2)) << 30;
+    return matchDevice(database, device).entry;
+}
+
+std::string unknownGpuText(const std::vector<DeviceEntry>& database, const std::string& name)
+{
+    std::string rows;
+    for (const DeviceEntry& e : database)
+        rows += (rows.empty() ? "" : ", ") + e.id;
+    return "no datasheet row for the GPU '" + name + "'; the rows: " + rows;
+}
+
 MeasuredCeilings loadMeasuredCeilings(const std::string& path)
 {
     const io::Json root = io::readSmallJsonFile(path);

@@ -49,6 +49,13 @@ struct DeviceMatch
 // memory size for variants, then a check of compute capability and SM count.
 DeviceMatch matchDevice(const std::vector<DeviceEntry>& database, const trace::DeviceProperties& device);
 
+// A GPU a user names for a trace that names none (or none the table knows): a row's id ("A100 SXM4 40GB",
+// case, spaces and '-' aside), else a name as deviceProperties would give it ("NVIDIA A100-SXM4-40GB"), matched
+// as matchDevice does with a memory size read from a token such as "40gb". nullptr when no row fits.
+const DeviceEntry* deviceRowNamed(const std::vector<DeviceEntry>& database, const std::string& name);
+// Why `name` names no row, with the rows to choose from.
+std::string unknownGpuText(const std::vector<DeviceEntry>& database, const std::string& name);
+
 // Measured ceilings (tilescope-cli calibrate, ../shared/traces/h200/calibration/calibration.json):
 // copy_bytes_per_s, bf16_mm_flops_per_s, fp16_mm_flops_per_s, tf32_mm_flops_per_s,
 // fp32_notf32_mm_flops_per_s, fp8_mm_flops_per_s, fp64_mm_flops_per_s. Missing keys stay unset.

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <stdexcept>
 #include <map>
 #include <regex>
 #include <set>
@@ -378,31 +379,55 @@ std::string workSourceText(const Classification& c)
 
 namespace {
 
-// The device, its datasheet row and the ceilings to grade against.
-ClassifyReport deviceReport(const trace::Trace& t, const ClassifyOptions& options, const std::vector<DeviceEntry>& database)
+// The device, its datasheet row and the ceilings to grade against; `entry` is set to the row.
+ClassifyReport deviceReport(const trace::Trace& t, const ClassifyOptions& options, const std::vector<DeviceEntry>& database,
+                            const DeviceEntry*& entry)
 {
     ClassifyReport report;
+    entry = nullptr;
     if (!t.meta.devices.empty()) {
         const auto match = matchDevice(database, t.meta.devices[0]);
         report.deviceName = t.meta.devices[0].name;
         report.notes = match.notes;
-        if (match.entry) {
-            report.deviceRow = match.entry->id;
-            report.datasheet = match.entry->peaks;
+        entry = match.entry;
+    }
+    if (!options.gpu.empty()) {
+        const DeviceEntry* chosen = deviceRowNamed(database, options.gpu);
+        if (!chosen)
+            throw std::invalid_argument(unknownGpuText(database, options.gpu));
+        if (entry && entry != chosen)
+            throw std::invalid_argument("the trace ran on " + report.deviceName + " (the " + entry->id + " datasheet row), not the "
+                                        + chosen->id + ": a GPU is chosen only for a trace that names none the datasheet table knows");
+        if (!entry) {
+            entry = chosen;
+            report.chosenGpu = options.gpu;
+            report.notes.push_back(
+                (report.deviceName.empty() ? std::string("the trace has no deviceProperties") : "the trace's GPU has no datasheet row")
+                + ": graded against the " + chosen->id + " datasheet row, the GPU chosen for it ('" + options.gpu + "')");
         }
-    } else {
-        report.notes.push_back("the trace has no deviceProperties: no datasheet ceilings; give them with --ceilings");
+    } else if (t.meta.devices.empty()) {
+        report.notes.push_back("the trace has no deviceProperties: no datasheet ceilings; choose its GPU with --gpu or give "
+                               "measured ceilings with --ceilings");
+    }
+    if (entry) {
+        report.deviceRow = entry->id;
+        report.datasheet = entry->peaks;
     }
     report.ceilings = report.datasheet;
     if (options.measured) {
-        if (!measuredOnAnotherGpu(*options.measured, report.deviceName)) {
+        // Against the chosen GPU, the measured file's GPU must be the same row.
+        const bool another = report.chosenGpu.empty()
+            ? measuredOnAnotherGpu(*options.measured, report.deviceName)
+            : !options.measured->gpu.empty() && deviceRowNamed(database, options.measured->gpu) != entry;
+        if (!another) {
             report.ceilings = applyMeasured(report.datasheet, *options.measured);
             report.measured = true;
         } else {
-            report.notes.push_back(
-                "measured ceilings not used: they were measured on " + options.measured->gpu + " and this trace ran on " + report.deviceName
-                + (report.deviceRow.empty() ? "; with no datasheet row for it either, nothing is graded (give this GPU's with --ceilings)"
-                                            : "; the datasheet's are used instead"));
+            report.notes.push_back("measured ceilings not used: they were measured on " + options.measured->gpu + " and this trace ran on "
+                                   + (report.chosenGpu.empty() ? report.deviceName : "the " + report.deviceRow + " (chosen)")
+                                   + (report.deviceRow.empty()
+                                          ? "; with no datasheet row for it either, nothing is graded (give this GPU's with --ceilings)"
+                                          : "; the datasheet's are used instead"));
         }
     }
     return report;
@@ -787,13 +812,11 @@ Classification regionVerdict(const std::string& name, const RegionAggregate& r, 
 ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
 {
     const auto database = options.database.empty() ? builtinDeviceDatabase() : options.database;
-    ClassifyReport report = deviceReport(t, options, database);
+    const DeviceEntry* entry = nullptr;
+    ClassifyReport report = deviceReport(t, options, database, entry);
     const AnnotationIndex annotations(options.annotations);
     const SourceIndex sources(options);
-    bool hopper = false;
-    if (!t.meta.devices.empty())
-        if (const auto match = matchDevice(database, t.meta.devices[0]); match.entry)
-            hopper = match.entry->computeCapability.starts_with("9.");
+    const bool hopper = entry && entry->computeCapability.starts_with("9.");
     const GradingContext grading{report, hopper};
 
     const WorkEstimator estimator(t, options.allowTf32);

@@ -68,6 +68,7 @@ struct ClassifyReport
 {
     std::string deviceName;
     std::string deviceRow; // the datasheet row used, empty when unknown
+    std::string chosenGpu; // ClassifyOptions::gpu when it chose the row; empty when the trace did
     Ceilings datasheet;
     Ceilings ceilings; // datasheet, or measured where given
     bool measured = false;
@@ -91,7 +92,11 @@ struct ClassifyOptions
     std::vector<SourceAttachment> sources; // searched before the annotations' sources
     std::optional<MeasuredCeilings> measured;
     std::vector<DeviceEntry> database; // empty: the built-in table
-    bool allowTf32 = false;            // torch's allow_tf32 is not in the trace
+    // The GPU to grade against when the trace names none the table knows (deviceRowNamed: a row's id or a GPU's
+    // name); empty: the trace's. classify throws std::invalid_argument when it names no row, or a row other than
+    // the trace's own GPU's.
+    std::string gpu;
+    bool allowTf32 = false; // torch's allow_tf32 is not in the trace
 };
 
 // roofline.md §6: work per kernel from the launching op (torch's FLOP formulas, compulsory bytes) or the

@@ -94,6 +94,45 @@ private slots:
         QVERIFY(unknown.notes.back().find("--ceilings") != std::string::npos);
     }
 
+    // A GPU a user names: a row's id in any case and spacing, or a name as deviceProperties gives it.
+    void rowsNamedByAUser_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("expected"); // empty: no row
+        QTest::newRow("row id") << "A100 SXM4 40GB"
+                                << "A100 SXM4 40GB";
+        QTest::newRow("id, other spelling") << "a100-sxm4-40gb"
+                                            << "A100 SXM4 40GB";
+        QTest::newRow("device name, 40 GB") << "NVIDIA A100-SXM4-40GB"
+                                            << "A100 SXM4 40GB";
+        QTest::newRow("device name, 80 GB") << "NVIDIA A100-SXM4-80GB"
+                                            << "A100 SXM4 80GB";
+        QTest::newRow("PCIe, 40 GB") << "a100 pcie 40gb"
+                                     << "A100 PCIe 40GB";
+        QTest::newRow("short") << "h100"
+                               << "H100 SXM5";
+        QTest::newRow("H100 PCIe") << "H100 PCIe"
+                                   << "H100 PCIe";
+        QTest::newRow("H200") << "NVIDIA H200"
+                              << "H200 SXM";
+        QTest::newRow("A10 is not A100") << "a10"
+                                         << "A10";
+        QTest::newRow("unknown") << "MI300X"
+                                 << "";
+        QTest::newRow("empty") << " - "
+                               << "";
+    }
+    void rowsNamedByAUser()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, expected);
+        const auto db = roofline::builtinDeviceDatabase();
+        const auto* row = roofline::deviceRowNamed(db, name.toStdString());
+        QCOMPARE(row ? QString::fromStdString(row->id) : QString(), expected);
+        if (!row)
+            QVERIFY(roofline::unknownGpuText(db, name.toStdString()).find("H100 NVL, H100 PCIe") != std::string::npos);
+    }
+
     void traceDevices()
     {
         const auto db = roofline::builtinDeviceDatabase();

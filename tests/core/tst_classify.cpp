@@ -33,7 +33,7 @@ QJsonObject meta(const char* workload)
 
 // A minimal H200 trace: a record_function region around one aten::mm on two n x n `dtype` matrices, whose one
 // kernel runs `kernelUs`.
-std::string mmRegionTrace(const QTemporaryDir& dir, const char* dtype, int64_t n, double kernelUs)
+std::string mmRegionTrace(const QTemporaryDir& dir, const char* dtype, int64_t n, double kernelUs, bool withDevice = true)
 {
     auto x = [](const char* cat, const char* name, double ts, double dur, int pid, int tid, QJsonObject args) {
         return QJsonObject{{"ph", "X"}, {"cat", cat}, {"name", name}, {"ts", ts}, {"dur", dur}, {"pid", pid}, {"tid", tid}, {"args", args}};
@@ -46,15 +46,18 @@ std::string mmRegionTrace(const QTemporaryDir& dir, const char* dtype, int64_t n
         x("gpu_user_annotation", "gemm_region", 129, kernelUs + 2, 0, 7, {{"External id", 1}, {"device", 0}, {"stream", 7}}),
         x("kernel", "gemm_kernel_128x128", 130, kernelUs, 0, 7, {{"External id", 2}, {"correlation", 77}, {"device", 0}, {"stream", 7}}),
     };
-    const QJsonObject root{{"deviceProperties",
-                            QJsonArray{QJsonObject{{"id", 0},
-                                                   {"name", "NVIDIA H200"},
-                                                   {"totalGlobalMem", 150109880320.0},
-                                                   {"computeMajor", 9},
-                                                   {"computeMinor", 0},
-                                                   {"numSms", 132}}}},
-                           {"traceEvents", events}};
-    const std::string path = dir.path().toStdString() + "/mm_" + dtype + std::to_string(int64_t(kernelUs)) + ".json";
+    QJsonObject root{{"deviceProperties",
+                      QJsonArray{QJsonObject{{"id", 0},
+                                             {"name", "NVIDIA H200"},
+                                             {"totalGlobalMem", 150109880320.0},
+                                             {"computeMajor", 9},
+                                             {"computeMinor", 0},
+                                             {"numSms", 132}}}},
+                     {"traceEvents", events}};
+    if (!withDevice)
+        root.remove("deviceProperties");
+    const std::string path = dir.path().toStdString() + "/mm_" + dtype + std::to_string(int64_t(kernelUs)) + (withDevice ? "" : "_nodevice")
+        + ".json";
     QFile f(QString::fromStdString(path));
     f.open(QIODevice::WriteOnly);
     f.write(QJsonDocument(root).toJson());
@@ -136,6 +139,63 @@ private slots:
         QVERIFY(!roofline::measuredOnAnotherGpu(m, ""));
         m.gpu.clear();
         QVERIFY(!roofline::measuredOnAnotherGpu(m, "NVIDIA H200"));
+    }
+
+    // A trace without deviceProperties is graded against the GPU a user chooses for it, as if the trace had named
+    // it; a choice the trace's own GPU contradicts, or one no row fits, is refused.
+    void chosenGpuGradesATraceWithoutDevice()
+    {
+        QTemporaryDir dir;
+        const auto named = trace::loadTrace(mmRegionTrace(dir, "c10::BFloat16", 4096, 200));
+        const auto unnamed = trace::loadTrace(mmRegionTrace(dir, "c10::BFloat16", 4096, 200, false));
+        const auto reference = roofline::classify(*named, {});
+        QCOMPARE(find(reference.kernels, "gemm_kernel")->cls, roofline::RooflineClass::TensorCoreBound);
+
+        const auto ungraded = roofline::classify(*unnamed, {});
+        QVERIFY(ungraded.deviceRow.empty());
+        QCOMPARE(ungraded.ceilings.bf16, 0.0);
+        QVERIFY(ungraded.notes.back().find("choose its GPU with --gpu") != std::string::npos);
+        QVERIFY(find(ungraded.kernels, "gemm_kernel")->cls != roofline::RooflineClass::TensorCoreBound);
+
+        roofline::ClassifyOptions options;
+        options.gpu = "NVIDIA H200";
+        const auto chosen = roofline::classify(*unnamed, options);
+        QCOMPARE(chosen.deviceRow, std::string("H200 SXM"));
+        QCOMPARE(chosen.chosenGpu, std::string("NVIDIA H200"));
+        QCOMPARE(chosen.ceilings.bf16, reference.ceilings.bf16);
+        QCOMPARE(chosen.notes.back(),
+                 std::string("the trace has no deviceProperties: graded against the H200 SXM datasheet row, the "
+                             "GPU chosen for it ('NVIDIA H200')"));
+        QCOMPARE(chosen.kernels.size(), reference.kernels.size());
+        for (size_t k = 0; k < chosen.kernels.size(); ++k) {
+            QCOMPARE(chosen.kernels[k].cls, reference.kernels[k].cls);
+            QCOMPARE(chosen.kernels[k].strength, reference.kernels[k].strength);
+            QCOMPARE(chosen.kernels[k].evidence, reference.kernels[k].evidence);
+        }
+        auto deviceJson = [](const roofline::ClassifyReport& r) {
+            return QJsonDocument::fromJson(QByteArray::fromStdString(report::classifyJson(r))).object().value("device").toObject();
+        };
+        QCOMPARE(deviceJson(chosen).value("chosen_gpu").toString(), QStringLiteral("NVIDIA H200"));
+        QVERIFY(deviceJson(reference).value("chosen_gpu").isNull());
+
+        // The trace's own GPU wins over a choice that names the same row, and refuses another.
+        options.gpu = "h200 sxm";
+        QVERIFY(roofline::classify(*named, options).chosenGpu.empty());
+        options.gpu = "A100 SXM4 40GB";
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, roofline::classify(*named, options));
+        options.gpu = "MI300X";
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, roofline::classify(*unnamed, options));
+
+        // Measured ceilings go with the chosen GPU only when they were measured on its row.
+        options.gpu = "A100 SXM4 40GB";
+        options.measured = roofline::loadMeasuredCeilings(testutil::dataPath("h200/calibration/calibration.json"));
+        const auto otherMeasured = roofline::classify(*unnamed, options);
+        QVERIFY(!otherMeasured.measured);
+        QCOMPARE(otherMeasured.notes.back(),
+                 std::string("measured ceilings not used: they were measured on NVIDIA H200 and this trace ran "
+                             "on the A100 SXM4 40GB (chosen); the datasheet's are used instead"));
+        options.gpu = "H200";
+        QVERIFY(roofline::classify(*unnamed, options).measured);
     }
 
     void launchBoundIsLatencyBound()

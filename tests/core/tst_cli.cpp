@@ -567,6 +567,52 @@ private slots:
         QCOMPARE(cli({"device", trace("gemm_compare"), "--ceilings", copy}).exitCode, 2); // a trace is not a ceilings file
     }
 
+    // --gpu names the GPU of a trace without deviceProperties, for every command that classifies.
+    void gpuChosenForATraceWithoutDevice()
+    {
+        QTemporaryDir dir;
+        QFile original(trace("gemm_compare"));
+        QVERIFY(original.open(QIODevice::ReadOnly));
+        QJsonObject root = QJsonDocument::fromJson(original.readAll()).object();
+        QVERIFY(root.contains(QStringLiteral("deviceProperties")));
+        root.remove(QStringLiteral("deviceProperties"));
+        const QString unnamed = dir.filePath(QStringLiteral("unnamed.json"));
+        QFile out(unnamed);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(root).toJson(QJsonDocument::Compact));
+        out.close();
+
+        const Run plain = cli({"classify", unnamed});
+        QCOMPARE(plain.exitCode, 0);
+        QVERIFY(plain.out.contains("choose its GPU with --gpu"));
+        const Run chosen = cli({"classify", unnamed, "--gpu", "H200", "--format", "json"});
+        QCOMPARE(chosen.exitCode, 0);
+        const QJsonObject device = QJsonDocument::fromJson(chosen.out).object().value("device").toObject();
+        QCOMPARE(device.value("datasheet_row").toString(), QStringLiteral("H200 SXM"));
+        QCOMPARE(device.value("chosen_gpu").toString(), QStringLiteral("H200"));
+        const Run named = cli({"classify", trace("gemm_compare"), "--format", "json"});
+        QCOMPARE(QJsonDocument::fromJson(chosen.out).object().value("kernels"),
+                 QJsonDocument::fromJson(named.out).object().value("kernels"));
+
+        const Run deviceRun = cli({"device", unnamed, "--gpu", "nvidia h200"});
+        QCOMPARE(deviceRun.exitCode, 0);
+        QVERIFY(deviceRun.out.contains("GPU chosen with --gpu 'nvidia h200': the H200 SXM datasheet row"));
+        QVERIFY(deviceRun.out.contains("BF16 989.4 TFLOP/s"));
+        for (const char* command : {"diagnose", "compare"})
+            QCOMPARE(cli({command, unnamed, "--gpu", "H200"}).exitCode, 0);
+
+        const Run unknown = cli({"classify", unnamed, "--gpu", "Z9000"});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY(unknown.err.contains("--gpu: no datasheet row for the GPU 'Z9000'; the rows: H100 NVL"));
+        QCOMPARE(cli({"device", unnamed, "--gpu", "Z9000"}).exitCode, 2);
+        for (const char* command : {"classify", "device", "diagnose"}) {
+            const Run contradicted = cli({command, trace("gemm_compare"), "--gpu", "A100 SXM4 40GB"});
+            QCOMPARE(contradicted.exitCode, 2);
+            QVERIFY2(contradicted.err.contains("the trace ran on NVIDIA H200 (the H200 SXM datasheet row), not the A100 SXM4 40GB"),
+                     command);
+        }
+    }
+
     void classifyRegionsListKernels()
     {
         const Run json = cli({"classify", trace("train_scheduled"), "--format", "json"});

@@ -187,7 +187,9 @@ private slots:
         a.flops = meta.value("flops_per_call").toDouble();
         a.bytes = meta.value("min_bytes_per_call").toDouble();
         a.roof = "bf16";
-        const auto report = roofline::classify(*t, {{a}, {}, {}, {}, false});
+        roofline::ClassifyOptions options;
+        options.annotations = {a};
+        const auto report = roofline::classify(*t, options);
         const compare::Comparison c = compare::compareSides(*t, report, "custom_kernel", "torch_ref");
         QCOMPARE(c.a.cls, roofline::RooflineClass::TensorCoreBound);
         QCOMPARE(c.a.roof, std::string("bf16"));

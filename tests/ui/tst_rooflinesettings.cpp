@@ -12,7 +12,11 @@
 #include "sessionjob.h"
 #include "tracedocument.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableWidget>
@@ -115,6 +119,50 @@ private slots:
         testutil::waitReclassified(again.roofline());
         QVERIFY(!again.roofline()->report().measured);
         QVERIFY(QSettings().value(QStringLiteral("roofline/ceilings")).toString().isEmpty());
+    }
+
+    // A trace without deviceProperties has no roofs until its GPU is chosen under Ceilings > GPU; a trace that names
+    // its GPU offers none, and the choice goes with the trace it was made for.
+    void gpuChosenForATraceWithoutDevice()
+    {
+        QFile original(m_trace);
+        QVERIFY(original.open(QIODevice::ReadOnly));
+        QJsonObject root = QJsonDocument::fromJson(original.readAll()).object();
+        root.remove(QStringLiteral("deviceProperties"));
+        const QString unnamed = m_tmp.filePath(QStringLiteral("unnamed.json"));
+        QFile out(unnamed);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(root).toJson(QJsonDocument::Compact));
+        out.close();
+
+        MainWindow w;
+        testutil::loadAndWait(w, unnamed);
+        RooflinePanel* panel = w.roofline();
+        QVERIFY(panel->canChooseGpu());
+        QCOMPARE(panel->report().ceilings.bf16, 0.0);
+        QCOMPARE(panel->ceilingsText(), QStringLiteral("no GPU named in the trace: choose one under Ceilings > GPU"));
+        QAction* h200 = nullptr;
+        for (QAction* a : panel->gpuMenu()->actions())
+            if (a->text() == QLatin1String("H200 SXM"))
+                h200 = a;
+        QVERIFY(h200 && h200->isEnabled() && !h200->isChecked());
+        QSignalSpy reclassified(panel, &RooflinePanel::reclassified);
+        h200->trigger(); // as a user picks it from the menu
+        QVERIFY(reclassified.wait(30000));
+        QVERIFY(h200->isChecked());
+        QCOMPARE(panel->report().deviceRow, std::string("H200 SXM"));
+        QCOMPARE(panel->report().ceilings.bf16, 989.4e12);
+        QCOMPARE(panel->ceilingsText(), QStringLiteral("datasheet: H200 SXM (chosen)"));
+        QVERIFY(panel->pointCount() > 0);
+
+        // The trace that names its GPU: the rows are offered disabled, the choice is forgotten.
+        testutil::loadAndWait(w, m_trace);
+        QVERIFY(!panel->canChooseGpu());
+        QVERIFY(panel->gpu().isEmpty());
+        QVERIFY(!h200->isEnabled() && !h200->isChecked());
+        panel->setGpu(QStringLiteral("A100 SXM4 40GB"));
+        QVERIFY(!panel->isReclassifying());
+        QCOMPARE(panel->report().deviceRow, std::string("H200 SXM"));
     }
 
     void editorWritesTheSidecarAndReclassifies()
