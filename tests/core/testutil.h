@@ -57,6 +57,19 @@ inline QJsonObject readJsonObject(const std::string& path)
     return QJsonDocument::fromJson(f.readAll()).object();
 }
 
+// A copy of the trace at `from` without its deviceProperties (as older writers leave them out), written to `to`.
+inline bool writeWithoutDeviceProperties(const QString& from, const QString& to)
+{
+    QFile in(from), out(to);
+    if (!in.open(QIODevice::ReadOnly) || !out.open(QIODevice::WriteOnly))
+        return false;
+    QJsonObject root = QJsonDocument::fromJson(in.readAll()).object();
+    if (!root.contains(QStringLiteral("deviceProperties")))
+        return false;
+    root.remove(QStringLiteral("deviceProperties"));
+    return out.write(QJsonDocument(root).toJson(QJsonDocument::Compact)) > 0;
+}
+
 // The index of the nth event (from 0) named `name` of `kind`, else kNoIndex.
 inline uint32_t findEvent(const tilescope::trace::Trace& t, std::string_view name, tilescope::trace::EventKind kind, int nth = 0)
 {

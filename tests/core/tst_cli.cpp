@@ -571,16 +571,8 @@ private slots:
     void gpuChosenForATraceWithoutDevice()
     {
         QTemporaryDir dir;
-        QFile original(trace("gemm_compare"));
-        QVERIFY(original.open(QIODevice::ReadOnly));
-        QJsonObject root = QJsonDocument::fromJson(original.readAll()).object();
-        QVERIFY(root.contains(QStringLiteral("deviceProperties")));
-        root.remove(QStringLiteral("deviceProperties"));
         const QString unnamed = dir.filePath(QStringLiteral("unnamed.json"));
-        QFile out(unnamed);
-        QVERIFY(out.open(QIODevice::WriteOnly));
-        out.write(QJsonDocument(root).toJson(QJsonDocument::Compact));
-        out.close();
+        QVERIFY(testutil::writeWithoutDeviceProperties(trace("gemm_compare"), unnamed));
 
         const Run plain = cli({"classify", unnamed});
         QCOMPARE(plain.exitCode, 0);

@@ -125,15 +125,8 @@ private slots:
     // its GPU offers none, and the choice goes with the trace it was made for.
     void gpuChosenForATraceWithoutDevice()
     {
-        QFile original(m_trace);
-        QVERIFY(original.open(QIODevice::ReadOnly));
-        QJsonObject root = QJsonDocument::fromJson(original.readAll()).object();
-        root.remove(QStringLiteral("deviceProperties"));
         const QString unnamed = m_tmp.filePath(QStringLiteral("unnamed.json"));
-        QFile out(unnamed);
-        QVERIFY(out.open(QIODevice::WriteOnly));
-        out.write(QJsonDocument(root).toJson(QJsonDocument::Compact));
-        out.close();
+        QVERIFY(testutil::writeWithoutDeviceProperties(m_trace, unnamed));
 
         MainWindow w;
         testutil::loadAndWait(w, unnamed);
