@@ -104,6 +104,9 @@ QVariant RanksModel::data(const QModelIndex& index, int role) const
 
 QVariant RanksModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == StepMedianColumn)
+        return tr("The middle step's duration; of an even count of steps the lower middle one (a step that happened, not an "
+                  "average of two)");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (Column(section)) {

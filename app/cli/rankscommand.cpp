@@ -25,10 +25,11 @@ void printPassedOver(const trace::RankSet& set)
 
 const char* const kRanksUsage = R"(  ranks DIR|FILES... [--format table|json] [--partial]
       per-rank traces of one run (distributedInfo.rank; a folder's *.json and *.json.gz files), loaded
-      in parallel: per rank the steps, median step time, GPU busy over the steps, compute kernels per
-      step, time inside collectives per step (NCCL kernels, else gloo:/nccl: host ops), the share of it
-      under compute kernels; and the stragglers: ranks whose collective time per step is below 0.6x the
-      other ranks' median and shorter by at least 5% of the median step (the others wait for them).
+      in parallel: per rank the steps, median step time (of an even count the lower middle step), GPU
+      busy over the steps, compute kernels per step, time inside collectives per step (NCCL kernels,
+      else gloo:/nccl: host ops), the share of it under compute kernels; and the stragglers: ranks
+      whose collective time per step is below 0.6x the other ranks' median and shorter by at least 5%
+      of the median step (the others wait for them).
       Every other command (info, summary, steps, overlap, ...) given a folder as TRACE runs per rank
 )";
 

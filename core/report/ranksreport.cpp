@@ -6,6 +6,7 @@
 #include "stats/timetext.h"
 #include "stats/torchtable.h"
 
+#include <algorithm>
 #include <array>
 
 namespace tilescope::report {
@@ -60,6 +61,9 @@ std::string ranksText(const analysis::RanksReport& r)
         if (sources.find(analysis::collectiveSourceText(f.collectiveSource)) == std::string::npos)
             sources += (sources.empty() ? "" : ", ") + std::string(analysis::collectiveSourceText(f.collectiveSource));
     out += "collectives: " + sources + "\n";
+    // Two steps have no middle one: the smaller is shown, a step that happened rather than an average of two.
+    if (std::any_of(r.ranks.begin(), r.ranks.end(), [](const analysis::RankFigures& f) { return f.steps > 0 && f.steps % 2 == 0; }))
+        out += "medians: of an even count of steps, the lower middle one (a step that happened, not an average of two)\n";
     out += "rule: " + r.verdict.rule + "\n";
     if (!r.verdict.applicable) {
         out += "stragglers: not sought (" + std::string(r.ranks.size() < 2 ? "one rank" : "a rank has no collectives") + ")\n";

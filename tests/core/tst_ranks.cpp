@@ -183,6 +183,15 @@ private slots:
         analysis::RanksReport two = slow;
         two.verdict.stragglers = {1, 2, 3};
         QVERIFY(report::ranksText(two).ends_with("\nstragglers: ranks 1, 2 and 3 (the others wait for them inside the collectives)\n"));
+        // A median of an even count of steps is the lower middle one, and the text says so only then.
+        const std::string medians = "\nmedians: of an even count of steps, the lower middle one";
+        analysis::RanksReport even = slow, odd = slow;
+        for (analysis::RankFigures& f : even.ranks)
+            f.steps = 2;
+        for (analysis::RankFigures& f : odd.ranks)
+            f.steps = 3;
+        QVERIFY(report::ranksText(even).find(medians) != std::string::npos);
+        QVERIFY(report::ranksText(odd).find(medians) == std::string::npos);
     }
 
     void noStragglerWhenNoRankStandsOut()
