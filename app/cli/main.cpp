@@ -444,6 +444,12 @@ int runSummary(const Arguments& a)
     if (trace::loadThreads(trace::LoadOptions{}) == 1) // TILESCOPE_LOAD_THREADS=1: one thread in all
         options.threads = 1;
     const stats::KeyAverages averages = stats::computeKeyAverages(*t, options);
+    // torch's table of nothing is empty: say why, where a trace with events gives no row (a generic Chrome trace).
+    if (averages.rows.empty() && trace::noEventsText(*t).empty())
+        std::cerr << "tilescope-cli: note: " << a.trace << ": nothing to average: "
+                  << (t->events.size() == 1 ? std::string("its one event is not")
+                                            : "none of its " + std::to_string(t->events.size()) + " events is")
+                  << " a torch op, record_function region, CUDA runtime call or GPU activity\n";
     if (!sortGiven)
         sort = stats::defaultSortKey(averages);
     if (format == "json") {

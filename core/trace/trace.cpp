@@ -605,7 +605,8 @@ std::string noEventsText(const Trace& trace)
         return {};
     const uint64_t records = trace.stats.records;
     if (records == 0)
-        return "the trace holds no events: its traceEvents list is empty";
+        return trace.meta.format == TraceFormat::ChromeArray ? "the trace holds no events: the file is an empty JSON array"
+                                                             : "the trace holds no events: its traceEvents list is empty";
     return "the trace holds no events: its " + std::to_string(records) + (records == 1 ? " record is" : " records are")
         + " metadata (process and thread names and the like), nothing to draw";
 }

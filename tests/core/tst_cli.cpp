@@ -605,6 +605,25 @@ private slots:
         }
     }
 
+    // torch's table of nothing is empty; a trace whose events are none that key averages count is told why.
+    void summaryOfNothingToAverage()
+    {
+        QTemporaryDir dir;
+        const QString generic = dir.filePath(QStringLiteral("generic.json"));
+        QFile f(generic);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("[{\"ph\": \"X\", \"name\": \"frame\", \"ts\": 1, \"dur\": 2, \"pid\": 1, \"tid\": 1},"
+                " {\"ph\": \"X\", \"name\": \"draw\", \"ts\": 1, \"dur\": 1, \"pid\": 1, \"tid\": 1}]");
+        f.close();
+        const Run r = cli({"summary", generic});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.contains(": nothing to average: none of its 2 events is a torch op, record_function region, CUDA runtime call or "
+                                "GPU activity"),
+                 r.err.constData());
+        QVERIFY(!cli({"summary", trace("gemm_compare")}).err.contains("nothing to average"));
+    }
+
     void classifyRegionsListKernels()
     {
         const Run json = cli({"classify", trace("train_scheduled"), "--format", "json"});

@@ -411,6 +411,8 @@ private slots:
     {
         const auto empty = loadText(R"({"traceEvents": []})");
         QCOMPARE(empty->stats.warnings, std::vector<std::string>{"the trace holds no events: its traceEvents list is empty"});
+        // A bare array has no traceEvents to speak of.
+        QCOMPARE(loadText("[]")->stats.warnings, std::vector<std::string>{"the trace holds no events: the file is an empty JSON array"});
         const auto metadata = loadText(
             R"({"traceEvents": [{"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "python"}},
                                                             {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "main"}}]})");
