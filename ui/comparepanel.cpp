@@ -221,6 +221,7 @@ void ComparePanel::showComparison()
     m_detailsB->clear();
     if (!m_comparison) {
         m_figures->setRowCount(0);
+        m_figures->setHorizontalHeaderLabels({tr("a"), tr("b")}); // not the bare section numbers "1" and "2"
         if (!m_doc)
             m_verdict->setText(tr("Open a trace to compare two regions or kernels."));
         else if (m_pickA->count() < 2)

@@ -122,6 +122,11 @@ private slots:
         QVERIFY(panel.picker(true)->count() >= 2);
         const QLabel* verdict = panel.findChild<QLabel*>(QStringLiteral("compareVerdict"));
         QVERIFY(verdict && verdict->text().contains(QStringLiteral("No default pair")));
+        // The empty figures' columns are named for the sides, not numbered.
+        const QTableWidget* figures = panel.figures();
+        QVERIFY(figures && figures->horizontalHeaderItem(0) && figures->horizontalHeaderItem(1));
+        QCOMPARE(figures->horizontalHeaderItem(0)->text(), QStringLiteral("a"));
+        QCOMPARE(figures->horizontalHeaderItem(1)->text(), QStringLiteral("b"));
         panel.setSide(true, panel.picker(true)->itemData(0).toString());
         QVERIFY(!panel.comparison()); // one side picked
         panel.setSide(false, panel.picker(true)->itemData(1).toString());
