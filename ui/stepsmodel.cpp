@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "stepsmodel.h"
 
+#include "report/stepsreport.h"
+
 #include "stats/timetext.h"
 #include "stats/torchtable.h"
 #include "tracedocument.h"
@@ -71,6 +73,8 @@ QVariant StepsModel::data(const QModelIndex& index, int role) const
 
 QVariant StepsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && (section == GpuBusyColumn || section == KernelsColumn))
+        return QString(QString::fromUtf8(report::kStepGpuBusyText) + u'.');
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {

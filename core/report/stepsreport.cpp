@@ -63,6 +63,14 @@ std::string stepsText(const trace::Trace& t, const analysis::StepTable& table)
             line.pop_back();
         out += line + "\n";
     }
+    std::string busyWithout;
+    size_t count = 0;
+    for (const analysis::StepRow& s : table.steps)
+        if (s.kernels == 0 && s.gpuBusyNs > 0 && ++count <= 3)
+            busyWithout += (busyWithout.empty() ? "" : ", ") + std::to_string(s.number);
+    if (count > 0)
+        out += "note: " + std::string(kStepGpuBusyText) + " (step" + (count == 1 ? " " : "s ") + busyWithout + (count > 3 ? ", ..." : "")
+            + ")\n";
     return out;
 }
 

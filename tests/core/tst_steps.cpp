@@ -149,6 +149,25 @@ private slots:
         QCOMPARE(analysis::stepSourceText(table), std::string("repeated region step_"));
         QVERIFY(table.tiedFamilies.empty());
     }
+    // A step busy with kernels launched in the one before (gemm_compare's GPU runs behind its CPU) is explained under
+    // the table; a trace whose every busy step started its own kernels gets no note.
+    void busyStepsWithoutTheirOwnKernelsAreExplained()
+    {
+        const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
+        const analysis::StepTable table = analysis::computeStepTable(*t);
+        std::vector<int64_t> busyWithout;
+        for (const analysis::StepRow& s : table.steps)
+            if (s.kernels == 0 && s.gpuBusyNs > 0)
+                busyWithout.push_back(s.number);
+        QVERIFY(busyWithout.size() > 3);
+        const std::string text = report::stepsText(*t, table);
+        const std::string note = "note: " + std::string(report::kStepGpuBusyText) + " (steps " + std::to_string(busyWithout[0]) + ", "
+            + std::to_string(busyWithout[1]) + ", " + std::to_string(busyWithout[2]) + ", ...)\n";
+        QVERIFY2(text.ends_with(note), text.c_str());
+        const auto train = trace::loadTrace(testutil::workloadTrace("train_scheduled"));
+        QVERIFY(report::stepsText(*train, analysis::computeStepTable(*train)).find("note: ") == std::string::npos);
+    }
+
     // Two regions repeating as often (compute_stream and copy_stream, 5 each): the first to start is taken,
     // and the source says which other one was as good a guess.
     void tiedRegionsAreSaid()
