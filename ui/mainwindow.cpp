@@ -252,7 +252,15 @@ MainWindow::MainWindow(QWidget* parent)
         if (path.isEmpty())
             return;
         statusBar()->showMessage(tr("Writing %1…").arg(path));
-        exportReport(m_doc, path, m_reportJob, [this](bool ok, const QString& message) {
+        // The roofline as the dock shows it (edited annotations, measured ceilings, a chosen GPU): the report's
+        // classification, findings and picture say what the window says.
+        std::shared_ptr<const TraceDocument> reported = m_doc;
+        if (m_doc->analysed && m_roofline->reportIsThePanels()) {
+            auto copy = std::make_shared<TraceDocument>(*m_doc);
+            copy->classification = m_roofline->report();
+            reported = std::move(copy);
+        }
+        exportReport(reported, path, m_reportJob, [this](bool ok, const QString& message) {
             if (ok) {
                 statusBar()->showMessage(message, 10000);
             } else {

@@ -106,11 +106,17 @@ std::vector<ReportImage> renderReportImages(const std::shared_ptr<const TraceDoc
     return images;
 }
 
-void writeReportImagesOf(const std::string& tracePath, const std::string& dir, bool partial)
+void writeReportImagesOf(const std::string& tracePath, const std::string& dir, bool partial, const std::string& gpu)
 {
     tilescope::trace::LoadOptions options;
     options.partial = partial;
     options.keepRawArgs = false; // as the CLI's commands load
-    const auto document = TraceDocument::build(QString::fromStdString(tracePath), {}, options);
+    std::shared_ptr<const TraceDocument> document = TraceDocument::build(QString::fromStdString(tracePath), {}, options);
+    if (!gpu.empty()) { // the report's text grades against the chosen GPU: so does its roofline
+        auto graded = std::make_shared<TraceDocument>(*document);
+        graded->classifyOptions.gpu = gpu;
+        graded->classification = tilescope::roofline::classify(*graded->trace, graded->classifyOptions);
+        document = std::move(graded);
+    }
     tilescope::answer::writeReportImageFiles(dir, renderReportImages(document));
 }

@@ -28,8 +28,9 @@ std::vector<tilescope::answer::ReportImage> renderReportImages(const std::shared
 
 // `tilescope --report-images DIR TRACE` (what `tilescope-cli report` runs for its pictures): loads TRACE as
 // the CLI's commands do (raw args not kept; `partial` as --partial), draws the pictures and writes them into
-// DIR with answer::writeReportImageFiles. Throws TraceFileError as loading and writing do.
-void writeReportImagesOf(const std::string& tracePath, const std::string& dir, bool partial);
+// DIR with answer::writeReportImageFiles; `gpu` as tilescope-cli's --gpu (the roofline's roofs for a trace without
+// deviceProperties). Throws TraceFileError as loading and writing do, std::invalid_argument for a `gpu` classify refuses.
+void writeReportImagesOf(const std::string& tracePath, const std::string& dir, bool partial, const std::string& gpu = {});
 
 // True when every pixel has one colour: a picture that shows nothing.
 bool isBlankImage(const QImage& image);

@@ -90,6 +90,8 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     m_gpuMenu->addSeparator();
     for (const roofline::DeviceEntry& row : roofline::builtinDeviceDatabase())
         addGpu(QString::fromStdString(row.id), QString::fromStdString(row.id));
+    menu->setToolTipsVisible(true);
+    updateGpuMenu();
     m_ceilings->setMenu(menu);
     m_ceilings->setToolTip(tr("Which roofs: the datasheet's, or ceilings measured on a machine (tilescope-cli calibrate)"));
     m_editAnnotations->setToolTip(tr("FLOPs and bytes per call for custom kernels and regions (TRACE.annotations.json)"));
@@ -204,20 +206,28 @@ RooflinePanel::RooflinePanel(QWidget* parent)
 
 QString RooflinePanel::ceilingsText() const
 {
-    if (!m_report.chosenGpu.empty() && !m_measured)
-        return tr("datasheet: %1 (chosen)").arg(QString::fromStdString(m_report.deviceRow));
-    if (m_doc && m_report.deviceRow.empty() && !m_measured && !m_report.kernels.empty())
-        return tr("no GPU named in the trace: choose one under Ceilings > GPU");
-    // The measured ceilings are kept for the next trace, but used only for one of the GPU they were measured on.
-    const QString datasheet = m_report.deviceRow.empty() ? tr("datasheet")
-                                                         : tr("datasheet: %1").arg(QString::fromStdString(m_report.deviceRow));
-    if (m_measured && m_doc && roofline::measuredOnAnotherGpu(*m_measured, m_report.deviceName))
-        return datasheet + tr(" (%1 is for %2)").arg(QFileInfo(m_ceilingsFile).fileName(), QString::fromStdString(m_measured->gpu));
+    const QString row = QString::fromStdString(m_report.deviceRow);
+    const bool chosen = !m_report.chosenGpu.empty();
+    // The measured ceilings are kept for the next trace, but used only for one of the GPU they were measured on
+    // (core's rule, as the report it classified will have applied it).
+    if (m_measured && m_doc) {
+        static const auto database = roofline::builtinDeviceDatabase();
+        const auto rows = chosen ? roofline::deviceRowsNamed(database, m_report.deviceRow) : std::vector<const roofline::DeviceEntry*>{};
+        if (!roofline::measuredApplies(*m_measured, m_report.deviceName, rows.size() == 1 ? rows.front() : nullptr, database))
+            return (row.isEmpty() ? tr("no ceilings") : tr("datasheet: %1%2").arg(row, chosen ? tr(" (chosen)") : QString()))
+                + tr(" (%1 is for %2)").arg(QFileInfo(m_ceilingsFile).fileName(), QString::fromStdString(m_measured->gpu));
+    }
     if (m_measured)
         return tr("measured: %1%2")
             .arg(QFileInfo(m_ceilingsFile).fileName(),
                  m_measured->gpu.empty() ? QString() : QStringLiteral(" (") + QString::fromStdString(m_measured->gpu) + u')');
-    return datasheet;
+    if (chosen)
+        return tr("datasheet: %1 (chosen)").arg(row);
+    if (m_doc && row.isEmpty() && !m_report.kernels.empty())
+        return m_report.deviceName.empty()
+            ? tr("no GPU named in the trace: choose one under Ceilings > GPU")
+            : tr("no datasheet row for %1: choose one under Ceilings > GPU").arg(QString::fromStdString(m_report.deviceName));
+    return row.isEmpty() ? tr("datasheet") : tr("datasheet: %1").arg(row);
 }
 
 bool RooflinePanel::setCeilingsFile(const QString& path)
@@ -255,11 +265,11 @@ bool RooflinePanel::canChooseGpu() const { return m_doc && m_doc->classification
 
 void RooflinePanel::setGpu(const QString& row)
 {
-    if (!row.isEmpty() && !canChooseGpu())
-        return; // the trace names its GPU: classify would refuse another
-    m_gpu = row.toStdString();
-    updateGpuMenu();
-    reclassify();
+    if (row.isEmpty() || canChooseGpu()) { // a trace that names its GPU keeps it: classify would refuse another
+        m_gpu = row.toStdString();
+        reclassify();
+    }
+    updateGpuMenu(); // the menu's group checked what was clicked: show what holds
 }
 
 void RooflinePanel::updateGpuMenu()
@@ -271,7 +281,10 @@ void RooflinePanel::updateGpuMenu()
         action->setChecked(row.toStdString() == m_gpu);
         action->setEnabled(row.isEmpty() || canChooseGpu());
     }
-    m_gpuMenu->setToolTip(canChooseGpu() ? QString() : tr("The trace names its GPU"));
+    m_gpuMenu->menuAction()->setToolTip(
+        !m_doc               ? tr("Open a trace first")
+            : canChooseGpu() ? tr("The datasheet row to grade this trace against: it names no GPU the table knows")
+                             : tr("The trace names its GPU (%1)").arg(QString::fromStdString(m_doc->classification.deviceRow)));
 }
 
 roofline::ClassifyOptions RooflinePanel::currentOptions() const
@@ -307,6 +320,10 @@ void RooflinePanel::reclassify()
         run.finish([this, report, error] {
             if (error.empty())
                 m_report = std::move(*report);
+            else if (m_gpu != m_report.chosenGpu) { // the choice failed: the menu shows the one the report holds
+                m_gpu = m_report.chosenGpu;
+                updateGpuMenu();
+            }
             m_ceilingsLabel->setText(ceilingsText());
             rebuild();
             showCard();

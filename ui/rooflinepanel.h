@@ -68,6 +68,9 @@ public:
     // ceilings) it is recomputed on a worker thread: isReclassifying() until reclassified() is emitted.
     const tilescope::roofline::ClassifyReport& report() const { return m_report; }
     bool isReclassifying() const { return m_classification.isRunning(); }
+    // Whether report() is the panel's own (annotations edited, sources attached, measured ceilings, a chosen GPU)
+    // rather than the document's classification.
+    bool reportIsThePanels() const { return m_annotations || !m_sources.empty() || m_measured || !m_gpu.empty(); }
     // "Calibrate this GPU": measures ceilings with tilescope-torch in a child process and uses them.
     void calibrate(const QString& device = QStringLiteral("cuda"));
     SessionJob* calibrationJob() const { return m_calibration; }

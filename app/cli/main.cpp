@@ -138,7 +138,9 @@ const char* kDeviceUsage = R"(  device TRACE [--ceilings FILE] [--devices FILE] 
       the trace's GPUs matched to the datasheet table (roofline ceilings: memory bandwidth, FP64, FP32,
       TF32/BF16/FP16/FP8/INT8 tensor rates), with measured ceilings from --ceilings replacing them.
       --gpu names the GPU of a trace without deviceProperties (or with one the table does not know): a
-      row such as "A100 SXM4 40GB" or "H100 PCIe", or a name such as "NVIDIA A100-SXM4-80GB"
+      row such as "A100 SXM4 40GB" or "H100 PCIe", a name such as "NVIDIA A100-SXM4-80GB", or a shorter
+      one ("4090", "a100 pcie 40gb"); a name several rows fit ("a100", "h100") is refused with them listed,
+      as is one that is not the trace's own known GPU
 )";
 
 const char* kClassifyUsage
@@ -151,8 +153,8 @@ const char* kClassifyUsage
       --source attaches a generated CUDA source to a kernel name, "re:REGEX" or region label (as in
       the annotations, whose entries may also carry "source": "file.cu"); repeatable. Its call sites
       corroborate the verdict and, for a custom kernel without a declared roof, choose the tensor roof.
-      --gpu grades a trace without deviceProperties against a datasheet row (as device --gpu; also taken
-      by diagnose, compare and report)
+      --gpu grades a trace without deviceProperties, or with a GPU the table does not know, against the
+      datasheet row it names (see device --help; also taken by diagnose, compare and report)
 )";
 
 const char* kInspectUsage = R"(  inspect FILE.cu [--format table|json]
@@ -660,27 +662,43 @@ int runSequences(const Arguments& a)
     return 0;
 }
 
+// A --gpu that fits no datasheet row, refused before any trace is loaded (one that fits several may still be
+// the trace's own GPU: that waits for the trace).
+void checkGpuName(const std::vector<roofline::DeviceEntry>& database, const std::string& gpu)
+{
+    if (roofline::deviceRowsNamed(database, gpu).empty())
+        throw UsageError{"--gpu: " + roofline::gpuNameProblem(database, gpu)};
+}
+
 int runDevice(const Arguments& a)
 {
     const auto database = a.get("devices") ? roofline::loadDeviceDatabase(*a.get("devices")) : roofline::builtinDeviceDatabase();
     std::optional<roofline::MeasuredCeilings> measured;
     if (const auto path = a.get("ceilings"))
         measured = roofline::loadMeasuredCeilings(*path);
-    const roofline::DeviceEntry* chosen = nullptr;
-    if (const auto gpu = a.get("gpu"); gpu && !(chosen = roofline::deviceRowNamed(database, *gpu)))
-        throw UsageError{"--gpu: " + roofline::unknownGpuText(database, *gpu)};
+    const std::string gpu = a.get("gpu").value_or("");
+    if (!gpu.empty())
+        checkGpuName(database, gpu);
     const auto t = load(a);
+    // Every GPU's row first, so a refused --gpu prints nothing.
+    std::vector<roofline::GpuChoice> choices;
+    for (const auto& d : t->meta.devices)
+        choices.push_back(roofline::resolveGpu(database, &d, gpu));
+    if (t->meta.devices.empty() && !gpu.empty())
+        choices.push_back(roofline::resolveGpu(database, nullptr, gpu));
+    for (const roofline::GpuChoice& c : choices)
+        if (!c.error.empty())
+            throw UsageError{"--gpu: " + c.error};
     auto rate = [](double v, const char* unit) { return v > 0 ? stats::formatFixed(v / 1e12, 1) + " T" + unit : std::string("-"); };
-    // One GPU's ceilings: its row's, with the measured ones replacing them where the file is for this GPU.
-    auto printCeilings = [&](const roofline::DeviceEntry* entry, const std::string& gpuName) {
+    // One GPU's ceilings: its row's, with the measured ones replacing them where they are for this GPU.
+    auto printCeilings = [&](const roofline::GpuChoice& choice, const std::string& gpuName) {
         const bool useMeasured = measured
-            && (gpuName.empty() && entry ? measured->gpu.empty() || roofline::deviceRowNamed(database, measured->gpu) == entry
-                                         : !roofline::measuredOnAnotherGpu(*measured, gpuName));
+            && roofline::measuredApplies(*measured, gpuName, choice.chosen ? choice.entry : nullptr, database);
         if (measured && !useMeasured)
             std::cout << "  measured ceilings from " << *a.get("ceilings") << " not used: they were measured on " << measured->gpu << "\n";
-        if (!entry && !useMeasured)
+        if (!choice.entry && !useMeasured)
             return;
-        roofline::Ceilings c = entry ? entry->peaks : roofline::Ceilings{};
+        roofline::Ceilings c = choice.entry ? choice.entry->peaks : roofline::Ceilings{};
         if (useMeasured) {
             c = roofline::applyMeasured(c, *measured);
             std::cout << "  measured ceilings from " << *a.get("ceilings") << (measured->gpu.empty() ? "" : " (" + measured->gpu + ")")
@@ -693,25 +711,20 @@ int runDevice(const Arguments& a)
             std::cout << "  ridge points (FLOP/byte): FP32 " << stats::formatFixed(c.fp32 / c.memoryBytesPerS, 1)
                       << (c.bf16 > 0 ? ", BF16 " + stats::formatFixed(c.bf16 / c.memoryBytesPerS, 1) : std::string()) << "\n";
     };
-    if (t->meta.devices.empty()) {
-        std::cout << "no deviceProperties in the trace (a CPU-only run, or an old writer)\n";
-        if (chosen) {
-            std::cout << "GPU chosen with --gpu '" << *a.get("gpu") << "': the " << chosen->id << " datasheet row (" << chosen->source
-                      << ")\n";
-            printCeilings(chosen, {});
-        }
+    if (t->meta.devices.empty() && choices.empty())
+        std::cout << "no deviceProperties in the trace (a CPU-only run, or an old writer); --gpu NAME shows a datasheet row's ceilings "
+                     "for it\n";
+    if (t->meta.devices.empty() && !choices.empty()) {
+        for (const auto& note : choices.front().notes)
+            std::cout << note << "\n";
+        printCeilings(choices.front(), {});
     }
-    for (const auto& d : t->meta.devices) {
-        const auto match = roofline::matchDevice(database, d);
-        if (chosen && match.entry && match.entry != chosen)
-            throw UsageError{"--gpu: the trace ran on " + d.name + " (the " + match.entry->id + " datasheet row), not the " + chosen->id
-                             + ": a GPU is chosen only for a trace that names none the datasheet table knows"};
+    for (size_t i = 0; i < t->meta.devices.size(); ++i) {
+        const auto& d = t->meta.devices[i];
         std::cout << "device " << d.id << ": " << d.name << "\n";
-        for (const auto& note : match.notes)
+        for (const auto& note : choices[i].notes)
             std::cout << "  " << note << "\n";
-        if (chosen && !match.entry)
-            std::cout << "  graded against the " << chosen->id << " datasheet row, the GPU chosen with --gpu\n";
-        printCeilings(match.entry ? match.entry : chosen, d.name);
+        printCeilings(choices[i], d.name);
     }
     return 0;
 }
@@ -730,8 +743,7 @@ roofline::ClassifyOptions classifyOptionsOf(const Arguments& a)
     if (const std::string annotations = a.get("annotations").value_or(annotationsBeside(a.trace)); !annotations.empty())
         options.annotations = roofline::loadAnnotations(annotations);
     if (const auto gpu = a.get("gpu")) {
-        if (!roofline::deviceRowNamed(roofline::builtinDeviceDatabase(), *gpu))
-            throw UsageError{"--gpu: " + roofline::unknownGpuText(roofline::builtinDeviceDatabase(), *gpu)};
+        checkGpuName(roofline::builtinDeviceDatabase(), *gpu);
         options.gpu = *gpu;
     }
     return options;
@@ -843,7 +855,7 @@ int runReport(const Arguments& a)
     // The app draws first, so its copy of the trace is gone before this one is loaded (one in memory at a
     // time); a trace it cannot load is reported by the load below, not as missing pictures.
     std::string why;
-    const std::vector<answer::ReportImage> images = cli::drawReportPictures(a.trace, a.has("partial"), why);
+    const std::vector<answer::ReportImage> images = cli::drawReportPictures(a.trace, a.has("partial"), classifyOptions.gpu, why);
     const auto t = load(a);
     // The same figures as diagnose, each once.
     const stats::KeyAverages averages = stats::computeKeyAverages(*t);
@@ -1035,8 +1047,13 @@ int main(int argc, char** argv)
         // A folder in TRACE's place: the command once per rank (rankscommand.h); not for those that take no
         // single trace.
         if (cli::tracePathIsFolder(argc, argv) && command != "capture" && command != "calibrate" && command != "inspect"
-            && command != "diff" && command != "report")
+            && command != "diff" && command != "report") {
+            // A --gpu no row fits is wrong for every rank: said once, before the folder is loaded.
+            for (int i = 2; i + 1 < argc; ++i)
+                if (std::string_view(argv[i]) == "--gpu")
+                    checkGpuName(roofline::builtinDeviceDatabase(), argv[i + 1]);
             return cli::runPerRank(argc, argv, asksForPartial(argc, argv), dispatch);
+        }
         return dispatch();
     } catch (const UsageError& e) {
         return reportUsageError(e.message);

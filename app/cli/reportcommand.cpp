@@ -42,7 +42,7 @@ int writeReport(const std::string& tracePath, const ReportFigures& f, const std:
     return 0;
 }
 
-std::vector<answer::ReportImage> drawReportPictures(const std::string& tracePath, bool partial, std::string& why)
+std::vector<answer::ReportImage> drawReportPictures(const std::string& tracePath, bool partial, const std::string& gpu, std::string& why)
 {
     namespace fs = std::filesystem;
     const session::SessionTools tools = session::locateSessionTools(session::currentExecutablePath("tilescope-cli"));
@@ -70,6 +70,8 @@ std::vector<answer::ReportImage> drawReportPictures(const std::string& tracePath
     std::vector<std::string> argv = {tools.app, "--report-images", folder.dir};
     if (partial)
         argv.push_back("--partial");
+    if (!gpu.empty())
+        argv.insert(argv.end(), {"--gpu", gpu});
     argv.insert(argv.end(), {"--", tracePath});
     std::string lastError;
     const session::ChildOutcome outcome = session::runChild({argv, {}, {}}, [&](const std::string& line, bool isStderr) {

@@ -42,7 +42,8 @@ int writeReport(const std::string& tracePath, const ReportFigures& figures, cons
 
 // The report's pictures, drawn by the desktop app (`tilescope --report-images DIR TRACE`, located as the
 // session tools are) into a temporary folder that is removed again. None, and the reason in `why`, when there
-// is no app (a build without Qt) or it failed; the report is written without them then.
-std::vector<answer::ReportImage> drawReportPictures(const std::string& tracePath, bool partial, std::string& why);
+// is no app (a build without Qt) or it failed; the report is written without them then. `gpu`: --gpu, for the
+// roofline's roofs of a trace without deviceProperties (empty: the trace's GPU).
+std::vector<answer::ReportImage> drawReportPictures(const std::string& tracePath, bool partial, const std::string& gpu, std::string& why);
 
 } // namespace tilescope::cli

@@ -17,6 +17,7 @@
 
 #include <cstring>
 #include <iostream>
+#include <stdexcept>
 
 namespace {
 
@@ -36,7 +37,7 @@ void quietQtMessages(QtMsgType type, const QMessageLogContext&, const QString& m
         std::cerr << "tilescope: Qt: " << message.toStdString() << "\n";
 }
 
-int writeReportImages(const QCommandLineParser& parser, const QString& dir, bool partial)
+int writeReportImages(const QCommandLineParser& parser, const QString& dir, bool partial, const QString& gpu)
 {
     const QStringList files = parser.positionalArguments();
     if (files.size() != 1) {
@@ -44,7 +45,10 @@ int writeReportImages(const QCommandLineParser& parser, const QString& dir, bool
         return 2;
     }
     try {
-        writeReportImagesOf(files.first().toStdString(), dir.toStdString(), partial);
+        writeReportImagesOf(files.first().toStdString(), dir.toStdString(), partial, gpu.toStdString());
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "tilescope: --gpu: " << e.what() << "\n";
+        return 2;
     } catch (const tilescope::io::TraceFileError& e) {
         std::cerr << "tilescope: error: " << e.what() << "\n";
         return 1;
@@ -90,9 +94,14 @@ int main(int argc, char** argv)
     const QCommandLineOption partial(QStringLiteral("partial"),
                                      QStringLiteral("With --report-images: keep the complete events of a truncated trace."));
     parser.addOption(partial);
+    const QCommandLineOption gpu(
+        QStringLiteral("gpu"),
+        QStringLiteral("With --report-images: the GPU of a trace without deviceProperties, as tilescope-cli's --gpu."),
+        QStringLiteral("name"));
+    parser.addOption(gpu);
     parser.process(app);
     if (reportImages)
-        return writeReportImages(parser, parser.value(reportImagesOption), parser.isSet(partial));
+        return writeReportImages(parser, parser.value(reportImagesOption), parser.isSet(partial), parser.value(gpu));
 
     MainWindow window;
     if (parser.isSet(screenshot)) {

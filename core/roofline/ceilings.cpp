@@ -126,34 +126,150 @@ DeviceMatch matchDevice(const std::vector<DeviceEntry>& database, const trace::D
         return m;
     }
     m.notes.push_back("unknown device '" + device.name
-                      + "': no datasheet row matches; give measured ceilings with --ceilings "
-                        "(tilescope-cli calibrate) or a device file");
+                      + "': no datasheet row matches; choose the row to grade it against (--gpu, or Ceilings > GPU in the app), "
+                        "or give measured ceilings with --ceilings (tilescope-cli calibrate) or a device file");
     return m;
 }
 
-const DeviceEntry* deviceRowNamed(const std::vector<DeviceEntry>& database, const std::string& name)
+namespace {
+
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+// A user's GPU name as tokens, a memory size in one form: "40 GB", "40G", "40GiB" and "40gb" all read "40gb".
+std::vector<std::string> userTokens(const std::string& name)
 {
-    const auto tokens = nameTokens(name);
-    if (tokens.empty())
-        return nullptr;
-    for (const DeviceEntry& e : database)
-        if (nameTokens(e.id) == tokens)
-            return &e;
-    trace::DeviceProperties device;
-    device.name = name;
-    for (const std::string& t : tokens) // "40gb": the size that tells variants apart
-        if (t.size() > 2 && t.size() <= 6 && t.ends_with("gb")
-            && std::all_of(t.begin(), t.end() - 2, [](char c) { return c >= '0' && c <= '9'; }))
-            device.totalGlobalMem = std::stoll(t.substr(0, t.size() - 2)) << 30;
-    return matchDevice(database, device).entry;
+    std::vector<std::string> split;
+    std::string current;
+    for (const char c : name + " ") {
+        if (c == ' ' || c == '-' || c == '_') {
+            if (!current.empty())
+                split.push_back(current);
+            current.clear();
+        } else {
+            current += char(std::tolower(static_cast<unsigned char>(c)));
+        }
+    }
+    const auto digits = [](std::string_view t) { return !t.empty() && t.size() <= 4 && std::all_of(t.begin(), t.end(), isDigit); };
+    const auto unit = [](std::string_view t) { return t == "gb" || t == "gib" || t == "g"; };
+    std::vector<std::string> tokens;
+    for (size_t i = 0; i < split.size(); ++i) {
+        const std::string& t = split[i];
+        if (digits(t) && i + 1 < split.size() && unit(split[i + 1])) {
+            tokens.push_back(t + "gb");
+            ++i;
+            continue;
+        }
+        const size_t end = t.find_first_not_of("0123456789");
+        if (end != std::string::npos && end > 0 && digits(std::string_view(t).substr(0, end)) && unit(std::string_view(t).substr(end)))
+            tokens.push_back(t.substr(0, end) + "gb");
+        else
+            tokens.push_back(t);
+    }
+    return tokens;
 }
 
-std::string unknownGpuText(const std::vector<DeviceEntry>& database, const std::string& name)
+std::optional<double> memoryGiBOf(const std::vector<std::string>& tokens)
 {
-    std::string rows;
-    for (const DeviceEntry& e : database)
-        rows += (rows.empty() ? "" : ", ") + e.id;
-    return "no datasheet row for the GPU '" + name + "'; the rows: " + rows;
+    for (const std::string& t : tokens)
+        if (t.size() > 2 && t.ends_with("gb") && std::all_of(t.begin(), t.end() - 2, isDigit))
+            return std::stod(t.substr(0, t.size() - 2));
+    return std::nullopt;
+}
+
+} // namespace
+
+std::vector<const DeviceEntry*> deviceRowsNamed(const std::vector<DeviceEntry>& database, const std::string& name)
+{
+    const std::vector<std::string> tokens = userTokens(name);
+    const std::set<std::string> given(tokens.begin(), tokens.end());
+    if (given.empty())
+        return {};
+    for (const DeviceEntry& e : database) {
+        const std::vector<std::string> id = userTokens(e.id);
+        if (std::set<std::string>(id.begin(), id.end()) == given)
+            return {&e};
+    }
+    const std::optional<double> memGiB = memoryGiBOf(tokens);
+    // The words that name the part: not the vendor's, not the size.
+    std::set<std::string> naming;
+    for (const std::string& t : given)
+        if (t != "nvidia" && t != "geforce" && t != "tesla" && t != "gpu" && !(memGiB && t.ends_with("gb") && isDigit(t[0])))
+            naming.insert(t);
+    std::vector<const DeviceEntry*> rows;
+    for (const DeviceEntry& e : database) {
+        if (std::any_of(e.without.begin(), e.without.end(), [&](const std::string& t) { return given.count(t) > 0; }))
+            continue;
+        if (memGiB && ((e.minMemGiB && *memGiB < *e.minMemGiB) || (e.maxMemGiB && *memGiB >= *e.maxMemGiB)))
+            continue;
+        // As a trace's name is matched (every token of the row in the name), or a shorter name whose words are all
+        // the row's ("4090", "a100 pcie").
+        const bool rowInName = std::all_of(e.tokens.begin(), e.tokens.end(), [&](const std::string& t) { return given.count(t) > 0; });
+        const std::vector<std::string> id = userTokens(e.id);
+        std::set<std::string> rowWords(id.begin(), id.end());
+        rowWords.insert(e.tokens.begin(), e.tokens.end());
+        const bool nameInRow = !naming.empty() && std::includes(rowWords.begin(), rowWords.end(), naming.begin(), naming.end());
+        if (rowInName || nameInRow)
+            rows.push_back(&e);
+    }
+    return rows;
+}
+
+std::string gpuNameProblem(const std::vector<DeviceEntry>& database, const std::string& name)
+{
+    const std::vector<const DeviceEntry*> rows = deviceRowsNamed(database, name);
+    if (rows.size() == 1)
+        return {};
+    std::string list;
+    if (rows.empty()) {
+        for (const DeviceEntry& e : database)
+            list += (list.empty() ? "" : ", ") + e.id;
+        return "no datasheet row for the GPU '" + name + "'; the rows: " + list;
+    }
+    for (const DeviceEntry* e : rows)
+        list += (list.empty() ? "" : ", ") + e->id;
+    return "'" + name + "' fits several datasheet rows (" + list + "), whose ceilings differ: name one of them";
+}
+
+GpuChoice resolveGpu(const std::vector<DeviceEntry>& database, const trace::DeviceProperties* device, const std::string& gpu)
+{
+    GpuChoice choice;
+    if (device) {
+        DeviceMatch match = matchDevice(database, *device);
+        choice.entry = match.entry;
+        choice.notes = std::move(match.notes);
+    }
+    if (gpu.empty())
+        return choice;
+    const std::vector<const DeviceEntry*> rows = deviceRowsNamed(database, gpu);
+    if (rows.empty()) {
+        choice.error = gpuNameProblem(database, gpu);
+    } else if (choice.entry) {
+        // The trace's own GPU stands; a name that fits it (its own name, a shorter one) is no contradiction.
+        if (std::find(rows.begin(), rows.end(), choice.entry) == rows.end())
+            choice.error = "the trace ran on " + device->name + " (the " + choice.entry->id + " datasheet row), which '" + gpu
+                + "' does not name: a GPU is chosen only for a trace that names none the datasheet table knows";
+    } else if (rows.size() > 1) {
+        choice.error = gpuNameProblem(database, gpu);
+    } else {
+        choice.entry = rows.front();
+        choice.chosen = true;
+        choice.notes = {(device ? "'" + device->name + "' has no datasheet row" : std::string("the trace has no deviceProperties"))
+                        + "; the GPU chosen for it ('" + gpu + "') is the " + choice.entry->id + " datasheet row"
+                        + (choice.entry->source.empty() ? "" : " (" + choice.entry->source + ")")};
+    }
+    return choice;
+}
+
+bool measuredApplies(const MeasuredCeilings& measured, std::string_view traceGpu, const DeviceEntry* chosen,
+                     const std::vector<DeviceEntry>& database)
+{
+    if (!traceGpu.empty())
+        return !measuredOnAnotherGpu(measured, traceGpu);
+    if (chosen && !measured.gpu.empty()) {
+        const auto rows = deviceRowsNamed(database, measured.gpu);
+        return std::find(rows.begin(), rows.end(), chosen) != rows.end();
+    }
+    return true;
 }
 
 MeasuredCeilings loadMeasuredCeilings(const std::string& path)

@@ -49,12 +49,25 @@ struct DeviceMatch
 // memory size for variants, then a check of compute capability and SM count.
 DeviceMatch matchDevice(const std::vector<DeviceEntry>& database, const trace::DeviceProperties& device);
 
-// A GPU a user names for a trace that names none (or none the table knows): a row's id ("A100 SXM4 40GB",
-// case, spaces and '-' aside), else a name as deviceProperties would give it ("NVIDIA A100-SXM4-40GB"), matched
-// as matchDevice does with a memory size read from a token such as "40gb". nullptr when no row fits.
-const DeviceEntry* deviceRowNamed(const std::vector<DeviceEntry>& database, const std::string& name);
-// Why `name` names no row, with the rows to choose from.
-std::string unknownGpuText(const std::vector<DeviceEntry>& database, const std::string& name);
+// The rows a GPU named by a user fits, in table order: the one whose id it is (case, spaces, '-' aside), else
+// every row whose words the name has, as a trace's name is matched ("NVIDIA A100-SXM4-40GB"), or whose words
+// hold all of the name's ("4090", "a100 pcie"); a size ("40gb", "40 GB", "40G") keeps the variants of that
+// memory. Several rows: the name is ambiguous ("a100", "h100").
+std::vector<const DeviceEntry*> deviceRowsNamed(const std::vector<DeviceEntry>& database, const std::string& name);
+// Why `name` fits no row (the rows listed) or several (those listed); empty when it names exactly one.
+std::string gpuNameProblem(const std::vector<DeviceEntry>& database, const std::string& name);
+
+// The row one GPU of a trace is graded against: its own (`device`; null when the trace names none) or, where the
+// table knows no row for it, the one a user chose (`gpu`, empty for none). `error` when the choice fits no row,
+// several, or not the trace's own known GPU (its times ran there).
+struct GpuChoice
+{
+    const DeviceEntry* entry = nullptr;
+    bool chosen = false;            // entry is the user's choice
+    std::vector<std::string> notes; // matchDevice's, or what was chosen
+    std::string error;
+};
+GpuChoice resolveGpu(const std::vector<DeviceEntry>& database, const trace::DeviceProperties* device, const std::string& gpu);
 
 // Measured ceilings (tilescope-cli calibrate, ../shared/traces/h200/calibration/calibration.json):
 // copy_bytes_per_s, bf16_mm_flops_per_s, fp16_mm_flops_per_s, tf32_mm_flops_per_s,
@@ -73,5 +86,9 @@ Ceilings applyMeasured(const Ceilings& datasheet, const MeasuredCeilings& measur
 // differ (case and surrounding spaces aside). A trace without deviceProperties or ceilings without a "gpu"
 // cannot tell, and the measured ones are taken.
 bool measuredOnAnotherGpu(const MeasuredCeilings& measured, std::string_view traceGpu);
+// Whether measured ceilings grade a GPU: by name where the trace names its GPU (measuredOnAnotherGpu); where it
+// names none, a file whose GPU fits the chosen row (null: none chosen) or that names no GPU.
+bool measuredApplies(const MeasuredCeilings& measured, std::string_view traceGpu, const DeviceEntry* chosen,
+                     const std::vector<DeviceEntry>& database);
 
 } // namespace tilescope::roofline

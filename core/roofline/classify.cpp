@@ -384,47 +384,30 @@ ClassifyReport deviceReport(const trace::Trace& t, const ClassifyOptions& option
                             const DeviceEntry*& entry)
 {
     ClassifyReport report;
-    entry = nullptr;
-    if (!t.meta.devices.empty()) {
-        const auto match = matchDevice(database, t.meta.devices[0]);
-        report.deviceName = t.meta.devices[0].name;
-        report.notes = match.notes;
-        entry = match.entry;
-    }
-    if (!options.gpu.empty()) {
-        const DeviceEntry* chosen = deviceRowNamed(database, options.gpu);
-        if (!chosen)
-            throw std::invalid_argument(unknownGpuText(database, options.gpu));
-        if (entry && entry != chosen)
-            throw std::invalid_argument("the trace ran on " + report.deviceName + " (the " + entry->id + " datasheet row), not the "
-                                        + chosen->id + ": a GPU is chosen only for a trace that names none the datasheet table knows");
-        if (!entry) {
-            entry = chosen;
-            report.chosenGpu = options.gpu;
-            report.notes.push_back(
-                (report.deviceName.empty() ? std::string("the trace has no deviceProperties") : "the trace's GPU has no datasheet row")
-                + ": graded against the " + chosen->id + " datasheet row, the GPU chosen for it ('" + options.gpu + "')");
-        }
-    } else if (t.meta.devices.empty()) {
-        report.notes.push_back("the trace has no deviceProperties: no datasheet ceilings; choose its GPU with --gpu or give "
-                               "measured ceilings with --ceilings");
-    }
+    const trace::DeviceProperties* device = t.meta.devices.empty() ? nullptr : &t.meta.devices[0];
+    GpuChoice choice = resolveGpu(database, device, options.gpu);
+    if (!choice.error.empty())
+        throw std::invalid_argument(choice.error);
+    entry = choice.entry;
+    report.deviceName = device ? device->name : std::string();
+    report.notes = std::move(choice.notes);
+    if (choice.chosen)
+        report.chosenGpu = options.gpu;
+    else if (!device)
+        report.notes.push_back("the trace has no deviceProperties: no datasheet ceilings; choose its GPU (--gpu, or Ceilings > GPU in "
+                               "the app) or give measured ceilings (--ceilings)");
     if (entry) {
         report.deviceRow = entry->id;
         report.datasheet = entry->peaks;
     }
     report.ceilings = report.datasheet;
     if (options.measured) {
-        // Against the chosen GPU, the measured file's GPU must be the same row.
-        const bool another = report.chosenGpu.empty()
-            ? measuredOnAnotherGpu(*options.measured, report.deviceName)
-            : !options.measured->gpu.empty() && deviceRowNamed(database, options.measured->gpu) != entry;
-        if (!another) {
+        if (measuredApplies(*options.measured, report.deviceName, choice.chosen ? entry : nullptr, database)) {
             report.ceilings = applyMeasured(report.datasheet, *options.measured);
             report.measured = true;
         } else {
             report.notes.push_back("measured ceilings not used: they were measured on " + options.measured->gpu + " and this trace ran on "
-                                   + (report.chosenGpu.empty() ? report.deviceName : "the " + report.deviceRow + " (chosen)")
+                                   + (report.deviceName.empty() ? "the " + report.deviceRow + " (chosen)" : report.deviceName)
                                    + (report.deviceRow.empty()
                                           ? "; with no datasheet row for it either, nothing is graded (give this GPU's with --ceilings)"
                                           : "; the datasheet's are used instead"));

@@ -361,6 +361,33 @@ private slots:
                  noFolder.err.constData());
     }
 
+    // report --gpu on a trace without deviceProperties: the text and the roofline picture both grade against the
+    // chosen GPU, as for the trace that names it (the picture identical to that trace's).
+    void cliReportWithAChosenGpu()
+    {
+#if !defined(TILESCOPE_APP_BUILT)
+        QSKIP("the pictures need the desktop app");
+#endif
+        QTemporaryDir dir;
+        const QString unnamed = dir.filePath(QStringLiteral("unnamed.json"));
+        QVERIFY(testutil::writeWithoutDeviceProperties(QString::fromStdString(testutil::workloadTrace("gemm_compare")), unnamed));
+        auto report = [&](const QString& trace, const QString& name, const QStringList& extra) {
+            const QString md = dir.filePath(name + QStringLiteral(".md"));
+            const auto run = testutil::runProcess(QStringLiteral(TILESCOPE_CLI),
+                                                  QStringList{QStringLiteral("report"), trace, QStringLiteral("--out"), md} + extra);
+            [&] { QVERIFY2(run.exitCode == 0 && !run.err.contains("no pictures"), run.err.constData()); }();
+            return testutil::readFile(dir.filePath(name + QStringLiteral(".roofline.png")).toStdString());
+        };
+        const std::string named = report(QString::fromStdString(testutil::workloadTrace("gemm_compare")), QStringLiteral("named"), {});
+        const std::string chosen = report(unnamed, QStringLiteral("chosen"), {QStringLiteral("--gpu"), QStringLiteral("H200")});
+        const std::string none = report(unnamed, QStringLiteral("none"), {});
+        QVERIFY(named.starts_with("\x89PNG"));
+        QVERIFY(chosen == named);
+        QVERIFY(none != named);
+        const std::string text = testutil::readFile(dir.filePath(QStringLiteral("chosen.md")).toStdString());
+        QVERIFY(testutil::contains(text, "the GPU chosen for it ('H200') is the H200 SXM datasheet row"));
+    }
+
     // The report compares the default pair when the trace has it (gemm_compare: custom_kernel vs torch_ref),
     // with the verdict `tilescope-cli compare` prints; a trace without the pair has no Compare section.
     void compareWhenThePairExists()

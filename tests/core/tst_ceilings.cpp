@@ -94,43 +94,82 @@ private slots:
         QVERIFY(unknown.notes.back().find("--ceilings") != std::string::npos);
     }
 
-    // A GPU a user names: a row's id in any case and spacing, or a name as deviceProperties gives it.
+    // A GPU a user names: a row's id in any case and spacing, a name as deviceProperties gives it, or a shorter one;
+    // a name several rows fit is ambiguous and they are all given.
     void rowsNamedByAUser_data()
     {
         QTest::addColumn<QString>("name");
-        QTest::addColumn<QString>("expected"); // empty: no row
-        QTest::newRow("row id") << "A100 SXM4 40GB"
-                                << "A100 SXM4 40GB";
-        QTest::newRow("id, other spelling") << "a100-sxm4-40gb"
-                                            << "A100 SXM4 40GB";
-        QTest::newRow("device name, 40 GB") << "NVIDIA A100-SXM4-40GB"
-                                            << "A100 SXM4 40GB";
-        QTest::newRow("device name, 80 GB") << "NVIDIA A100-SXM4-80GB"
-                                            << "A100 SXM4 80GB";
-        QTest::newRow("PCIe, 40 GB") << "a100 pcie 40gb"
-                                     << "A100 PCIe 40GB";
-        QTest::newRow("short") << "h100"
-                               << "H100 SXM5";
-        QTest::newRow("H100 PCIe") << "H100 PCIe"
-                                   << "H100 PCIe";
-        QTest::newRow("H200") << "NVIDIA H200"
-                              << "H200 SXM";
-        QTest::newRow("A10 is not A100") << "a10"
-                                         << "A10";
-        QTest::newRow("unknown") << "MI300X"
-                                 << "";
-        QTest::newRow("empty") << " - "
-                               << "";
+        QTest::addColumn<QStringList>("expected");
+        QTest::newRow("row id") << "A100 SXM4 40GB" << QStringList{"A100 SXM4 40GB"};
+        QTest::newRow("id, other spelling") << "a100-sxm4-40gb" << QStringList{"A100 SXM4 40GB"};
+        QTest::newRow("device name, 40 GB") << "NVIDIA A100-SXM4-40GB" << QStringList{"A100 SXM4 40GB"};
+        QTest::newRow("device name, 80 GB") << "NVIDIA A100-SXM4-80GB" << QStringList{"A100 SXM4 80GB"};
+        QTest::newRow("size apart") << "a100 sxm4 40 GB" << QStringList{"A100 SXM4 40GB"};
+        QTest::newRow("size as G") << "A100 SXM4 40G" << QStringList{"A100 SXM4 40GB"};
+        QTest::newRow("size as GiB") << "a100 pcie 80GiB" << QStringList{"A100 PCIe 80GB"};
+        QTest::newRow("A100 alone") << "A100" << QStringList{"A100 PCIe 80GB", "A100 PCIe 40GB", "A100 SXM4 80GB", "A100 SXM4 40GB"};
+        QTest::newRow("A100 by size") << "A100 40 GB" << QStringList{"A100 PCIe 40GB", "A100 SXM4 40GB"};
+        QTest::newRow("board name, no size") << "NVIDIA A100-PG509-200" << QStringList{"A100 SXM4 80GB", "A100 SXM4 40GB"};
+        QTest::newRow("H100 alone") << "h100" << QStringList{"H100 NVL", "H100 PCIe", "H100 SXM5"};
+        QTest::newRow("H100 SXM") << "H100 SXM" << QStringList{"H100 SXM5"};
+        QTest::newRow("H100 device name") << "NVIDIA H100 80GB HBM3" << QStringList{"H100 SXM5"};
+        QTest::newRow("H100 PCIe") << "H100 PCIe" << QStringList{"H100 PCIe"};
+        QTest::newRow("H200") << "NVIDIA H200" << QStringList{"H200 SXM"};
+        QTest::newRow("number alone") << "4090" << QStringList{"RTX 4090"};
+        QTest::newRow("A10 is not A100") << "a10" << QStringList{"A10"};
+        QTest::newRow("L40 is not L40S") << "L40" << QStringList{};
+        QTest::newRow("V100 by size") << "V100 16GB" << QStringList{"V100 PCIe", "V100 SXM2"};
+        QTest::newRow("unknown") << "MI300X" << QStringList{};
+        QTest::newRow("empty") << " - " << QStringList{};
     }
     void rowsNamedByAUser()
     {
         QFETCH(QString, name);
-        QFETCH(QString, expected);
+        QFETCH(QStringList, expected);
         const auto db = roofline::builtinDeviceDatabase();
-        const auto* row = roofline::deviceRowNamed(db, name.toStdString());
-        QCOMPARE(row ? QString::fromStdString(row->id) : QString(), expected);
-        if (!row)
-            QVERIFY(roofline::unknownGpuText(db, name.toStdString()).find("H100 NVL, H100 PCIe") != std::string::npos);
+        QStringList rows;
+        for (const roofline::DeviceEntry* row : roofline::deviceRowsNamed(db, name.toStdString()))
+            rows << QString::fromStdString(row->id);
+        QCOMPARE(rows, expected);
+        const std::string problem = roofline::gpuNameProblem(db, name.toStdString());
+        if (expected.isEmpty())
+            QVERIFY(problem.find("no datasheet row for the GPU") != std::string::npos
+                    && problem.find("H100 NVL, H100 PCIe") != std::string::npos);
+        else if (expected.size() > 1)
+            QVERIFY(problem.find("fits several datasheet rows (" + expected.join(QStringLiteral(", ")).toStdString() + ")")
+                    != std::string::npos);
+        else
+            QVERIFY(problem.empty());
+    }
+
+    // The trace's own GPU stands against a choice that names it; a choice of another, or an ambiguous one for a trace
+    // that names none, is an error; measured ceilings follow the trace's name, else the chosen row.
+    void choiceAgainstTheTrace()
+    {
+        const auto db = roofline::builtinDeviceDatabase();
+        const auto a100 = device("NVIDIA A100-PG509-200", 8, 0, 108, 39.4);
+        const auto own = roofline::resolveGpu(db, &a100, "NVIDIA A100-PG509-200"); // fits two rows, the trace's among them
+        QVERIFY(own.error.empty() && !own.chosen);
+        QCOMPARE(own.entry->id, std::string("A100 SXM4 40GB"));
+        QVERIFY(roofline::resolveGpu(db, &a100, "A100").error.empty());
+        QVERIFY(roofline::resolveGpu(db, &a100, "H100 SXM").error.find("which 'H100 SXM' does not name") != std::string::npos);
+        QVERIFY(roofline::resolveGpu(db, nullptr, "A100").error.find("fits several datasheet rows") != std::string::npos);
+        const auto gh200 = device("NVIDIA GH200 480GB", 9, 0, 132, 95.0);
+        const auto chosen = roofline::resolveGpu(db, &gh200, "H200");
+        QVERIFY(chosen.chosen);
+        QCOMPARE(chosen.notes,
+                 std::vector<std::string>{"'NVIDIA GH200 480GB' has no datasheet row; the GPU chosen for it ('H200') is the "
+                                          "H200 SXM datasheet row (NVIDIA H200 datasheet (SXM column))"});
+        roofline::MeasuredCeilings m;
+        m.gpu = "NVIDIA GH200 480GB";
+        QVERIFY(roofline::measuredApplies(m, gh200.name, chosen.entry, db)); // the trace's name decides
+        m.gpu = "NVIDIA H200";
+        QVERIFY(!roofline::measuredApplies(m, gh200.name, chosen.entry, db));
+        QVERIFY(roofline::measuredApplies(m, "", chosen.entry, db)); // no name in the trace: the chosen row decides
+        m.gpu = "NVIDIA A100-SXM4-40GB";
+        QVERIFY(!roofline::measuredApplies(m, "", chosen.entry, db));
+        m.gpu.clear();
+        QVERIFY(roofline::measuredApplies(m, "", chosen.entry, db));
     }
 
     void traceDevices()

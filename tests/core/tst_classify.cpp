@@ -154,7 +154,7 @@ private slots:
         const auto ungraded = roofline::classify(*unnamed, {});
         QVERIFY(ungraded.deviceRow.empty());
         QCOMPARE(ungraded.ceilings.bf16, 0.0);
-        QVERIFY(ungraded.notes.back().find("choose its GPU with --gpu") != std::string::npos);
+        QVERIFY(ungraded.notes.back().find("choose its GPU (--gpu, or Ceilings > GPU in the app)") != std::string::npos);
         QVERIFY(find(ungraded.kernels, "gemm_kernel")->cls != roofline::RooflineClass::TensorCoreBound);
 
         roofline::ClassifyOptions options;
@@ -164,8 +164,8 @@ private slots:
         QCOMPARE(chosen.chosenGpu, std::string("NVIDIA H200"));
         QCOMPARE(chosen.ceilings.bf16, reference.ceilings.bf16);
         QCOMPARE(chosen.notes.back(),
-                 std::string("the trace has no deviceProperties: graded against the H200 SXM datasheet row, the "
-                             "GPU chosen for it ('NVIDIA H200')"));
+                 std::string("the trace has no deviceProperties; the GPU chosen for it ('NVIDIA H200') is the H200 SXM datasheet row "
+                             "(NVIDIA H200 datasheet (SXM column))"));
         QCOMPARE(chosen.kernels.size(), reference.kernels.size());
         for (size_t k = 0; k < chosen.kernels.size(); ++k) {
             QCOMPARE(chosen.kernels[k].cls, reference.kernels[k].cls);

@@ -576,7 +576,7 @@ private slots:
 
         const Run plain = cli({"classify", unnamed});
         QCOMPARE(plain.exitCode, 0);
-        QVERIFY(plain.out.contains("choose its GPU with --gpu"));
+        QVERIFY(plain.out.contains("choose its GPU (--gpu, or Ceilings > GPU in the app)"));
         const Run chosen = cli({"classify", unnamed, "--gpu", "H200", "--format", "json"});
         QCOMPARE(chosen.exitCode, 0);
         const QJsonObject device = QJsonDocument::fromJson(chosen.out).object().value("device").toObject();
@@ -588,10 +588,21 @@ private slots:
 
         const Run deviceRun = cli({"device", unnamed, "--gpu", "nvidia h200"});
         QCOMPARE(deviceRun.exitCode, 0);
-        QVERIFY(deviceRun.out.contains("GPU chosen with --gpu 'nvidia h200': the H200 SXM datasheet row"));
+        QVERIFY(deviceRun.out.contains("the GPU chosen for it ('nvidia h200') is the H200 SXM datasheet row"));
         QVERIFY(deviceRun.out.contains("BF16 989.4 TFLOP/s"));
-        for (const char* command : {"diagnose", "compare"})
-            QCOMPARE(cli({command, unnamed, "--gpu", "H200"}).exitCode, 0);
+        // diagnose and compare grade as they do the trace that names its H200.
+        for (const char* command : {"diagnose", "compare"}) {
+            const Run given = cli({command, unnamed, "--gpu", "H200", "--format", "json"});
+            QCOMPARE(given.exitCode, 0);
+            QCOMPARE(QJsonDocument::fromJson(given.out),
+                     QJsonDocument::fromJson(cli({command, trace("gemm_compare"), "--format", "json"}).out));
+        }
+        QVERIFY(cli({"compare", unnamed, "--format", "json"}).out != cli({"compare", unnamed, "--gpu", "H200", "--format", "json"}).out);
+        const Run ambiguous = cli({"classify", unnamed, "--gpu", "A100"});
+        QCOMPARE(ambiguous.exitCode, 2);
+        QVERIFY(
+            ambiguous.err.contains("'A100' fits several datasheet rows (A100 PCIe 80GB, A100 PCIe 40GB, A100 SXM4 80GB, A100 SXM4 40GB)"));
+        QCOMPARE(cli({"classify", trace("gemm_compare"), "--gpu", "NVIDIA H200"}).exitCode, 0); // its own GPU
 
         const Run unknown = cli({"classify", unnamed, "--gpu", "Z9000"});
         QCOMPARE(unknown.exitCode, 2);
@@ -600,7 +611,8 @@ private slots:
         for (const char* command : {"classify", "device", "diagnose"}) {
             const Run contradicted = cli({command, trace("gemm_compare"), "--gpu", "A100 SXM4 40GB"});
             QCOMPARE(contradicted.exitCode, 2);
-            QVERIFY2(contradicted.err.contains("the trace ran on NVIDIA H200 (the H200 SXM datasheet row), not the A100 SXM4 40GB"),
+            QVERIFY2(contradicted.err.contains(
+                         "the trace ran on NVIDIA H200 (the H200 SXM datasheet row), which 'A100 SXM4 40GB' does not name"),
                      command);
         }
     }

@@ -14,8 +14,10 @@
 
 #include <QAction>
 #include <QApplication>
-#include <QJsonDocument>
-#include <QJsonObject>
+#include <QTimer>
+#include <QStatusBar>
+#include <QMenuBar>
+#include <QFileDialog>
 #include <QMenu>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -129,8 +131,15 @@ private slots:
         QVERIFY(testutil::writeWithoutDeviceProperties(m_trace, unnamed));
 
         MainWindow w;
-        testutil::loadAndWait(w, unnamed);
         RooflinePanel* panel = w.roofline();
+        // Before any trace: "As the Trace Says" holds, the rows wait for a trace.
+        const QList<QAction*> gpus = panel->gpuMenu()->actions();
+        QVERIFY(gpus.first()->isChecked() && gpus.first()->data().toString().isEmpty());
+        QVERIFY(!gpus.last()->isEnabled());
+        gpus.last()->trigger();
+        QVERIFY(panel->gpu().isEmpty() && gpus.first()->isChecked() && !gpus.last()->isChecked());
+        QCOMPARE(panel->gpuMenu()->menuAction()->toolTip(), QStringLiteral("Open a trace first"));
+        testutil::loadAndWait(w, unnamed);
         QVERIFY(panel->canChooseGpu());
         QCOMPARE(panel->report().ceilings.bf16, 0.0);
         QCOMPARE(panel->ceilingsText(), QStringLiteral("no GPU named in the trace: choose one under Ceilings > GPU"));
@@ -147,6 +156,39 @@ private slots:
         QCOMPARE(panel->report().ceilings.bf16, 989.4e12);
         QCOMPARE(panel->ceilingsText(), QStringLiteral("datasheet: H200 SXM (chosen)"));
         QVERIFY(panel->pointCount() > 0);
+
+        // File > Export Report says what the dock shows: graded against the chosen GPU.
+        QAction* exportAction = nullptr;
+        for (QAction* menu : w.menuBar()->actions())
+            if (menu->menu())
+                for (QAction* a : menu->menu()->actions())
+                    if (a->text() == QStringLiteral("Export &Report…"))
+                        exportAction = a;
+        QVERIFY(exportAction);
+        QTimer::singleShot(200, [] {
+            if (auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget()))
+                QMetaObject::invokeMethod(dialog, "accept"); // the offered TRACE.report.html beside the trace
+        });
+        exportAction->trigger();
+        QVERIFY(QTest::qWaitFor([&] { return w.statusBar()->currentMessage().startsWith(QStringLiteral("Wrote ")); }, 60000));
+        const QString reportPath = w.statusBar()->currentMessage().mid(6);
+        QVERIFY2(testutil::contains(testutil::readFile(reportPath.toStdString()), "is the H200 SXM datasheet row"), qPrintable(reportPath));
+
+        // Ceilings measured on another GPU than the chosen one are not used, and the label says so.
+        const QString calibration = QString::fromStdString(testutil::dataPath("h200/calibration/calibration.json"));
+        QSignalSpy again(panel, &RooflinePanel::reclassified);
+        panel->setGpu(QStringLiteral("A100 SXM4 40GB"));
+        QVERIFY(again.wait(30000));
+        QVERIFY(panel->setCeilingsFile(calibration));
+        QVERIFY(again.wait(30000));
+        QVERIFY(!panel->report().measured);
+        QCOMPARE(panel->ceilingsText(), QStringLiteral("datasheet: A100 SXM4 40GB (chosen) (calibration.json is for NVIDIA H200)"));
+        panel->setGpu(QStringLiteral("H200 SXM"));
+        QVERIFY(again.wait(30000));
+        QVERIFY(panel->report().measured);
+        QCOMPARE(panel->ceilingsText(), QStringLiteral("measured: calibration.json (NVIDIA H200)"));
+        QVERIFY(panel->setCeilingsFile(QString()));
+        QVERIFY(again.wait(30000));
 
         // The trace that names its GPU: the rows are offered disabled, the choice is forgotten.
         testutil::loadAndWait(w, m_trace);
