@@ -449,7 +449,10 @@ void RooflinePanel::rebuild()
             const auto shape = region ? QCPScatterStyle::ssDiamond : QCPScatterStyle::ssDisc;
             QCPGraph* g = m_plot->addGraph();
             g->setLineStyle(QCPGraph::lsNone);
-            g->setScatterStyle(QCPScatterStyle(shape, colour, region ? QColor(Qt::white) : colour, size));
+            // A see-through fill inside a solid outline: a point under another still shows its edge.
+            QColor fill = colour;
+            fill.setAlpha(150);
+            g->setScatterStyle(QCPScatterStyle(shape, region ? colour : colour.darker(130), region ? QColor(Qt::white) : fill, size));
             g->setData({*k.flops / *k.bytes}, {k.achievedFlopsPerS});
             g->setSelectable(QCP::stSingleData);
             g->removeFromLegend();
@@ -577,7 +580,26 @@ const RooflinePanel::PlotPoint* RooflinePanel::pointAt(const QPointF& pixel) con
 QString RooflinePanel::hoverText(const QPointF& pixel) const
 {
     const PlotPoint* p = pointAt(pixel);
-    return p ? pointText(*p->item, p->region) : QString();
+    if (!p)
+        return {};
+    // Points drawn on the same spot hide each other: the others there are named under the nearest one's text.
+    const QPointF centre(m_plot->xAxis->coordToPixel(p->x), m_plot->yAxis->coordToPixel(p->y));
+    QStringList others;
+    for (const PlotPoint& q : m_points) {
+        const double dx = m_plot->xAxis->coordToPixel(q.x) - centre.x(), dy = m_plot->yAxis->coordToPixel(q.y) - centre.y();
+        if (&q != p && dx * dx + dy * dy <= kSameSpotPx * kSameSpotPx)
+            others << (q.region ? tr("region ") : QString()) + QString::fromStdString(q.item->name);
+    }
+    QString text = pointText(*p->item, p->region);
+    if (!others.isEmpty()) {
+        const qsizetype listed = std::min<qsizetype>(others.size(), 4);
+        text += tr("\n\n%n more on this spot (select them in the table):", nullptr, int(others.size()));
+        for (qsizetype i = 0; i < listed; ++i)
+            text += QStringLiteral("\n  ") + others[i];
+        if (others.size() > listed)
+            text += tr("\n  and %n more", nullptr, int(others.size() - listed));
+    }
+    return text;
 }
 
 QString RooflinePanel::pointNameAt(const QPointF& pixel) const

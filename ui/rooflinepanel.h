@@ -91,6 +91,7 @@ signals:
 
 private:
     static constexpr int kMostLegendColumns = 4;
+    static constexpr double kSameSpotPx = 4; // points this close to the hovered one are named in its tooltip
     void rebuild();
     int legendColumnsThatFit() const; // the legend's columns the plot's width holds, 1 to kMostLegendColumns
     void showCard();                  // the verdict card of m_selected

@@ -135,6 +135,54 @@ private slots:
                  qPrintable(message));
     }
 
+    // Two kernels with the same work and time sit on one spot, where one hides the other: hovering names both.
+    void pointsOnOneSpotAreNamed()
+    {
+        QTemporaryDir dir;
+        // Two aten::mm of 4096x4096 bf16, each launching its own kernel; the second runs `secondUs`.
+        auto twins = [&](int secondUs) {
+            const QString path = dir.filePath(QStringLiteral("twins%1.json").arg(secondUs));
+            std::string events;
+            for (int i = 0; i < 2; ++i) {
+                const std::string id = std::to_string(10 + i), ts = std::to_string(100 + 1000 * i);
+                events += std::string(i ? "," : "") + "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":"
+                    + ts + ",\"dur\":50,\"args\":{\"External id\":" + id
+                    + ",\"Input Dims\":[[4096,4096],[4096,4096]],\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\"]}},"
+                      "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":"
+                    + std::to_string(110 + 1000 * i) + ",\"dur\":5,\"args\":{\"External id\":" + id + ",\"correlation\":" + id
+                    + "}},{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" + (i == 0 ? "gemm_first" : "gemm_second")
+                    + "\",\"pid\":0,\"tid\":7,\"ts\":" + std::to_string(130 + 1000 * i)
+                    + ",\"dur\":" + std::to_string(i == 0 ? 200 : secondUs) + ",\"args\":{\"External id\":" + id + ",\"correlation\":" + id
+                    + ",\"device\":0,\"stream\":7}}";
+            }
+            QFile f(path);
+            f.open(QIODevice::WriteOnly);
+            f.write(QByteArray::fromStdString("{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA H200\",\"totalGlobalMem\":150109880320,"
+                                              "\"computeMajor\":9,\"computeMinor\":0,\"numSms\":132}],\"traceEvents\":["
+                                              + events + "]}"));
+            return path.toStdString();
+        };
+        RooflinePanel panel;
+        panel.resize(420, 560);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        auto hoverOnFirst = [&](const std::string& path) {
+            panel.setDocument(document(path));
+            panel.plot()->replot();
+            const auto& k = *std::find_if(panel.report().kernels.begin(), panel.report().kernels.end(),
+                                          [](const auto& c) { return c.name == "gemm_first"; });
+            return panel.hoverText(
+                QPointF(panel.plot()->xAxis->coordToPixel(*k.flops / *k.bytes), panel.plot()->yAxis->coordToPixel(k.achievedFlopsPerS)));
+        };
+        const QString same = hoverOnFirst(twins(200));
+        QCOMPARE(panel.pointCount(), 2);
+        QVERIFY2(same.contains(QStringLiteral("1 more on this spot")), qPrintable(same));
+        QVERIFY2(same.contains(QStringLiteral("gemm_first")) && same.contains(QStringLiteral("gemm_second")), qPrintable(same));
+        // Ten times slower, the second kernel sits apart: the first's hover is its own.
+        const QString apart = hoverOnFirst(twins(2000));
+        QVERIFY2(apart.startsWith(QStringLiteral("gemm_first")) && !apart.contains(QStringLiteral("on this spot")), qPrintable(apart));
+    }
+
     void emptyPlotSaysWhy_data()
     {
         QTest::addColumn<QString>("trace");
