@@ -1011,10 +1011,16 @@ void MainWindow::search(bool forward)
     const trace::EventSearch matches(*m_doc->trace, m_search->text().toStdString());
     const uint32_t hit = matches.next(m_timeline->selectedEvent(), forward);
     if (hit == trace::kNoIndex) {
-        statusBar()->showMessage(tr("No more events matching '%1'").arg(m_search->text()), 4000);
+        statusBar()->showMessage(matches.empty() ? tr("No event matches '%1'").arg(m_search->text())
+                                                 : tr("No more events matching '%1' (%L2 in all)")
+                                                       .arg(m_search->text())
+                                                       .arg(qulonglong(matches.positionOf(trace::kNoIndex).count)),
+                                 4000);
         return;
     }
     m_timeline->selectEvent(hit, true);
+    const trace::EventSearch::Position at = matches.positionOf(hit);
+    statusBar()->showMessage(tr("Match %L1 of %L2 for '%3'").arg(qulonglong(at.index + 1)).arg(qulonglong(at.count)).arg(m_search->text()));
 }
 
 QString MainWindow::dialogFolder() const

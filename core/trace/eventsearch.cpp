@@ -53,6 +53,22 @@ uint32_t EventSearch::next(uint32_t current, bool forward) const
     return best;
 }
 
+EventSearch::Position EventSearch::positionOf(uint32_t event) const
+{
+    Position p;
+    const auto& events = m_trace.events;
+    const bool has = event < events.size() && matches(events[event]);
+    for (uint32_t i = 0; i < events.size(); ++i)
+        if (matches(events[i])) {
+            ++p.count;
+            if (has && before(events[i], i, events[event], event))
+                ++p.index;
+        }
+    if (!has)
+        p.index = p.count;
+    return p;
+}
+
 uint32_t firstEventNamed(const Trace& trace, std::string_view name, const std::function<bool(const Event&)>& accept)
 {
     const StringId id = trace.strings.find(name);

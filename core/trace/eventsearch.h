@@ -23,6 +23,12 @@ public:
     // The next match after `current` in time order (start, then index), wrapping never; kNoIndex when
     // there is none. `current` kNoIndex: the first (forward) or the last (backward) match.
     uint32_t next(uint32_t current, bool forward) const;
+    // Where `event` stands among the matches in that order: index from 0 (count when it is not a match) of count.
+    struct Position
+    {
+        size_t index = 0, count = 0;
+    };
+    Position positionOf(uint32_t event) const;
 
 private:
     const Trace& m_trace;

@@ -74,6 +74,12 @@ private slots:
                 backward.push_back(e);
             std::reverse(backward.begin(), backward.end());
             QCOMPARE(backward, expected);
+            // Each match's place among them, as the app's status bar says "Match k of n".
+            for (size_t k = 0; k < expected.size(); ++k) {
+                QCOMPARE(search.positionOf(expected[k]).index, k);
+                QCOMPARE(search.positionOf(expected[k]).count, expected.size());
+            }
+            QCOMPARE(search.positionOf(trace::kNoIndex).index, expected.size());
         }
     }
 

@@ -7,6 +7,7 @@
 #include "keyaveragesmodel.h"
 #include "keyaveragespanel.h"
 #include "mainwindow.h"
+#include "trace/eventsearch.h"
 #include "screenfit.h"
 #include "sortarrowstyle.h"
 #include "namedelegate.h"
@@ -661,6 +662,26 @@ private slots:
         QTest::qWait(200);
         QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList(), QStringList{good});
         QCOMPARE(QSettings().value(QStringLiteral("lastFile")).toString(), good);
+    }
+
+    // Enter in Search selects the next match and says which of how many it is.
+    void searchSaysWhichMatch()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
+        const trace::EventSearch expected(*w.document()->trace, "nvjet");
+        const size_t count = expected.positionOf(trace::kNoIndex).count;
+        QVERIFY(count > 2);
+        QTest::keyClicks(w.searchField(), QStringLiteral("nvjet"));
+        QTest::keyClick(w.searchField(), Qt::Key_Return);
+        QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("Match 1 of %1 for 'nvjet'").arg(count));
+        QTest::keyClick(w.searchField(), Qt::Key_Return);
+        QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("Match 2 of %1 for 'nvjet'").arg(count));
+        w.searchField()->setText(QStringLiteral("no such name"));
+        QTest::keyClick(w.searchField(), Qt::Key_Return);
+        QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("No event matches 'no such name'"));
     }
 
     void nothingTypedCarriesOverToTheNextTrace()
