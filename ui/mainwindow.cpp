@@ -193,6 +193,7 @@ MainWindow::MainWindow(QWidget* parent)
         const auto px = [scale](int height) { return int(height * scale); };
         resizeDocks({tableDock}, {px(230)}, Qt::Vertical);
         resizeDocks({detailsDock, findingsDock, rooflineDock}, {px(150), px(210), px(330)}, Qt::Vertical);
+        m_defaultLayout = saveState(); // what View > Reset Layout goes back to
     });
     connect(m_findings, &FindingsPanel::findingSelected, this, &MainWindow::showFindingPlace);
 
@@ -310,6 +311,8 @@ MainWindow::MainWindow(QWidget* parent)
         const QSignalBlocker quiet(queueLanes); // unchecking must not hide the streams still shown
         queueLanes->setChecked(allShown);
     });
+    view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout)
+        ->setToolTip(tr("Every dock back where it was when the window opened: closed ones shown, floating ones docked"));
     view->addAction(tr("&Legend"), this, [this] {
         QMessageBox box(QMessageBox::NoIcon, tr("Timeline legend"), TimelineView::legendHtml(), QMessageBox::Close, this);
         box.setTextFormat(Qt::RichText);
@@ -862,6 +865,12 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message, qint6
         else
             openMemoryTimeline(path);
     }
+}
+
+void MainWindow::resetLayout()
+{
+    if (!m_defaultLayout.isEmpty())
+        restoreState(m_defaultLayout);
 }
 
 void MainWindow::useShortScreenLayout()

@@ -60,6 +60,8 @@ public:
     static constexpr QSize kDefaultSize{1500, 950}; // where the screen has room for it and its frame
     // For a short screen (a 1366x768 laptop's; before the window is shown): the right-hand docks take the
     // whole height and the table sits under the timeline, so the window fits with room for both.
+    // View > Reset Layout: the docks as the window first laid them out (shown, docked, their first sizes).
+    void resetLayout();
     void useShortScreenLayout();
 
     TimelineView* timeline() const { return m_timeline; }
@@ -138,6 +140,7 @@ private:
     FindingsPanel* m_findings;
     bool m_rangeFromFinding = false; // the timeline's range is a finding's place: its findings stay shown
     QLineEdit* m_search;
+    QByteArray m_defaultLayout; // saveState() once the docks first have their sizes
     QLabel* m_figures;
     QProgressBar* m_progress;
     QPushButton* m_cancel;

@@ -38,6 +38,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QToolTip>
+#include <QDockWidget>
 #include <QtTest>
 
 #include <cmath>
@@ -662,6 +663,34 @@ private slots:
         QTest::qWait(200);
         QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList(), QStringList{good});
         QCOMPARE(QSettings().value(QStringLiteral("lastFile")).toString(), good);
+    }
+
+    // View > Reset Layout brings closed docks back and floating ones home.
+    void resetLayoutRestoresTheDocks()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTest::qWait(50); // the first layout is taken once the docks have their heights
+        auto* roofline = w.findChild<QDockWidget*>(QStringLiteral("roofline"));
+        auto* details = w.findChild<QDockWidget*>(QStringLiteral("details"));
+        QVERIFY(roofline && details && details->isVisible() && !roofline->isFloating());
+        const int detailsHeight = details->height();
+        roofline->setFloating(true);
+        details->close();
+        QVERIFY(!details->isVisible() && roofline->isFloating());
+        QAction* reset = nullptr;
+        for (QAction* menu : w.menuBar()->actions())
+            if (menu->menu())
+                for (QAction* a : menu->menu()->actions())
+                    if (a->text() == QStringLiteral("&Reset Layout"))
+                        reset = a;
+        QVERIFY(reset);
+        reset->trigger();
+        QVERIFY(QTest::qWaitFor([&] { return details->isVisible() && !roofline->isFloating(); }, 5000));
+        QTRY_VERIFY2_WITH_TIMEOUT(std::abs(details->height() - detailsHeight) <= 2,
+                                  qPrintable(QStringLiteral("%1 against %2").arg(details->height()).arg(detailsHeight)), 3000);
     }
 
     // Enter in Search selects the next match and says which of how many it is.
