@@ -5,6 +5,7 @@
 #include "report/verdicttext.h"
 
 #include <sstream>
+#include <tuple>
 
 namespace tilescope::report {
 
@@ -79,21 +80,20 @@ std::string classifyText(const roofline::ClassifyReport& r)
         out << "  " << n << "\n";
     for (const auto& a : r.unmatchedAnnotations)
         out << "  " << a << "\n";
-    std::vector<Verdict> kernels, regions;
-    for (const auto& c : r.kernels)
-        kernels.push_back(verdictOf(c));
-    for (const auto& c : r.regions)
-        regions.push_back(verdictOf(c));
-    std::vector<Verdict> all = kernels;
-    all.insert(all.end(), regions.begin(), regions.end());
-    const trace::NameShortener names = textNames(all); // told apart across the whole listing
-    auto print = [&](const char* title, const std::vector<Verdict>& list) {
+    // Kernels then regions in one list, their names told apart across the whole listing.
+    std::vector<Verdict> all;
+    all.reserve(r.kernels.size() + r.regions.size());
+    for (const auto* list : {&r.kernels, &r.regions})
+        for (const auto& c : *list)
+            all.push_back(verdictOf(c));
+    const trace::NameShortener names = textNames(all);
+    const auto regionsStart = all.begin() + std::ptrdiff_t(r.kernels.size());
+    for (const auto& [title, from, to] :
+         {std::tuple{"kernels", all.begin(), regionsStart}, std::tuple{"regions", regionsStart, all.end()}}) {
         out << "\n" << title << ":\n";
-        for (const Verdict& v : list)
-            out << toText(v, &names);
-    };
-    print("kernels", kernels);
-    print("regions", regions);
+        for (auto v = from; v != to; ++v)
+            out << toText(*v, &names);
+    }
     return out.str();
 }
 
