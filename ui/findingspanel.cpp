@@ -121,7 +121,8 @@ FindingsPanel::FindingsPanel(QWidget* parent)
     show(nullptr, std::nullopt);
 }
 
-std::vector<findings::Finding> FindingsPanel::diagnoseRange(const TraceDocument& doc, analysis::Interval window)
+std::vector<findings::Finding> FindingsPanel::diagnoseRange(const TraceDocument& doc, analysis::Interval window,
+                                                            const roofline::ClassifyReport* classification)
 {
     stats::KeyAveragesOptions options;
     options.window = std::make_pair(window.start, window.end);
@@ -131,7 +132,7 @@ std::vector<findings::Finding> FindingsPanel::diagnoseRange(const TraceDocument&
     inputs.averages = &averages;
     inputs.overlap = &overlap;
     inputs.memory = &doc.memory;
-    inputs.classification = &doc.classification;
+    inputs.classification = classification ? classification : &doc.classification;
     inputs.window = window;
     return findings::diagnose(*doc.trace, inputs);
 }
@@ -139,6 +140,7 @@ std::vector<findings::Finding> FindingsPanel::diagnoseRange(const TraceDocument&
 void FindingsPanel::setDocument(std::shared_ptr<const TraceDocument> document)
 {
     m_doc = std::move(document);
+    m_classification.reset();
     m_job.drop();
     show(m_doc ? std::shared_ptr<const std::vector<findings::Finding>>(m_doc, &m_doc->findings) : nullptr, std::nullopt);
 }
@@ -153,17 +155,54 @@ void FindingsPanel::setRange(std::optional<std::pair<int64_t, int64_t>> range)
         return; // shown already: the selected finding stays selected
     if (!range) {
         m_job.drop();
-        show(std::shared_ptr<const std::vector<findings::Finding>>(m_doc, &m_doc->findings), std::nullopt);
+        if (m_classification)
+            computeWholeTrace();
+        else
+            show(std::shared_ptr<const std::vector<findings::Finding>>(m_doc, &m_doc->findings), std::nullopt);
         return;
     }
     m_header->setText(tr("Computing the findings for %1 selected…").arg(duration(range->second - range->first)));
     // The worker gets the document (shared, read-only) and the range by value; its result lands on the
     // GUI thread only while it is still the newest request for this document.
-    m_job.start([this, doc = m_doc, window = *range](const WorkerJob::Run& run) {
-        auto result = std::make_shared<const std::vector<findings::Finding>>(diagnoseRange(*doc, {window.first, window.second}));
+    m_job.start([this, doc = m_doc, classification = m_classification, window = *range](const WorkerJob::Run& run) {
+        auto result = std::make_shared<const std::vector<findings::Finding>>(
+            diagnoseRange(*doc, {window.first, window.second}, classification.get()));
         run.finish([this, doc, result, window] {
             if (m_doc == doc)
                 show(result, window);
+        });
+    });
+}
+
+void FindingsPanel::setClassification(const roofline::ClassifyReport& report)
+{
+    if (!m_doc)
+        return;
+    m_classification = std::make_shared<const roofline::ClassifyReport>(report);
+    if (m_shownRange) {
+        const auto range = m_shownRange;
+        m_shownRange.reset(); // computed again, not "shown already"
+        setRange(range);
+    } else {
+        computeWholeTrace();
+    }
+}
+
+void FindingsPanel::computeWholeTrace()
+{
+    m_header->setText(tr("Computing the findings again with the roofline's classification…"));
+    // As the document's own (TraceDocument's analyses), with the roofline dock's classification; the worker owns
+    // shared, read-only copies of both.
+    m_job.start([this, doc = m_doc, classification = m_classification](const WorkerJob::Run& run) {
+        findings::DiagnoseInputs inputs;
+        inputs.averages = &doc->averages;
+        inputs.overlap = &doc->overlap;
+        inputs.memory = &doc->memory;
+        inputs.classification = classification.get();
+        auto result = std::make_shared<const std::vector<findings::Finding>>(findings::diagnose(*doc->trace, inputs));
+        run.finish([this, doc, result] {
+            if (m_doc == doc)
+                show(result, std::nullopt);
         });
     });
 }

@@ -3,6 +3,7 @@
 
 #include "analysis/intervals.h"
 #include "findings/finding.h"
+#include "roofline/classify.h"
 #include "workerjob.h"
 
 #include <QWidget>
@@ -38,9 +39,14 @@ public:
     // What the findings shown are about: the range they were computed for, nullopt for the whole trace.
     std::optional<std::pair<int64_t, int64_t>> shownRange() const { return m_shownRange; }
 
+    // The roofline dock's classification after it reclassified (edited annotations, measured ceilings, a chosen
+    // GPU): the findings are computed again with it, on the worker, for what is shown (the whole trace or the range).
+    void setClassification(const tilescope::roofline::ClassifyReport& report);
+
     // What the panel shows for a range: findings::diagnose with the range's key averages and overlap, the
-    // document's memory analysis and roofline classification, and the window.
-    static std::vector<tilescope::findings::Finding> diagnoseRange(const TraceDocument& document, tilescope::analysis::Interval window);
+    // document's memory analysis, `classification` (null: the document's), and the window.
+    static std::vector<tilescope::findings::Finding> diagnoseRange(const TraceDocument& document, tilescope::analysis::Interval window,
+                                                                   const tilescope::roofline::ClassifyReport* classification = nullptr);
 
     FindingsModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
@@ -63,8 +69,10 @@ private:
     QString findingHtml(const tilescope::findings::Finding& finding) const;
 
     std::shared_ptr<const TraceDocument> m_doc;
+    std::shared_ptr<const tilescope::roofline::ClassifyReport> m_classification; // set by setClassification; null: the document's
     std::optional<std::pair<int64_t, int64_t>> m_shownRange;
-    WorkerJob m_job; // newest request wins: a new range, trace or the whole trace drops the one in flight
+    void computeWholeTrace(); // with m_classification, on the worker
+    WorkerJob m_job;          // newest request wins: a new range, trace or the whole trace drops the one in flight
     FindingsModel* m_model;
     QTableView* m_table;
     RowFitSplitter* m_split;

@@ -196,6 +196,8 @@ MainWindow::MainWindow(QWidget* parent)
         m_defaultLayout = saveState(); // what View > Reset Layout goes back to
     });
     connect(m_findings, &FindingsPanel::findingSelected, this, &MainWindow::showFindingPlace);
+    // The roofline reclassified (annotations, ceilings, a chosen GPU): the findings rest on its classification.
+    connect(m_roofline, &RooflinePanel::reclassified, m_findings, [this] { m_findings->setClassification(m_roofline->report()); });
 
     // Menus and toolbar.
     QMenu* file = menuBar()->addMenu(tr("&File"));

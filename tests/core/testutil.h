@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "io/smalljson.h"
 #include "trace/trace.h"
 
 #include <QFile>
@@ -57,17 +58,17 @@ inline QJsonObject readJsonObject(const std::string& path)
     return QJsonDocument::fromJson(f.readAll()).object();
 }
 
-// A copy of the trace at `from` without its deviceProperties (as older writers leave them out), written to `to`.
+// A copy of the trace at `from` (plain or gzipped) without its deviceProperties (as older writers leave them
+// out), written to `to` as plain JSON.
 inline bool writeWithoutDeviceProperties(const QString& from, const QString& to)
 {
-    QFile in(from), out(to);
-    if (!in.open(QIODevice::ReadOnly) || !out.open(QIODevice::WriteOnly))
+    tilescope::io::Json root = tilescope::io::readSmallJsonFile(from.toStdString());
+    if (!root.is_object() || !root.contains("deviceProperties"))
         return false;
-    QJsonObject root = QJsonDocument::fromJson(in.readAll()).object();
-    if (!root.contains(QStringLiteral("deviceProperties")))
-        return false;
-    root.remove(QStringLiteral("deviceProperties"));
-    return out.write(QJsonDocument(root).toJson(QJsonDocument::Compact)) > 0;
+    root.erase("deviceProperties");
+    std::ofstream out(to.toStdString());
+    out << root.dump();
+    return bool(out);
 }
 
 // The index of the nth event (from 0) named `name` of `kind`, else kNoIndex.

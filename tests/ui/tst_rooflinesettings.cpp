@@ -6,6 +6,8 @@
 #include "uitestutil.h"
 
 #include "annotationeditor.h"
+#include "findingsmodel.h"
+#include "findingspanel.h"
 #include "mainwindow.h"
 #include "roofline/classify.h"
 #include "rooflinepanel.h"
@@ -198,6 +200,36 @@ private slots:
         panel->setGpu(QStringLiteral("A100 SXM4 40GB"));
         QVERIFY(!panel->isReclassifying());
         QCOMPARE(panel->report().deviceRow, std::string("H200 SXM"));
+    }
+
+    // The Findings dock rests on the roofline's classification: choosing the GPU of launch_bound without its
+    // deviceProperties turns its dominant kernel from unknown to latency-bound there too.
+    void findingsFollowTheChosenGpu()
+    {
+        const QString unnamed = m_tmp.filePath(QStringLiteral("launch_bound_unnamed.json"));
+        QVERIFY(testutil::writeWithoutDeviceProperties(QString::fromStdString(testutil::workloadTrace("launch_bound")), unnamed));
+        MainWindow w;
+        testutil::loadAndWait(w, unnamed);
+        FindingsPanel* findings = w.findings();
+        auto dominant = [&]() -> QString {
+            for (int row = 0; row < findings->model()->rowCount(); ++row) {
+                findings->selectRow(row);
+                if (findings->selectedFinding()->id == "dominant-kernel")
+                    return findings->detailsText();
+            }
+            return {};
+        };
+        QVERIFY2(dominant().contains(QStringLiteral("Roofline: inconclusive")), qPrintable(dominant()));
+        QSignalSpy reclassified(w.roofline(), &RooflinePanel::reclassified);
+        w.roofline()->setGpu(QStringLiteral("H200 SXM"));
+        QVERIFY(reclassified.wait(30000));
+        QVERIFY(QTest::qWaitFor([&] { return !findings->isComputing(); }, 30000));
+        QVERIFY2(dominant().contains(QStringLiteral("Roofline: latency-bound")), qPrintable(dominant()));
+        // A range's findings use it too.
+        const auto& t = *w.document()->trace;
+        findings->setRange(std::pair{t.events.front().start, w.document()->contentEnd});
+        QVERIFY(QTest::qWaitFor([&] { return !findings->isComputing() && findings->shownRange(); }, 30000));
+        QVERIFY2(dominant().contains(QStringLiteral("Roofline: latency-bound")), qPrintable(dominant()));
     }
 
     void editorWritesTheSidecarAndReclassifies()
