@@ -384,7 +384,10 @@ void RooflinePanel::setDocument(std::shared_ptr<const TraceDocument> document)
     m_selected.clear();
     m_sources.clear();
     m_annotations.reset();
-    m_gpu.clear();
+    // A chosen GPU holds for the next trace that names none either (a rank set's other ranks, the same run
+    // again); one that names its own GPU drops it.
+    if (!m_gpu.empty() && m_doc && !canChooseGpu())
+        m_gpu.clear();
     updateGpuMenu();
     m_report = m_doc ? m_doc->classification : tilescope::roofline::ClassifyReport{};
     m_attach->setEnabled(false);
@@ -393,8 +396,9 @@ void RooflinePanel::setDocument(std::shared_ptr<const TraceDocument> document)
     m_ceilingsLabel->setText(ceilingsText());
     rebuild();
     m_card->setHtml(tr("<i>Click a kernel (here, in the timeline or in the table) to see its classification.</i>"));
-    // The document was classified against the datasheet while loading; measured ceilings need a rerun.
-    if (m_measured && m_doc)
+    // The document was classified against the trace's own datasheet row while loading; measured ceilings and a
+    // chosen GPU need a rerun.
+    if ((m_measured || !m_gpu.empty()) && m_doc)
         reclassify();
 }
 

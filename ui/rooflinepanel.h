@@ -57,7 +57,8 @@ public:
     QString ceilingsFile() const { return m_ceilingsFile; }
     QString ceilingsText() const;
     // The GPU to grade a trace against when it names none the datasheet table knows: a row's id (Ceilings > GPU);
-    // empty: the trace's. Offered only for such a trace, and forgotten with it.
+    // empty: the trace's. Offered only for such a trace; kept for the next such trace (a rank set's other ranks),
+    // dropped by one that names its GPU.
     void setGpu(const QString& row);
     QString gpu() const { return QString::fromStdString(m_gpu); }
     bool canChooseGpu() const; // the document's trace names no GPU the table knows

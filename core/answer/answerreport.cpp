@@ -480,7 +480,7 @@ ReportSection rooflineSection(const AnswerInputs& in)
         return s;
     }
     const roofline::ClassifyReport& r = *in.classification;
-    std::string device = "Device: " + (r.deviceName.empty() ? std::string("(none)") : r.deviceName)
+    std::string device = "Device: " + roofline::deviceText(r)
         + (r.measured ? "; ceilings measured where given, else the datasheet" : "; datasheet ceilings") + ".";
     s.blocks.push_back(paragraph(device));
     if (!r.notes.empty()) {

@@ -75,7 +75,7 @@ std::string classifyJson(const roofline::ClassifyReport& r)
 std::string classifyText(const roofline::ClassifyReport& r)
 {
     std::ostringstream out;
-    out << "device: " << (r.deviceName.empty() ? "(none)" : r.deviceName) << "\n";
+    out << "device: " << roofline::deviceText(r) << "\n";
     for (const auto& n : r.notes)
         out << "  " << n << "\n";
     for (const auto& a : r.unmatchedAnnotations)

@@ -254,8 +254,27 @@ GpuChoice resolveGpu(const std::vector<DeviceEntry>& database, const trace::Devi
         choice.entry = rows.front();
         choice.chosen = true;
         choice.notes = {(device ? "'" + device->name + "' has no datasheet row" : std::string("the trace has no deviceProperties"))
-                        + "; the GPU chosen for it ('" + gpu + "') is the " + choice.entry->id + " datasheet row"
-                        + (choice.entry->source.empty() ? "" : " (" + choice.entry->source + ")")};
+                        + "; the GPU chosen for it: the " + choice.entry->id + " datasheet row"
+                        + (userTokens(gpu) == userTokens(choice.entry->id) ? std::string() : " (from '" + gpu + "')")};
+        // What the trace says of its GPU against the chosen row: a difference is a doubt about the choice.
+        if (device) {
+            const DeviceEntry& e = *choice.entry;
+            const std::string cc = std::to_string(device->computeMajor) + "." + std::to_string(device->computeMinor);
+            const double memGiB = double(device->totalGlobalMem) / double(1ull << 30);
+            std::vector<std::string> differ;
+            if (device->computeMajor > 0 && !e.computeCapability.empty() && cc != e.computeCapability)
+                differ.push_back("compute capability " + cc + " against the row's " + e.computeCapability);
+            if (device->numSms > 0 && e.sms > 0 && device->numSms != e.sms)
+                differ.push_back(std::to_string(device->numSms) + " SMs against the row's " + std::to_string(e.sms));
+            if (device->totalGlobalMem > 0 && ((e.minMemGiB && memGiB < *e.minMemGiB) || (e.maxMemGiB && memGiB >= *e.maxMemGiB)))
+                differ.push_back("memory outside the row's sizes");
+            if (!differ.empty()) {
+                std::string text = "the trace's GPU has ";
+                for (size_t i = 0; i < differ.size(); ++i)
+                    text += (i == 0 ? "" : i + 1 == differ.size() ? " and " : ", ") + differ[i];
+                choice.notes.push_back(text + ": did it run on the " + e.id + "?");
+            }
+        }
     }
     return choice;
 }

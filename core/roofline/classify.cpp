@@ -179,7 +179,9 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
         c.evidence.push_back("the " + roof + " tensor roof comes from the generated source's MMA call sites"
                              + (a.sourcePrecisionAssumed ? " (no operand type named there: BF16 assumed)" : ""));
     }
+    bool aboveFp32Peak = false;
     if ((roof == "fp32" || roof.empty()) && a.flops > 0 && datasheet.fp32 > 0 && c.achievedFlopsPerS > datasheet.fp32) {
+        aboveFp32Peak = true;
         const std::string assumed = a.fallbackTensorRoof.empty() ? "bf16" : a.fallbackTensorRoof;
         const std::string tensorRoof = a.assumedRoof || roof.empty() ? assumed : "tf32";
         std::string why;
@@ -199,9 +201,15 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
         c.cls = RooflineClass::Inconclusive;
         c.strength = "provisional";
         addLines(c.evidence, "work: ", a.bases, 3);
-        c.evidence.push_back("no " + roof
-                             + " roof for this device: the estimated FLOPs exceed what its cores can do (a convolution by "
-                               "Winograd or FFT does fewer than the direct formula counts)");
+        if (aboveFp32Peak)
+            c.evidence.push_back("no " + roof
+                                 + " roof for this device: the estimated FLOPs exceed what its cores can do (a convolution by "
+                                   "Winograd or FFT does fewer than the direct formula counts)");
+        else if (ceilings.fp32 <= 0 && ceilings.memoryBytesPerS <= 0)
+            c.evidence.push_back("no roofs: the trace names no GPU the datasheet table knows (choose it with --gpu, or Ceilings > GPU "
+                                 "in the app)");
+        else
+            c.evidence.push_back("no " + roof + " roof: this GPU's datasheet gives no " + roof + " rate");
         return;
     }
     const double uBw = bwRoof > 0 ? c.achievedBytesPerS / bwRoof : 0;
@@ -361,6 +369,12 @@ std::optional<RooflineClass> parseClassName(std::string_view name)
         if (text == name)
             return c;
     return std::nullopt;
+}
+
+std::string deviceText(const ClassifyReport& r)
+{
+    const std::string name = r.deviceName.empty() ? "(none)" : r.deviceName;
+    return r.chosenGpu.empty() ? name : name + ", graded as the " + r.deviceRow + " (chosen)";
 }
 
 std::string workSourceText(const Classification& c)
@@ -844,6 +858,20 @@ ClassifyReport classify(const trace::Trace& t, const ClassifyOptions& options)
                 source = k->second;
         applySourceRoof(region.agg, source ? &*source : nullptr);
         report.regions.push_back(regionVerdict(name, region, entry != nullptr, source, grading));
+    }
+    // A chosen GPU is the user's word, not the trace's: kernels far faster than its peaks say it is the wrong one.
+    if (!report.chosenGpu.empty()) {
+        size_t over = 0;
+        std::string example;
+        for (const Classification& k : report.kernels) {
+            const double peak = roofRate(report.ceilings, k.roof);
+            if (peak > 0 && k.achievedFlopsPerS > 1.1 * peak && ++over == 1)
+                example = k.name + " at " + stats::formatFixed(100.0 * k.achievedFlopsPerS / peak, 0) + "% of its " + k.roof + " roof";
+        }
+        if (over > 0)
+            report.notes.push_back(std::to_string(over) + (over == 1 ? " kernel runs" : " kernels run")
+                                   + " well above the chosen GPU's peaks (" + example + "): did the trace run on the " + report.deviceRow
+                                   + "?");
     }
     return report;
 }

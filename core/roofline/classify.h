@@ -79,6 +79,9 @@ struct ClassifyReport
     std::vector<Classification> regions;
 };
 
+// The device as the outputs head their verdicts: the trace's GPU, "(none)", and the datasheet row chosen for it.
+std::string deviceText(const ClassifyReport& report);
+
 // A generated source given for a kernel name, "re:" pattern or region label (tilescope-cli --source NAME=FILE).
 struct SourceAttachment
 {

@@ -385,7 +385,7 @@ private slots:
         QVERIFY(chosen == named);
         QVERIFY(none != named);
         const std::string text = testutil::readFile(dir.filePath(QStringLiteral("chosen.md")).toStdString());
-        QVERIFY(testutil::contains(text, "the GPU chosen for it ('H200') is the H200 SXM datasheet row"));
+        QVERIFY(testutil::contains(text, "the GPU chosen for it: the H200 SXM datasheet row (from 'H200')"));
     }
 
     // The report compares the default pair when the trace has it (gemm_compare: custom_kernel vs torch_ref),

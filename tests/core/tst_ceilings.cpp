@@ -158,8 +158,14 @@ private slots:
         const auto chosen = roofline::resolveGpu(db, &gh200, "H200");
         QVERIFY(chosen.chosen);
         QCOMPARE(chosen.notes,
-                 std::vector<std::string>{"'NVIDIA GH200 480GB' has no datasheet row; the GPU chosen for it ('H200') is the "
-                                          "H200 SXM datasheet row (NVIDIA H200 datasheet (SXM column))"});
+                 std::vector<std::string>{"'NVIDIA GH200 480GB' has no datasheet row; the GPU chosen for it: the H200 SXM datasheet row "
+                                          "(from 'H200')"});
+        // What the trace says of its GPU against the chosen row: differences are doubts about the choice.
+        const auto doubted = roofline::resolveGpu(db, &gh200, "A100 SXM4 80GB");
+        QVERIFY(doubted.chosen);
+        QCOMPARE(doubted.notes.back(),
+                 std::string("the trace's GPU has compute capability 9.0 against the row's 8.0 and 132 SMs against the "
+                             "row's 108: did it run on the A100 SXM4 80GB?"));
         roofline::MeasuredCeilings m;
         m.gpu = "NVIDIA GH200 480GB";
         QVERIFY(roofline::measuredApplies(m, gh200.name, chosen.entry, db)); // the trace's name decides

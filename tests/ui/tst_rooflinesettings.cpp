@@ -174,7 +174,8 @@ private slots:
         exportAction->trigger();
         QVERIFY(QTest::qWaitFor([&] { return w.statusBar()->currentMessage().startsWith(QStringLiteral("Wrote ")); }, 60000));
         const QString reportPath = w.statusBar()->currentMessage().mid(6);
-        QVERIFY2(testutil::contains(testutil::readFile(reportPath.toStdString()), "is the H200 SXM datasheet row"), qPrintable(reportPath));
+        QVERIFY2(testutil::contains(testutil::readFile(reportPath.toStdString()), "the GPU chosen for it: the H200 SXM datasheet row"),
+                 qPrintable(reportPath));
 
         // Ceilings measured on another GPU than the chosen one are not used, and the label says so.
         const QString calibration = QString::fromStdString(testutil::dataPath("h200/calibration/calibration.json"));
@@ -192,7 +193,17 @@ private slots:
         QVERIFY(panel->setCeilingsFile(QString()));
         QVERIFY(again.wait(30000));
 
-        // The trace that names its GPU: the rows are offered disabled, the choice is forgotten.
+        // The next trace that names no GPU either (another rank of the run) keeps the choice.
+        const QString otherRank = m_tmp.filePath(QStringLiteral("unnamed_rank1.json"));
+        QVERIFY(QFile::copy(unnamed, otherRank));
+        QSignalSpy regraded(panel, &RooflinePanel::reclassified);
+        testutil::loadAndWait(w, otherRank);
+        QVERIFY(regraded.count() > 0 || regraded.wait(30000));
+        QCOMPARE(panel->gpu(), QStringLiteral("H200 SXM"));
+        QCOMPARE(panel->report().deviceRow, std::string("H200 SXM"));
+        QCOMPARE(panel->ceilingsText(), QStringLiteral("datasheet: H200 SXM (chosen)"));
+
+        // The trace that names its GPU: the rows are offered disabled, the choice is dropped.
         testutil::loadAndWait(w, m_trace);
         QVERIFY(!panel->canChooseGpu());
         QVERIFY(panel->gpu().isEmpty());
