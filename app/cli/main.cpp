@@ -666,6 +666,8 @@ int runSequences(const Arguments& a)
 // the trace's own GPU: that waits for the trace).
 void checkGpuName(const std::vector<roofline::DeviceEntry>& database, const std::string& gpu)
 {
+    if (gpu.find_first_not_of(" -_") == std::string::npos)
+        throw UsageError{"--gpu needs a GPU's name, such as \"A100 SXM4 80GB\" (tilescope-cli device --help)"};
     if (roofline::deviceRowsNamed(database, gpu).empty())
         throw UsageError{"--gpu: " + roofline::gpuNameProblem(database, gpu)};
 }

@@ -69,8 +69,8 @@ std::string stepsText(const trace::Trace& t, const analysis::StepTable& table)
         if (s.kernels == 0 && s.gpuBusyNs > 0 && ++count <= 3)
             busyWithout += (busyWithout.empty() ? "" : ", ") + std::to_string(s.number);
     if (count > 0)
-        out += "note: " + std::string(kStepGpuBusyText) + " (step" + (count == 1 ? " " : "s ") + busyWithout + (count > 3 ? ", ..." : "")
-            + ")\n";
+        out += "note: " + std::string(kStepGpuBusyText) + " (" + (count == 1 ? "step " : std::to_string(count) + " steps: ") + busyWithout
+            + (count > 3 ? ", ..." : "") + ").\n";
     return out;
 }
 

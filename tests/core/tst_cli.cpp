@@ -608,6 +608,9 @@ private slots:
         QCOMPARE(unknown.exitCode, 2);
         QVERIFY(unknown.err.contains("--gpu: no datasheet row for the GPU 'Z9000'; the rows: H100 NVL"));
         QCOMPARE(cli({"device", unnamed, "--gpu", "Z9000"}).exitCode, 2);
+        const Run empty = cli({"classify", unnamed, "--gpu", ""});
+        QCOMPARE(empty.exitCode, 2);
+        QVERIFY(empty.err.contains("--gpu needs a GPU's name"));
         for (const char* command : {"classify", "device", "diagnose"}) {
             const Run contradicted = cli({command, trace("gemm_compare"), "--gpu", "A100 SXM4 40GB"});
             QCOMPARE(contradicted.exitCode, 2);

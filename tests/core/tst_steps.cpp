@@ -161,8 +161,8 @@ private slots:
                 busyWithout.push_back(s.number);
         QVERIFY(busyWithout.size() > 3);
         const std::string text = report::stepsText(*t, table);
-        const std::string note = "note: " + std::string(report::kStepGpuBusyText) + " (steps " + std::to_string(busyWithout[0]) + ", "
-            + std::to_string(busyWithout[1]) + ", " + std::to_string(busyWithout[2]) + ", ...)\n";
+        const std::string note = "note: " + std::string(report::kStepGpuBusyText) + " (" + std::to_string(busyWithout.size()) + " steps: "
+            + std::to_string(busyWithout[0]) + ", " + std::to_string(busyWithout[1]) + ", " + std::to_string(busyWithout[2]) + ", ...).\n";
         QVERIFY2(text.ends_with(note), text.c_str());
         const auto train = trace::loadTrace(testutil::workloadTrace("train_scheduled"));
         QVERIFY(report::stepsText(*train, analysis::computeStepTable(*train)).find("note: ") == std::string::npos);
