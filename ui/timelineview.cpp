@@ -369,6 +369,7 @@ void TimelineView::setDocuments(std::vector<Group> groups)
     }
     m_axisHeight = kTickBandHeight + (m_doc && !m_doc->steps.steps.empty() ? kStepRulerHeight : 0);
     rebuildLanes();
+    verticalScrollBar()->setValue(0); // a new trace from its top lanes, not where the last one was scrolled to
     if (m_doc) {
         const auto [first, last] = extent();
         m_axis.setExtent(first, last);

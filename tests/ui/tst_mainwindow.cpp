@@ -713,6 +713,27 @@ private slots:
         QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("No event matches 'no such name'"));
     }
 
+    // A trace opens at its top lanes (the GPU's), not where the last one was scrolled to.
+    void aNewTraceStartsAtTheTop()
+    {
+        MainWindow w;
+        w.resize(1400, 500);
+        w.show();
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
+        for (const uint32_t track : w.document()->laneOrder) // every CPU lane's rows: taller than the view
+            if (w.document()->trace->tracks[track].type == trace::Track::Type::HostThread)
+                w.timeline()->toggleLaneRows(track);
+        QScrollBar* lanes = w.timeline()->verticalScrollBar();
+        QVERIFY(lanes->maximum() > 0);
+        lanes->setValue(lanes->maximum());
+        const int scrolled = lanes->value();
+        // Another trace with lanes enough to stay scrolled: train_scheduled again, its CPU lanes folded.
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
+        QVERIFY(lanes->maximum() > 0);
+        QVERIFY(scrolled > 0);
+        QCOMPARE(lanes->value(), 0);
+    }
+
     void nothingTypedCarriesOverToTheNextTrace()
     {
         MainWindow w;
