@@ -188,12 +188,9 @@ MainWindow::MainWindow(QWidget* parent)
     // The answer gets room for several findings and their evidence; Details needs a few lines until clicked.
     // (once the window is laid out: before it is shown the docks have no heights to share). The heights are
     // for the default window, in proportion on a smaller screen's.
-    QTimer::singleShot(0, this, [this, tableDock, detailsDock, findingsDock, rooflineDock] {
-        const double scale = std::min(1.0, double(height()) / kDefaultSize.height());
-        const auto px = [scale](int height) { return int(height * scale); };
-        resizeDocks({tableDock}, {px(230)}, Qt::Vertical);
-        resizeDocks({detailsDock, findingsDock, rooflineDock}, {px(150), px(210), px(330)}, Qt::Vertical);
-        m_defaultLayout = saveState(); // what View > Reset Layout goes back to
+    QTimer::singleShot(0, this, [this] {
+        applyDefaultDockSizes();
+        m_defaultLayout = saveState(); // where View > Reset Layout puts the docks back
     });
     connect(m_findings, &FindingsPanel::findingSelected, this, &MainWindow::showFindingPlace);
     // The roofline reclassified (annotations, ceilings, a chosen GPU): the findings rest on its classification.
@@ -869,10 +866,26 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message, qint6
     }
 }
 
+void MainWindow::applyDefaultDockSizes()
+{
+    auto* keyAverages = findChild<QDockWidget*>(QStringLiteral("keyAverages"));
+    auto* details = findChild<QDockWidget*>(QStringLiteral("details"));
+    auto* findings = findChild<QDockWidget*>(QStringLiteral("findings"));
+    auto* roofline = findChild<QDockWidget*>(QStringLiteral("roofline"));
+    const double scale = std::min(1.0, double(height()) / kDefaultSize.height());
+    const auto px = [scale](int height) { return int(height * scale); };
+    resizeDocks({keyAverages}, {px(230)}, Qt::Vertical);
+    resizeDocks({details, findings, roofline}, {px(150), px(210), px(330)}, Qt::Vertical);
+}
+
 void MainWindow::resetLayout()
 {
-    if (!m_defaultLayout.isEmpty())
-        restoreState(m_defaultLayout);
+    if (m_defaultLayout.isEmpty())
+        return;
+    restoreState(m_defaultLayout);
+    // The docks' places come back from the saved state; their heights are shared out again for the window's
+    // size now (the state's were for the size it had when it was taken, before a maximized window grew).
+    QTimer::singleShot(0, this, [this] { applyDefaultDockSizes(); });
 }
 
 void MainWindow::useShortScreenLayout()

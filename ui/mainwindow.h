@@ -140,7 +140,8 @@ private:
     FindingsPanel* m_findings;
     bool m_rangeFromFinding = false; // the timeline's range is a finding's place: its findings stay shown
     QLineEdit* m_search;
-    QByteArray m_defaultLayout; // saveState() once the docks first have their sizes
+    QByteArray m_defaultLayout;   // saveState() once the docks first have their sizes
+    void applyDefaultDockSizes(); // the right column's and the table's first heights, for the window's height
     QLabel* m_figures;
     QProgressBar* m_progress;
     QPushButton* m_cancel;
