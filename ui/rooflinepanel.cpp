@@ -145,6 +145,22 @@ RooflinePanel::RooflinePanel(QWidget* parent)
             m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst, true); // the items laid out again
             again = true;
         }
+        // A short plot keeps its axes, not its legend: under kLeastAxesWithLegend px of axes the legend goes (the
+        // hover and the card name each point's class), and comes back when the dock grows.
+        const bool inLayout = m_plot->plotLayout()->hasElement(1, 0);
+        const int legendHeight = m_plot->legend->minimumOuterSizeHint().height();
+        // (A picture drawn off screen, toPixmap at the report's size, keeps it: its viewport is the picture's.)
+        const bool fits = !m_plot->isVisible() || m_plot->viewport().height() - legendHeight >= kLeastAxesWithLegend;
+        if (fits != inLayout) {
+            if (fits) {
+                m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+                m_plot->plotLayout()->setRowStretchFactor(1, 0.001); // as tall as its rows, the axes the rest
+            } else
+                m_plot->plotLayout()->take(m_plot->legend);
+            m_plot->plotLayout()->simplify();
+            m_plot->legend->setVisible(fits);
+            again = true;
+        }
         if (again)
             m_plot->replot(QCustomPlot::rpQueuedReplot);
     });
@@ -636,6 +652,8 @@ bool RooflinePanel::attachSource(const QString& path)
     reclassify();
     return true;
 }
+
+bool RooflinePanel::legendShown() const { return m_plot->legend->visible() && m_plot->plotLayout()->hasElement(1, 0); }
 
 int RooflinePanel::legendColumnsThatFit() const
 {

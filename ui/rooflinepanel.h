@@ -46,6 +46,7 @@ public:
     static constexpr const char* kAnnotateLink = "tilescope:annotations";
     int pointCount() const { return m_pointCount; }
     int rebuildCount() const { return m_rebuildCount; } // plot rebuilds so far (a selection costs one)
+    bool legendShown() const;                           // false while the plot is too short for it
     // Inspects `path` for the selected kernel or region and reclassifies; false (and the reason on the card)
     // when nothing is selected or the file is unusable.
     bool attachSource(const QString& path);
@@ -92,7 +93,8 @@ signals:
 
 private:
     static constexpr int kMostLegendColumns = 4;
-    static constexpr double kSameSpotPx = 4; // points this close to the hovered one are named in its tooltip
+    static constexpr int kLeastAxesWithLegend = 150; // px of plot left above the legend, else the legend is hidden
+    static constexpr double kSameSpotPx = 4;         // points this close to the hovered one are named in its tooltip
     void rebuild();
     int legendColumnsThatFit() const; // the legend's columns the plot's width holds, 1 to kMostLegendColumns
     void showCard();                  // the verdict card of m_selected

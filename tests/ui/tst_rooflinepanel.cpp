@@ -240,6 +240,33 @@ private slots:
 
     // The legend takes as many columns as the dock's width holds (four at most), so a narrow dock (a 1024 px
     // screen's) is not held wide by it, and its items never run past the plot.
+    // A plot too short for its axes and its legend keeps the axes: the legend goes, and comes back with the height.
+    void shortPlotHidesItsLegend()
+    {
+        RooflinePanel panel;
+        panel.resize(300, 640);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setDocument(document(testutil::workloadTrace("train_scheduled")));
+        auto settle = [&] {
+            for (int i = 0; i < 3; ++i) {
+                panel.plot()->replot();
+                QCoreApplication::processEvents();
+            }
+        };
+        settle();
+        QVERIFY(panel.legendShown());
+        const int tallAxes = panel.plot()->axisRect()->height();
+        panel.resize(300, 260); // the card and the buttons keep theirs: the plot gets its least height
+        settle();
+        QVERIFY2(!panel.legendShown(), qPrintable(QString::number(panel.plot()->height())));
+        QVERIFY(panel.plot()->axisRect()->height() >= 100);
+        panel.resize(300, 640);
+        settle();
+        QVERIFY(panel.legendShown());
+        QVERIFY(std::abs(panel.plot()->axisRect()->height() - tallAxes) <= 2);
+    }
+
     void legendColumnsFollowTheWidth()
     {
         RooflinePanel panel;
