@@ -690,12 +690,7 @@ private slots:
         roofline->setFloating(true);
         details->close();
         QVERIFY(!details->isVisible() && roofline->isFloating());
-        QAction* reset = nullptr;
-        for (QAction* menu : w.menuBar()->actions())
-            if (menu->menu())
-                for (QAction* a : menu->menu()->actions())
-                    if (a->text() == QStringLiteral("&Reset Layout"))
-                        reset = a;
+        QAction* reset = testutil::menuAction(w, QStringLiteral("&Reset Layout"));
         QVERIFY(reset);
         reset->trigger();
         QVERIFY(QTest::qWaitFor([&] { return details->isVisible() && !roofline->isFloating(); }, 5000));

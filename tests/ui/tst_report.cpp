@@ -163,12 +163,7 @@ private slots:
         MainWindow w;
         testutil::showExposed(w);
         testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("memory_churn")));
-        QAction* action = nullptr;
-        for (QAction* menu : w.menuBar()->actions())
-            if (menu->menu())
-                for (QAction* a : menu->menu()->actions())
-                    if (a->text() == QStringLiteral("Export &Report…"))
-                        action = a;
+        QAction* action = testutil::menuAction(w, QStringLiteral("Export &Report…"));
         QVERIFY(action);
         QTemporaryDir dir;
         // The dialog offers TRACE.report.html; accepted in the temporary folder.

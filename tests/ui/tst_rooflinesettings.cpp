@@ -160,12 +160,7 @@ private slots:
         QVERIFY(panel->pointCount() > 0);
 
         // File > Export Report says what the dock shows: graded against the chosen GPU.
-        QAction* exportAction = nullptr;
-        for (QAction* menu : w.menuBar()->actions())
-            if (menu->menu())
-                for (QAction* a : menu->menu()->actions())
-                    if (a->text() == QStringLiteral("Export &Report…"))
-                        exportAction = a;
+        QAction* exportAction = testutil::menuAction(w, QStringLiteral("Export &Report…"));
         QVERIFY(exportAction);
         QTimer::singleShot(200, [] {
             if (auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget()))

@@ -4,6 +4,9 @@
 #include "mainwindow.h"
 #include "rooflinepanel.h"
 
+#include <QAction>
+#include <QMenu>
+#include <QMenuBar>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -23,6 +26,17 @@ inline void showExposed(QWidget& w, QSize size = {1400, 900})
     w.resize(size);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
+}
+
+// The action of the window's menus whose text is `text` ("Export &Report…"), or null.
+inline QAction* menuAction(const MainWindow& w, const QString& text)
+{
+    for (QAction* menu : w.menuBar()->actions())
+        if (menu->menu())
+            for (QAction* a : menu->menu()->actions())
+                if (a->text() == text)
+                    return a;
+    return nullptr;
 }
 
 // Waits until the panel's background reclassification (ceilings, annotations, sources) has landed.
