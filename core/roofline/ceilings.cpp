@@ -57,82 +57,6 @@ std::vector<DeviceEntry> parseDatabase(const io::Json& root, const std::string& 
     return out;
 }
 
-std::set<std::string> nameTokens(const std::string& name)
-{
-    std::set<std::string> tokens;
-    std::string current;
-    for (const char c : name + " ") {
-        if (c == ' ' || c == '-') {
-            if (!current.empty())
-                tokens.insert(current);
-            current.clear();
-        } else {
-            current += char(std::tolower(static_cast<unsigned char>(c)));
-        }
-    }
-    return tokens;
-}
-
-} // namespace
-
-double roofRate(const Ceilings& c, std::string_view roof)
-{
-    if (roof == "fp64")
-        return c.fp64;
-    if (roof == "fp32")
-        return c.fp32;
-    if (roof == "tf32")
-        return c.tf32;
-    if (roof == "bf16")
-        return c.bf16;
-    if (roof == "fp16")
-        return c.fp16;
-    if (roof == "fp8")
-        return c.fp8;
-    if (roof == "int8")
-        return c.int8;
-    return 0;
-}
-
-std::vector<DeviceEntry> builtinDeviceDatabase()
-{
-    return parseDatabase(io::parseSmallJson(kBuiltinDevicesJson, "resources/devices.json"), "resources/devices.json");
-}
-
-std::vector<DeviceEntry> loadDeviceDatabase(const std::string& path) { return parseDatabase(io::readSmallJsonFile(path), path); }
-
-DeviceMatch matchDevice(const std::vector<DeviceEntry>& database, const trace::DeviceProperties& device)
-{
-    DeviceMatch m;
-    const auto tokens = nameTokens(device.name);
-    const double memGiB = double(device.totalGlobalMem) / double(1ull << 30);
-    for (const DeviceEntry& e : database) {
-        const bool all = std::all_of(e.tokens.begin(), e.tokens.end(), [&](const std::string& t) { return tokens.count(t) > 0; });
-        const bool none = std::none_of(e.without.begin(), e.without.end(), [&](const std::string& t) { return tokens.count(t) > 0; });
-        if (!all || !none)
-            continue;
-        if (device.totalGlobalMem > 0 && ((e.minMemGiB && memGiB < *e.minMemGiB) || (e.maxMemGiB && memGiB >= *e.maxMemGiB)))
-            continue;
-        m.entry = &e;
-        m.notes.push_back("matched '" + device.name + "' to the " + e.id + " datasheet row (" + e.source + ")");
-        const std::string cc = std::to_string(device.computeMajor) + "." + std::to_string(device.computeMinor);
-        if (device.computeMajor > 0 && !e.computeCapability.empty() && cc != e.computeCapability)
-            m.notes.push_back("compute capability " + cc + " differs from the row's " + e.computeCapability + ": a different part?");
-        if (device.numSms > 0 && e.sms > 0 && device.numSms != e.sms)
-            m.notes.push_back(std::to_string(device.numSms) + " SMs against the row's " + std::to_string(e.sms)
-                              + ": a cut-down or different part; its peaks are uncertain");
-        if (e.provisional)
-            m.notes.push_back("this row's figures are provisional (not re-checked against the datasheet)");
-        return m;
-    }
-    m.notes.push_back("unknown device '" + device.name
-                      + "': no datasheet row matches; choose the row to grade it against (--gpu, or Ceilings > GPU in the app), "
-                        "or give measured ceilings with --ceilings (tilescope-cli calibrate) or a device file");
-    return m;
-}
-
-namespace {
-
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 // A user's GPU name as tokens, a memory size in one form: "40 GB", "40G", "40GiB" and "40gb" all read "40gb".
@@ -176,7 +100,88 @@ std::optional<double> memoryGiBOf(const std::vector<std::string>& tokens)
     return std::nullopt;
 }
 
+// Whether a GPU of this memory size is one of the row's variants (A100 40GB and 80GB are two rows).
+bool rowHoldsMemory(const DeviceEntry& e, double memGiB)
+{
+    return !((e.minMemGiB && memGiB < *e.minMemGiB) || (e.maxMemGiB && memGiB >= *e.maxMemGiB));
+}
+
+double memoryGiBOf(const trace::DeviceProperties& device) { return double(device.totalGlobalMem) / double(1ull << 30); }
+
+// What the trace says of its GPU that is not the row's, each as "X against the row's Y".
+struct RowDifferences
+{
+    std::string computeCapability, sms;
+    bool memory = false;
+};
+RowDifferences rowDifferences(const trace::DeviceProperties& device, const DeviceEntry& e)
+{
+    RowDifferences d;
+    const std::string cc = std::to_string(device.computeMajor) + "." + std::to_string(device.computeMinor);
+    if (device.computeMajor > 0 && !e.computeCapability.empty() && cc != e.computeCapability)
+        d.computeCapability = "compute capability " + cc + " against the row's " + e.computeCapability;
+    if (device.numSms > 0 && e.sms > 0 && device.numSms != e.sms)
+        d.sms = std::to_string(device.numSms) + " SMs against the row's " + std::to_string(e.sms);
+    d.memory = device.totalGlobalMem > 0 && !rowHoldsMemory(e, memoryGiBOf(device));
+    return d;
+}
+
 } // namespace
+
+double roofRate(const Ceilings& c, std::string_view roof)
+{
+    if (roof == "fp64")
+        return c.fp64;
+    if (roof == "fp32")
+        return c.fp32;
+    if (roof == "tf32")
+        return c.tf32;
+    if (roof == "bf16")
+        return c.bf16;
+    if (roof == "fp16")
+        return c.fp16;
+    if (roof == "fp8")
+        return c.fp8;
+    if (roof == "int8")
+        return c.int8;
+    return 0;
+}
+
+std::vector<DeviceEntry> builtinDeviceDatabase()
+{
+    return parseDatabase(io::parseSmallJson(kBuiltinDevicesJson, "resources/devices.json"), "resources/devices.json");
+}
+
+std::vector<DeviceEntry> loadDeviceDatabase(const std::string& path) { return parseDatabase(io::readSmallJsonFile(path), path); }
+
+DeviceMatch matchDevice(const std::vector<DeviceEntry>& database, const trace::DeviceProperties& device)
+{
+    DeviceMatch m;
+    const std::vector<std::string> split = userTokens(device.name);
+    const std::set<std::string> tokens(split.begin(), split.end());
+    for (const DeviceEntry& e : database) {
+        const bool all = std::all_of(e.tokens.begin(), e.tokens.end(), [&](const std::string& t) { return tokens.count(t) > 0; });
+        const bool none = std::none_of(e.without.begin(), e.without.end(), [&](const std::string& t) { return tokens.count(t) > 0; });
+        if (!all || !none)
+            continue;
+        const RowDifferences differ = rowDifferences(device, e);
+        if (differ.memory)
+            continue;
+        m.entry = &e;
+        m.notes.push_back("matched '" + device.name + "' to the " + e.id + " datasheet row (" + e.source + ")");
+        if (!differ.computeCapability.empty())
+            m.notes.push_back(differ.computeCapability + ": a different part?");
+        if (!differ.sms.empty())
+            m.notes.push_back(differ.sms + ": a cut-down or different part; its peaks are uncertain");
+        if (e.provisional)
+            m.notes.push_back("this row's figures are provisional (not re-checked against the datasheet)");
+        return m;
+    }
+    m.notes.push_back("unknown device '" + device.name
+                      + "': no datasheet row matches; choose the row to grade it against (--gpu, or Ceilings > GPU in the app), "
+                        "or give measured ceilings with --ceilings (tilescope-cli calibrate) or a device file");
+    return m;
+}
 
 std::vector<const DeviceEntry*> deviceRowsNamed(const std::vector<DeviceEntry>& database, const std::string& name)
 {
@@ -184,9 +189,11 @@ std::vector<const DeviceEntry*> deviceRowsNamed(const std::vector<DeviceEntry>& 
     const std::set<std::string> given(tokens.begin(), tokens.end());
     if (given.empty())
         return {};
+    std::vector<std::set<std::string>> ids;
     for (const DeviceEntry& e : database) {
         const std::vector<std::string> id = userTokens(e.id);
-        if (std::set<std::string>(id.begin(), id.end()) == given)
+        ids.emplace_back(id.begin(), id.end());
+        if (ids.back() == given)
             return {&e};
     }
     const std::optional<double> memGiB = memoryGiBOf(tokens);
@@ -196,16 +203,16 @@ std::vector<const DeviceEntry*> deviceRowsNamed(const std::vector<DeviceEntry>& 
         if (t != "nvidia" && t != "geforce" && t != "tesla" && t != "gpu" && !(memGiB && t.ends_with("gb") && isDigit(t[0])))
             naming.insert(t);
     std::vector<const DeviceEntry*> rows;
-    for (const DeviceEntry& e : database) {
+    for (size_t i = 0; i < database.size(); ++i) {
+        const DeviceEntry& e = database[i];
         if (std::any_of(e.without.begin(), e.without.end(), [&](const std::string& t) { return given.count(t) > 0; }))
             continue;
-        if (memGiB && ((e.minMemGiB && *memGiB < *e.minMemGiB) || (e.maxMemGiB && *memGiB >= *e.maxMemGiB)))
+        if (memGiB && !rowHoldsMemory(e, *memGiB))
             continue;
         // As a trace's name is matched (every token of the row in the name), or a shorter name whose words are all
         // the row's ("4090", "a100 pcie").
         const bool rowInName = std::all_of(e.tokens.begin(), e.tokens.end(), [&](const std::string& t) { return given.count(t) > 0; });
-        const std::vector<std::string> id = userTokens(e.id);
-        std::set<std::string> rowWords(id.begin(), id.end());
+        std::set<std::string> rowWords = ids[i];
         rowWords.insert(e.tokens.begin(), e.tokens.end());
         const bool nameInRow = !naming.empty() && std::includes(rowWords.begin(), rowWords.end(), naming.begin(), naming.end());
         if (rowInName || nameInRow)
@@ -258,21 +265,18 @@ GpuChoice resolveGpu(const std::vector<DeviceEntry>& database, const trace::Devi
                         + (userTokens(gpu) == userTokens(choice.entry->id) ? std::string() : " (from '" + gpu + "')")};
         // What the trace says of its GPU against the chosen row: a difference is a doubt about the choice.
         if (device) {
-            const DeviceEntry& e = *choice.entry;
-            const std::string cc = std::to_string(device->computeMajor) + "." + std::to_string(device->computeMinor);
-            const double memGiB = double(device->totalGlobalMem) / double(1ull << 30);
+            const RowDifferences found = rowDifferences(*device, *choice.entry);
             std::vector<std::string> differ;
-            if (device->computeMajor > 0 && !e.computeCapability.empty() && cc != e.computeCapability)
-                differ.push_back("compute capability " + cc + " against the row's " + e.computeCapability);
-            if (device->numSms > 0 && e.sms > 0 && device->numSms != e.sms)
-                differ.push_back(std::to_string(device->numSms) + " SMs against the row's " + std::to_string(e.sms));
-            if (device->totalGlobalMem > 0 && ((e.minMemGiB && memGiB < *e.minMemGiB) || (e.maxMemGiB && memGiB >= *e.maxMemGiB)))
+            for (const std::string& d : {found.computeCapability, found.sms})
+                if (!d.empty())
+                    differ.push_back(d);
+            if (found.memory)
                 differ.push_back("memory outside the row's sizes");
             if (!differ.empty()) {
                 std::string text = "the trace's GPU has ";
                 for (size_t i = 0; i < differ.size(); ++i)
                     text += (i == 0 ? "" : i + 1 == differ.size() ? " and " : ", ") + differ[i];
-                choice.notes.push_back(text + ": did it run on the " + e.id + "?");
+                choice.notes.push_back(text + ": did it run on the " + choice.entry->id + "?");
             }
         }
     }
