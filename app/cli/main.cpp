@@ -140,7 +140,7 @@ const char* kDeviceUsage = R"(  device TRACE [--ceilings FILE] [--devices FILE] 
       --gpu names the GPU of a trace without deviceProperties (or with one the table does not know): a
       row such as "A100 SXM4 40GB" or "H100 PCIe", a name such as "NVIDIA A100-SXM4-80GB", or a shorter
       one ("4090", "a100 pcie 40gb"); a name several rows fit ("a100", "h100") is refused with them listed,
-      as is one that is not the trace's own known GPU
+      as is one that is not the trace's own known GPU, and one with a word of another part ("Laptop", "Ti")
 )";
 
 const char* kClassifyUsage

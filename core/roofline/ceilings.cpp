@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <set>
 
 namespace tilescope::roofline {
@@ -183,18 +184,32 @@ DeviceMatch matchDevice(const std::vector<DeviceEntry>& database, const trace::D
     return m;
 }
 
-std::vector<const DeviceEntry*> deviceRowsNamed(const std::vector<DeviceEntry>& database, const std::string& name)
+namespace {
+
+// The rows a user's name fits, and the first row it would fit but for one word ("laptop" in "RTX 4090 Laptop"),
+// to say why none fits.
+struct RowsNamed
 {
+    std::vector<const DeviceEntry*> rows;
+    const DeviceEntry* nearMiss = nullptr;
+    std::string nearMissWord;
+};
+
+RowsNamed rowsNamed(const std::vector<DeviceEntry>& database, const std::string& name)
+{
+    RowsNamed out;
     const std::vector<std::string> tokens = userTokens(name);
     const std::set<std::string> given(tokens.begin(), tokens.end());
     if (given.empty())
-        return {};
+        return out;
     std::vector<std::set<std::string>> ids;
     for (const DeviceEntry& e : database) {
         const std::vector<std::string> id = userTokens(e.id);
         ids.emplace_back(id.begin(), id.end());
-        if (ids.back() == given)
-            return {&e};
+        if (ids.back() == given) {
+            out.rows = {&e};
+            return out;
+        }
     }
     const std::optional<double> memGiB = memoryGiBOf(tokens);
     // The words that name the part: not the vendor's, not the size.
@@ -202,37 +217,74 @@ std::vector<const DeviceEntry*> deviceRowsNamed(const std::vector<DeviceEntry>& 
     for (const std::string& t : given)
         if (t != "nvidia" && t != "geforce" && t != "tesla" && t != "gpu" && !(memGiB && t.ends_with("gb") && isDigit(t[0])))
             naming.insert(t);
-    std::vector<const DeviceEntry*> rows;
+    const auto missed = [&](const DeviceEntry& e, const std::string& word) {
+        if (!out.nearMiss) {
+            out.nearMiss = &e;
+            out.nearMissWord = word;
+        }
+    };
     for (size_t i = 0; i < database.size(); ++i) {
         const DeviceEntry& e = database[i];
-        if (std::any_of(e.without.begin(), e.without.end(), [&](const std::string& t) { return given.count(t) > 0; }))
-            continue;
         if (memGiB && !rowHoldsMemory(e, *memGiB))
             continue;
         // As a trace's name is matched (every token of the row in the name), or a shorter name whose words are all
         // the row's ("4090", "a100 pcie").
         const bool rowInName = std::all_of(e.tokens.begin(), e.tokens.end(), [&](const std::string& t) { return given.count(t) > 0; });
+        const auto excluding = std::find_if(e.without.begin(), e.without.end(), [&](const std::string& t) { return given.count(t) > 0; });
+        if (excluding != e.without.end()) {
+            if (rowInName)
+                missed(e, *excluding);
+            continue;
+        }
         std::set<std::string> rowWords = ids[i];
         rowWords.insert(e.tokens.begin(), e.tokens.end());
-        const bool nameInRow = !naming.empty() && std::includes(rowWords.begin(), rowWords.end(), naming.begin(), naming.end());
-        if (rowInName || nameInRow)
-            rows.push_back(&e);
+        // A word the row has, or a shorter form of one by its digits ("sxm" of "sxm5"; "a10" is no form of "a100").
+        const auto rowHas = [&](const std::string& t) {
+            return rowWords.count(t) > 0
+                || (std::none_of(t.begin(), t.end(), isDigit) && std::any_of(rowWords.begin(), rowWords.end(), [&](const std::string& w) {
+                        return w.size() > t.size() && w.starts_with(t) && std::all_of(w.begin() + t.size(), w.end(), isDigit);
+                    }));
+        };
+        std::vector<std::string> extra;
+        std::copy_if(naming.begin(), naming.end(), std::back_inserter(extra), [&](const std::string& t) { return !rowHas(t); });
+        if (!naming.empty() && extra.empty()) {
+            out.rows.push_back(&e);
+            continue;
+        }
+        // Beyond the row's words a name may carry a board's or a memory's code ("PG509-200", "HBM3"), never a word
+        // that names another part ("Laptop", "Ti").
+        const auto word = std::find_if(extra.begin(), extra.end(),
+                                       [](const std::string& t) { return std::none_of(t.begin(), t.end(), isDigit); });
+        if (rowInName && word == extra.end())
+            out.rows.push_back(&e);
+        else if (rowInName)
+            missed(e, *word);
     }
-    return rows;
+    return out;
+}
+
+} // namespace
+
+std::vector<const DeviceEntry*> deviceRowsNamed(const std::vector<DeviceEntry>& database, const std::string& name)
+{
+    return rowsNamed(database, name).rows;
 }
 
 std::string gpuNameProblem(const std::vector<DeviceEntry>& database, const std::string& name)
 {
-    const std::vector<const DeviceEntry*> rows = deviceRowsNamed(database, name);
-    if (rows.size() == 1)
+    const RowsNamed named = rowsNamed(database, name);
+    if (named.rows.size() == 1)
         return {};
     std::string list;
-    if (rows.empty()) {
+    if (named.rows.empty()) {
         for (const DeviceEntry& e : database)
             list += (list.empty() ? "" : ", ") + e.id;
-        return "no datasheet row for the GPU '" + name + "'; the rows: " + list;
+        const std::string why = named.nearMiss
+            ? " (not the " + named.nearMiss->id + " row: '" + named.nearMissWord + "' is not in its name)"
+            : std::string();
+        return "no datasheet row for the GPU '" + name + "'" + why + "; the rows: " + list;
     }
-    for (const DeviceEntry* e : rows)
+    for (const DeviceEntry* e : named.rows)
         list += (list.empty() ? "" : ", ") + e->id;
     return "'" + name + "' fits several datasheet rows (" + list + "), whose ceilings differ: name one of them";
 }

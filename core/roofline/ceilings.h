@@ -50,11 +50,13 @@ struct DeviceMatch
 DeviceMatch matchDevice(const std::vector<DeviceEntry>& database, const trace::DeviceProperties& device);
 
 // The rows a GPU named by a user fits, in table order: the one whose id it is (case, spaces, '-' aside), else
-// every row whose words the name has, as a trace's name is matched ("NVIDIA A100-SXM4-40GB"), or whose words
-// hold all of the name's ("4090", "a100 pcie"); a size ("40gb", "40 GB", "40G") keeps the variants of that
-// memory. Several rows: the name is ambiguous ("a100", "h100").
+// every row whose words hold all of the name's ("4090", "a100 pcie"), or whose words the name has, as a trace's
+// name is matched, with at most a board's or memory's code besides ("NVIDIA A100-PG509-200", "H100 80GB HBM3"),
+// never a word that names another part ("RTX 4090 Laptop", "H200 NVL"). A size ("40gb", "40 GB", "40G") keeps
+// the variants of that memory. Several rows: the name is ambiguous ("a100", "h100").
 std::vector<const DeviceEntry*> deviceRowsNamed(const std::vector<DeviceEntry>& database, const std::string& name);
-// Why `name` fits no row (the rows listed) or several (those listed); empty when it names exactly one.
+// Why `name` fits no row (the rows listed, and the word that kept it from the nearest) or several (those listed);
+// empty when it names exactly one.
 std::string gpuNameProblem(const std::vector<DeviceEntry>& database, const std::string& name);
 
 // The row one GPU of a trace is graded against: its own (`device`; null when the trace names none) or, where the

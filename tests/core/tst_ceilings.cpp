@@ -88,6 +88,9 @@ private slots:
         QVERIFY(cut.entry);
         QVERIFY(
             std::any_of(cut.notes.begin(), cut.notes.end(), [](const std::string& n) { return n.find("114 SMs") != std::string::npos; }));
+        // A laptop part shares the desktop's number, not its peaks.
+        QVERIFY(!roofline::matchDevice(db, device("NVIDIA GeForce RTX 4090 Laptop GPU", 8, 9, 76, 16.0)).entry);
+        QCOMPARE(roofline::matchDevice(db, device("NVIDIA GeForce RTX 4090", 8, 9, 128, 24.0)).entry->id, std::string("RTX 4090"));
         const auto unknown = roofline::matchDevice(db, device("AMD Instinct MI300X", 9, 4, 304, 191.0));
         QVERIFY(!unknown.entry);
         QVERIFY(unknown.notes.back().find("unknown device") != std::string::npos);
@@ -119,6 +122,10 @@ private slots:
         QTest::newRow("A10 is not A100") << "a10" << QStringList{"A10"};
         QTest::newRow("L40 is not L40S") << "L40" << QStringList{};
         QTest::newRow("V100 by size") << "V100 16GB" << QStringList{"V100 PCIe", "V100 SXM2"};
+        QTest::newRow("laptop part") << "RTX 4090 Laptop GPU" << QStringList{};
+        QTest::newRow("Ti part") << "NVIDIA GeForce RTX 3090 Ti" << QStringList{};
+        QTest::newRow("a word no row has") << "H200 banana" << QStringList{};
+        QTest::newRow("H200 NVL") << "NVIDIA H200 NVL" << QStringList{};
         QTest::newRow("unknown") << "MI300X" << QStringList{};
         QTest::newRow("empty") << " - " << QStringList{};
     }
@@ -135,10 +142,14 @@ private slots:
         if (expected.isEmpty())
             QVERIFY(problem.find("no datasheet row for the GPU") != std::string::npos
                     && problem.find("H100 NVL, H100 PCIe") != std::string::npos);
-        else if (expected.size() > 1)
+        if (name == "RTX 4090 Laptop GPU")
+            QVERIFY2(problem.find("(not the RTX 4090 row: 'laptop' is not in its name)") != std::string::npos, problem.c_str());
+        if (name == "H200 banana")
+            QVERIFY2(problem.find("(not the H200 SXM row: 'banana' is not in its name)") != std::string::npos, problem.c_str());
+        if (expected.size() > 1)
             QVERIFY(problem.find("fits several datasheet rows (" + expected.join(QStringLiteral(", ")).toStdString() + ")")
                     != std::string::npos);
-        else
+        else if (expected.size() == 1)
             QVERIFY(problem.empty());
     }
 
