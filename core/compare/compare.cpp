@@ -245,15 +245,16 @@ Candidates candidates(const trace::Trace& t)
 
 std::pair<std::string, std::string> defaultPair(const trace::Trace& t)
 {
-    const std::vector<std::string> regions = candidates(t).regions;
+    const Candidates named = candidates(t);
+    const std::vector<std::string>& regions = named.regions;
     const auto has = [&](std::string_view name) { return std::find(regions.begin(), regions.end(), name) != regions.end(); };
     if (has(kDefaultB))
         for (const char* a : {"tilelang_kernel", "custom_kernel"})
             if (has(a))
                 return {a, std::string(kDefaultB)};
     throw CompareError("no default pair: name both sides with --a and --b (the default is tilelang_kernel or custom_kernel against "
-                       "torch_ref); regions: "
-                       + joinListed(regions, kListedRegions));
+                       "torch_ref); "
+                       + candidatesText(named));
 }
 
 Side measureSide(const trace::Trace& t, const roofline::ClassifyReport& report, const std::string& name)

@@ -5,6 +5,7 @@
 #include "stats/timetext.h"
 #include "stats/torchtable.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -112,13 +113,26 @@ std::vector<std::string> compareLines(const compare::Comparison& c)
 
 std::string compareText(const compare::Comparison& c)
 {
-    constexpr size_t kLabel = 26, kColumn = 28;
+    constexpr size_t kLabel = 26, kLeastColumn = 28, kLongestHeading = 48;
+    const std::vector<CompareRow> rows = compareRows(c);
+    // a's column is as wide as its widest figure, and its name where that is short; a long name (a kernel's
+    // signature) goes on a line of its own, so the columns never run together.
+    const std::string aHeading = c.a.name + " (a)";
+    const bool namesInHeading = aHeading.size() <= kLongestHeading;
+    size_t column = std::max(kLeastColumn, namesInHeading ? aHeading.size() + 2 : 0);
+    for (const CompareRow& r : rows)
+        column = std::max(column, r.a.size() + 2);
     std::ostringstream out;
     const auto row = [&](const std::string& label, const std::string& a, const std::string& b) {
-        out << "  " << padded(label, kLabel) << padded(a, kColumn) << b << "\n";
+        out << "  " << padded(label, kLabel) << padded(a, column) << b << "\n";
     };
-    row("", c.a.name + " (a)", c.b.name + " (b)");
-    for (const CompareRow& r : compareRows(c))
+    if (namesInHeading) {
+        row("", aHeading, c.b.name + " (b)");
+    } else {
+        out << "  a: " << c.a.name << "\n  b: " << c.b.name << "\n";
+        row("", "a", "b");
+    }
+    for (const CompareRow& r : rows)
         row(r.label, r.a, r.b);
     out << "  ratio b/a (mean GPU time per call): " << (c.ratioBOverA ? stats::formatFixed(*c.ratioBOverA, 3) : std::string("-")) << "\n";
     for (const compare::Side* s : {&c.a, &c.b}) {

@@ -267,6 +267,9 @@ private slots:
         const QString noPair = errorOf([&] { compare::compareSides(*t, report); });
         QVERIFY2(noPair.contains("no default pair") && noPair.contains("step_0") && noPair.contains("Optimizer.step#Adam.step"),
                  qPrintable(noPair));
+        // ... and the kernels, the longest first, for a trace whose regions are no help.
+        QVERIFY2(noPair.contains("; kernels: '" + QString::fromStdString(compare::candidates(*t).kernels.front()) + "'"),
+                 qPrintable(noPair));
     }
 
     // A region that launched on two streams has a span on each with one External id: one call, its time the
