@@ -819,6 +819,14 @@ int runMemory(const Arguments& a)
     return 0;
 }
 
+// The text of a command graded against a GPU the user chose says so first, as classify's device line does
+// (their JSON has it in the classification).
+void printChosenGpu(const roofline::ClassifyReport& classification)
+{
+    if (!classification.chosenGpu.empty())
+        std::cout << "device: " << roofline::deviceText(classification) << "\n\n";
+}
+
 int runDiagnose(const Arguments& a)
 {
     const std::string format = a.get("format").value_or("table");
@@ -838,7 +846,12 @@ int runDiagnose(const Arguments& a)
     const roofline::ClassifyReport classification = classifyOrRefuse(*t, classifyOptions);
     findings::DiagnoseInputs inputs{&averages, &overlap, &memory, &classification, nullptr, window};
     const auto found = findings::diagnose(*t, inputs);
-    std::cout << (format == "json" ? findings::findingsJson(*t, found) : findings::findingsText(*t, found));
+    if (format == "json") {
+        std::cout << findings::findingsJson(*t, found);
+    } else {
+        printChosenGpu(classification);
+        std::cout << findings::findingsText(*t, found);
+    }
     return 0;
 }
 
@@ -883,7 +896,12 @@ int runCompare(const Arguments& a)
     } catch (const compare::CompareError& e) {
         throw io::TraceFileError(a.trace, std::nullopt, e.what()); // bad input: exit 2, one line naming the file
     }
-    std::cout << (format == "json" ? report::compareJson(c) : report::compareText(c));
+    if (format == "json") {
+        std::cout << report::compareJson(c);
+    } else {
+        printChosenGpu(classification);
+        std::cout << report::compareText(c);
+    }
     return 0;
 }
 

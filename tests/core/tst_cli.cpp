@@ -598,6 +598,11 @@ private slots:
                      QJsonDocument::fromJson(cli({command, trace("gemm_compare"), "--format", "json"}).out));
         }
         QVERIFY(cli({"compare", unnamed, "--format", "json"}).out != cli({"compare", unnamed, "--gpu", "H200", "--format", "json"}).out);
+        // Their text names the chosen GPU first; the trace's own GPU needs no such line.
+        for (const char* command : {"diagnose", "compare"}) {
+            QVERIFY(cli({command, unnamed, "--gpu", "H200"}).out.startsWith("device: (none), graded as the H200 SXM (chosen)\n\n"));
+            QVERIFY(!cli({command, trace("gemm_compare")}).out.contains("device:"));
+        }
         const Run ambiguous = cli({"classify", unnamed, "--gpu", "A100"});
         QCOMPARE(ambiguous.exitCode, 2);
         QVERIFY(
@@ -662,6 +667,22 @@ private slots:
         const Run table = cli({"classify", trace("train_scheduled")});
         QCOMPARE(table.exitCode, 0);
         QVERIFY(table.out.contains("kernels (calls, total, share of GPU busy):"));
+    }
+
+    // compare's columns never run together: a kernel's long name goes on a line of its own, and a's column is as
+    // wide as its widest figure.
+    void compareTableColumns()
+    {
+        const Run r = cli(
+            {"compare", trace("gemm_compare"), "--a", "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", "--b", "matmul_kernel"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.startsWith("  a: nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT\n  b: matmul_kernel\n"), r.out.constData());
+        const QList<QByteArray> lines = r.out.split('\n');
+        const qsizetype bColumn = lines[2].indexOf(" b") + 1;
+        for (int i = 3; i < 15; ++i)
+            QVERIFY2(lines[i].at(bColumn - 1) == ' ' && lines[i].at(bColumn) != ' ', lines[i].constData());
+        const Run regions = cli({"compare", trace("gemm_compare")});
+        QVERIFY(regions.out.startsWith("                            custom_kernel (a)           torch_ref (b)\n"));
     }
 
     // Absolute times at 1.7e15 µs (HTA's ns_resolution trace) come out exact to the ns: each step's start
