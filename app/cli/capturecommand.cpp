@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "capturecommand.h"
 
+#include "inputerror.h"
+
 #include "io/textfile.h"
 #include "io/tracefileerror.h"
 #include "session/childprocess.h"
@@ -276,8 +278,7 @@ int runCaptureCommand(int argc, char** argv)
     try {
         a = parseCapture(argc, argv);
     } catch (const Usage& u) {
-        std::cerr << "tilescope-cli: " << u.message << "\n(run 'tilescope-cli --help' for usage)\n";
-        return kExitUsage;
+        return printUsageError("capture", u.message);
     }
     const SessionTools tools = locateSessionTools(currentExecutablePath(argv[0]));
     if (!a.saveConfig.empty()) {

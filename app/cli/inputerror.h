@@ -4,6 +4,8 @@
 #include "io/tracefileerror.h"
 
 #include <iostream>
+#include <string>
+#include <string_view>
 
 namespace tilescope::cli {
 
@@ -16,6 +18,15 @@ inline constexpr int kExitBadInput = 2;
 inline void printInputError(const io::TraceFileError& e)
 {
     std::cerr << "tilescope-cli: error: " << e.what() << (e.isMemoryData() ? "; open it with `tilescope-cli memory`" : "") << "\n";
+}
+
+// A mistake in the command line, on stderr with where the usage is: the command's own (empty: one it does not
+// know) or the full list. Exit status 2, as bad input.
+inline int printUsageError(std::string_view command, const std::string& message)
+{
+    std::cerr << "tilescope-cli: " << message << "\n(run 'tilescope-cli " << command << (command.empty() ? "" : " ") << "--help' for "
+              << (command.empty() ? "usage" : "its usage") << ")\n";
+    return kExitBadInput;
 }
 
 } // namespace tilescope::cli

@@ -956,11 +956,10 @@ int runDiff(const Arguments& a)
 
 std::string unknownCommand(std::string_view command) { return "unknown command '" + std::string(command) + "'"; }
 
-// A mistake in the command line: said on stderr with where the usage is, exit status 2.
-int reportUsageError(const std::string& message)
+// A mistake in the command line, with the usage of the command where it is one tilescope-cli knows.
+int reportUsageError(std::string_view command, const std::string& message)
 {
-    std::cerr << "tilescope-cli: " << message << "\n(run 'tilescope-cli --help' for usage)\n";
-    return cli::kExitBadInput;
+    return cli::printUsageError(usageOf(command) ? command : std::string_view(), message);
 }
 
 } // namespace
@@ -973,7 +972,7 @@ int main(int argc, char** argv)
         // "help COMMAND" gives that command's usage.
         if (argc >= 3 && first == "help") {
             if (!usageOf(argv[2]))
-                return reportUsageError(unknownCommand(argv[2]));
+                return reportUsageError({}, unknownCommand(argv[2]));
             std::cout << "usage:\n" << usageOf(argv[2]);
             return 0;
         }
@@ -1076,7 +1075,7 @@ int main(int argc, char** argv)
         }
         return dispatch();
     } catch (const UsageError& e) {
-        return reportUsageError(e.message);
+        return reportUsageError(command, e.message);
     } catch (const io::TraceFileError& e) {
         cli::printInputError(e);
         return cli::kExitBadInput;

@@ -754,8 +754,16 @@ private slots:
         QCOMPARE(cli({"summary", dir.path()}).exitCode, 2);
         QCOMPARE(cli({"info", dir.filePath("nothing.json")}).exitCode, 2);
         QCOMPARE(cli({"summary", trace("gemm_compare"), "--sort", "bogus"}).exitCode, 2);
-        QCOMPARE(cli({"summary", trace("gemm_compare"), "--row-limit", "x"}).exitCode, 2);
-        QCOMPARE(cli({"frobnicate", trace("gemm_compare")}).exitCode, 2);
+        // A mistake in a command's line points at that command's usage; an unknown command at the list.
+        const Run badRowLimit = cli({"summary", trace("gemm_compare"), "--row-limit", "x"});
+        QCOMPARE(badRowLimit.exitCode, 2);
+        QVERIFY2(badRowLimit.err.endsWith("(run 'tilescope-cli summary --help' for its usage)\n"), badRowLimit.err.constData());
+        const Run badCapture = cli({"capture", "--iters", "x"});
+        QCOMPARE(badCapture.exitCode, 2);
+        QVERIFY2(badCapture.err.endsWith("(run 'tilescope-cli capture --help' for its usage)\n"), badCapture.err.constData());
+        const Run unknown = cli({"frobnicate", trace("gemm_compare")});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.endsWith("(run 'tilescope-cli --help' for usage)\n"), unknown.err.constData());
         QCOMPARE(cli({}).exitCode, 2);
     }
 };
