@@ -1063,6 +1063,12 @@ int main(int argc, char** argv)
             throw UsageError{"export is not in this build: tilescope-cli was built without SQLite (install libsqlite3-dev and rebuild)"};
 #endif
         }
+        // report and diff read one trace per file: a folder of ranks there gets the ways to it, not "a directory".
+        if (cli::tracePathIsFolder(argc, argv) && (command == "report" || command == "diff"))
+            throw io::TraceFileError(argv[2], std::nullopt,
+                                     "is a folder; " + command + (command == "report" ? " takes one trace file" : " takes two trace files")
+                                         + " (a rank's, such as one in the folder); `tilescope-cli ranks " + argv[2]
+                                         + "` compares its ranks, and summary, diagnose and the other commands run once per rank");
         // A folder in TRACE's place: the command once per rank (rankscommand.h); not for those that take no
         // single trace.
         if (cli::tracePathIsFolder(argc, argv) && command != "capture" && command != "calibrate" && command != "inspect"

@@ -752,6 +752,16 @@ private slots:
         QVERIFY(partial.err.contains("warning"));
         QVERIFY(partial.out.contains("Self CPU time total: 1.000us"));
         QCOMPARE(cli({"summary", dir.path()}).exitCode, 2);
+        // report and diff take trace files: a folder is told the ways to its ranks.
+        QVERIFY(QFile::copy(trace("gemm_compare"), dir.filePath("rank-0.json")));
+        const Run folderReport = cli({"report", dir.path(), "--out", dir.filePath("r.html")});
+        QCOMPARE(folderReport.exitCode, 2);
+        QVERIFY2(folderReport.err.contains(": is a folder; report takes one trace file (a rank's, such as one in the folder); "
+                                           "`tilescope-cli ranks "),
+                 folderReport.err.constData());
+        QVERIFY(!QFile::exists(dir.filePath("r.html")));
+        QVERIFY(cli({"diff", dir.path(), trace("gemm_compare")}).err.contains("diff takes two trace files"));
+        QVERIFY(QFile::remove(dir.filePath("rank-0.json")));
         QCOMPARE(cli({"info", dir.filePath("nothing.json")}).exitCode, 2);
         QCOMPARE(cli({"summary", trace("gemm_compare"), "--sort", "bogus"}).exitCode, 2);
         // A mistake in a command's line points at that command's usage; an unknown command at the list.
