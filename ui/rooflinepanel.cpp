@@ -68,13 +68,20 @@ RooflinePanel::RooflinePanel(QWidget* parent)
     // Room for the text beside the menu arrow, which otherwise overlays its last letter ("Ceilings.").
     m_ceilings->setMinimumWidth(m_ceilings->fontMetrics().horizontalAdvance(m_ceilings->text()) + 28);
     auto* menu = new QMenu(m_ceilings);
-    menu->addAction(tr("Datasheet"), this, [this] { setCeilingsFile(QString()); });
-    menu->addAction(tr("Measured, from File..."), this, [this] {
+    // Which roofs hold, checked: the datasheet's, or the measured file's (named once chosen).
+    auto* roofs = new QActionGroup(menu);
+    m_datasheetAction = menu->addAction(tr("Datasheet"), this, [this] { setCeilingsFile(QString()); });
+    m_measuredAction = menu->addAction(tr("Measured, from File..."), this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Measured ceilings (calibration.json)"), m_ceilingsFile,
                                                           tr("JSON (*.json);;All files (*)"));
         if (!path.isEmpty())
             setCeilingsFile(path);
+        updateCeilingsMenu(); // a cancelled dialog or an unusable file leaves the roofs that held
     });
+    for (QAction* action : {m_datasheetAction, m_measuredAction}) {
+        action->setCheckable(true);
+        roofs->addAction(action);
+    }
     menu->addAction(tr("Calibrate This GPU..."), this, [this] { calibrate(); });
     // A trace without deviceProperties (or with a GPU the table does not know) has no roofs until its GPU is
     // chosen: the datasheet's rows, one checked.
@@ -86,12 +93,12 @@ RooflinePanel::RooflinePanel(QWidget* parent)
         action->setData(row);
         gpus->addAction(action);
     };
-    addGpu(tr("As the Trace Says"), QString());
+    addGpu(tr("The Trace's Own"), QString()); // named by updateCeilingsMenu for the trace open
     m_gpuMenu->addSeparator();
     for (const roofline::DeviceEntry& row : roofline::builtinDeviceDatabase())
         addGpu(QString::fromStdString(row.id), QString::fromStdString(row.id));
     menu->setToolTipsVisible(true);
-    updateGpuMenu();
+    updateCeilingsMenu();
     m_ceilings->setMenu(menu);
     m_ceilings->setToolTip(tr("Which roofs: the datasheet's, or ceilings measured on a machine (tilescope-cli calibrate)"));
     m_editAnnotations->setToolTip(tr("FLOPs and bytes per call for custom kernels and regions (TRACE.annotations.json)"));
@@ -257,10 +264,12 @@ bool RooflinePanel::setCeilingsFile(const QString& path)
             m_ceilingsFile = path;
         } catch (const io::TraceFileError& e) {
             m_card->setHtml(tr("<b>Cannot use these ceilings:</b> %1").arg(QString::fromStdString(e.what()).toHtmlEscaped()));
+            updateCeilingsMenu();
             return false;
         }
     }
     QSettings().setValue(QStringLiteral("roofline/ceilings"), m_ceilingsFile);
+    updateCeilingsMenu();
     reclassify();
     return true;
 }
@@ -277,6 +286,8 @@ const std::vector<roofline::Annotation>& RooflinePanel::activeAnnotations() cons
     return m_annotations ? *m_annotations : m_doc ? m_doc->classifyOptions.annotations : none;
 }
 
+QMenu* RooflinePanel::ceilingsMenu() const { return m_ceilings->menu(); }
+
 bool RooflinePanel::canChooseGpu() const { return m_doc && m_doc->classification.deviceRow.empty(); }
 
 void RooflinePanel::setGpu(const QString& row)
@@ -285,22 +296,33 @@ void RooflinePanel::setGpu(const QString& row)
         m_gpu = row.toStdString();
         reclassify();
     }
-    updateGpuMenu(); // the menu's group checked what was clicked: show what holds
+    updateCeilingsMenu(); // the menu's group checked what was clicked: show what holds
 }
 
-void RooflinePanel::updateGpuMenu()
+void RooflinePanel::updateCeilingsMenu()
 {
+    m_datasheetAction->setChecked(!m_measured);
+    m_measuredAction->setChecked(m_measured.has_value());
+    m_measuredAction->setText(m_measured ? tr("Measured: %1 (Another File...)").arg(QFileInfo(m_ceilingsFile).fileName())
+                                         : tr("Measured, from File..."));
+    const bool choose = canChooseGpu();
     for (QAction* action : m_gpuMenu->actions()) {
         if (action->isSeparator())
             continue;
         const QString row = action->data().toString();
         action->setChecked(row.toStdString() == m_gpu);
-        action->setEnabled(row.isEmpty() || canChooseGpu());
+        action->setEnabled(row.isEmpty() || choose);
+        if (row.isEmpty()) // what "no choice" means for this trace: its own row, or none at all
+            action->setText(!m_doc        ? tr("The Trace's Own")
+                                : !choose ? tr("The Trace's Own: %1").arg(QString::fromStdString(m_doc->classification.deviceRow))
+                                : m_doc->classification.deviceName.empty()
+                                ? tr("None (the trace names no GPU)")
+                                : tr("None (no row for %1)").arg(QString::fromStdString(m_doc->classification.deviceName)));
     }
     m_gpuMenu->menuAction()->setToolTip(
-        !m_doc               ? tr("Open a trace first")
-            : canChooseGpu() ? tr("The datasheet row to grade this trace against: it names no GPU the table knows")
-                             : tr("The trace names its GPU (%1)").arg(QString::fromStdString(m_doc->classification.deviceRow)));
+        !m_doc       ? tr("Open a trace first")
+            : choose ? tr("The datasheet row to grade this trace against: it names no GPU the table knows")
+                     : tr("The trace names its GPU (%1)").arg(QString::fromStdString(m_doc->classification.deviceRow)));
 }
 
 roofline::ClassifyOptions RooflinePanel::currentOptions() const
@@ -338,7 +360,7 @@ void RooflinePanel::reclassify()
                 m_report = std::move(*report);
             else if (m_gpu != m_report.chosenGpu) { // the choice failed: the menu shows the one the report holds
                 m_gpu = m_report.chosenGpu;
-                updateGpuMenu();
+                updateCeilingsMenu();
             }
             m_ceilingsLabel->setText(ceilingsText());
             rebuild();
@@ -404,7 +426,7 @@ void RooflinePanel::setDocument(std::shared_ptr<const TraceDocument> document)
     // again); one that names its own GPU drops it.
     if (!m_gpu.empty() && m_doc && !canChooseGpu())
         m_gpu.clear();
-    updateGpuMenu();
+    updateCeilingsMenu();
     m_report = m_doc ? m_doc->classification : tilescope::roofline::ClassifyReport{};
     m_attach->setEnabled(false);
     m_editAnnotations->setEnabled(m_doc != nullptr);

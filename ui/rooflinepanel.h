@@ -64,6 +64,7 @@ public:
     QString gpu() const { return QString::fromStdString(m_gpu); }
     bool canChooseGpu() const; // the document's trace names no GPU the table knows
     QMenu* gpuMenu() const { return m_gpuMenu; }
+    QMenu* ceilingsMenu() const;
     // Replaces the trace's annotations for this session of the panel (the editor's Apply and Save).
     void setAnnotations(const std::vector<tilescope::roofline::Annotation>& annotations);
     // The report shown. After setCeilingsFile, setAnnotations, attachSource (and a document with measured
@@ -110,8 +111,10 @@ private:
     QPushButton* m_editAnnotations;
     QToolButton* m_ceilings;
     QMenu* m_gpuMenu = nullptr;
-    std::string m_gpu; // ClassifyOptions::gpu: the chosen row, empty for the trace's
-    void updateGpuMenu();
+    QAction* m_datasheetAction = nullptr;
+    QAction* m_measuredAction = nullptr;
+    std::string m_gpu;         // ClassifyOptions::gpu: the chosen row, empty for the trace's
+    void updateCeilingsMenu(); // checks the roofs and the GPU that hold, names the trace's own
     QLabel* m_ceilingsLabel;
     SessionJob* m_calibration;
     QString m_ceilingsFile;

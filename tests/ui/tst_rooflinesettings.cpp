@@ -82,6 +82,10 @@ private slots:
         QVERIFY(!panel->report().measured);
         QVERIFY2(panel->ceilingsText().contains(QStringLiteral("datasheet")), qPrintable(panel->ceilingsText()));
         const double datasheetBf16 = panel->report().ceilings.bf16;
+        // The Ceilings menu checks the roofs that hold.
+        const QList<QAction*> roofs = panel->ceilingsMenu()->actions();
+        QVERIFY(roofs[0]->isChecked() && !roofs[1]->isChecked());
+        QCOMPARE(roofs[1]->text(), QStringLiteral("Measured, from File..."));
         const QString calibration = QString::fromStdString(testutil::dataPath("h200/calibration/calibration.json"));
         QSignalSpy reclassified(panel, &RooflinePanel::reclassified);
         QVERIFY(panel->setCeilingsFile(calibration));
@@ -95,6 +99,8 @@ private slots:
         QCOMPARE(panel->report().ceilings.bf16, 775142456986898.8);
         QVERIFY(panel->report().ceilings.bf16 < datasheetBf16);
         QCOMPARE(panel->ceilingsText(), QStringLiteral("measured: calibration.json (NVIDIA H200)"));
+        QVERIFY(!roofs[0]->isChecked() && roofs[1]->isChecked());
+        QCOMPARE(roofs[1]->text(), QStringLiteral("Measured: calibration.json (Another File...)"));
         // An unusable file is refused and the measured set stays.
         const QString bad = m_tmp.filePath(QStringLiteral("bad.json"));
         QFile f(bad);
@@ -104,6 +110,7 @@ private slots:
         QVERIFY(!panel->setCeilingsFile(bad));
         QVERIFY(panel->verdictText().contains(QStringLiteral("Cannot use these ceilings")));
         QCOMPARE(panel->ceilingsFile(), calibration);
+        QVERIFY(!roofs[0]->isChecked() && roofs[1]->isChecked());
         // The next window starts with the measured ceilings; Datasheet clears the setting.
         MainWindow again;
         testutil::loadAndWait(again, m_trace);
@@ -134,9 +141,10 @@ private slots:
 
         MainWindow w;
         RooflinePanel* panel = w.roofline();
-        // Before any trace: "As the Trace Says" holds, the rows wait for a trace.
+        // Before any trace: the trace's own holds, the rows wait for a trace.
         const QList<QAction*> gpus = panel->gpuMenu()->actions();
         QVERIFY(gpus.first()->isChecked() && gpus.first()->data().toString().isEmpty());
+        QCOMPARE(gpus.first()->text(), QStringLiteral("The Trace's Own"));
         QVERIFY(!gpus.last()->isEnabled());
         gpus.last()->trigger();
         QVERIFY(panel->gpu().isEmpty() && gpus.first()->isChecked() && !gpus.last()->isChecked());
@@ -145,6 +153,7 @@ private slots:
         QVERIFY(panel->canChooseGpu());
         QCOMPARE(panel->report().ceilings.bf16, 0.0);
         QCOMPARE(panel->ceilingsText(), QStringLiteral("no GPU named in the trace: choose one under Ceilings > GPU"));
+        QCOMPARE(gpus.first()->text(), QStringLiteral("None (the trace names no GPU)"));
         QAction* h200 = nullptr;
         for (QAction* a : panel->gpuMenu()->actions())
             if (a->text() == QLatin1String("H200 SXM"))
@@ -203,6 +212,8 @@ private slots:
         QVERIFY(!panel->canChooseGpu());
         QVERIFY(panel->gpu().isEmpty());
         QVERIFY(!h200->isEnabled() && !h200->isChecked());
+        QVERIFY(gpus.first()->isChecked());
+        QCOMPARE(gpus.first()->text(), QStringLiteral("The Trace's Own: H200 SXM"));
         panel->setGpu(QStringLiteral("A100 SXM4 40GB"));
         QVERIFY(!panel->isReclassifying());
         QCOMPARE(panel->report().deviceRow, std::string("H200 SXM"));
