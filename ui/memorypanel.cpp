@@ -37,7 +37,8 @@ const QColor kDeviceColours[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xd6, 0x27, 0x
 constexpr int kMaxStepLines = 200;    // more boundaries than this only grey the plot out
 constexpr size_t kMaxStepLabels = 12; // beyond this the names overlap at the fitted zoom
 constexpr int kClickSlopPixels = 3;
-constexpr int64_t kSpeckRatio = 1000; // a device below 1/1000 of the largest peak is not drawn
+constexpr const char* kFullText = "fullText"; // a peak label's whole text, kept on the item
+constexpr int64_t kSpeckRatio = 1000;         // a device below 1/1000 of the largest peak is not drawn
 
 QString bytesText(int64_t bytes) { return QString::fromStdString(stats::formatBytes(bytes)); }
 
@@ -211,6 +212,7 @@ void MemoryPanel::buildStatic()
             const QString op = device.peakOp != trace::kNoIndex ? QString::fromUtf8(m_doc->trace->name(m_doc->trace->events[device.peakOp]))
                                                                 : tr("no op");
             label->setText(tr("peak %1 in %2").arg(bytesText(device.peakAllocated), op));
+            label->setProperty(kFullText, label->text()); // placePeakLabels shortens it to the room it has
             m_peakLabels.push_back(label);
             if (device.peakOp != trace::kNoIndex)
                 m_peakMarks.push_back({marker, label, device.peakOp});
@@ -398,16 +400,22 @@ void MemoryPanel::placePeakLabels()
         const QPointF at = label->position->pixelPosition();
         const bool rightHalf = at.x() > area.center().x();
         const Qt::Alignment side = rightHalf ? Qt::AlignRight : Qt::AlignLeft;
-        const int textHeight = QFontMetrics(label->font()).height();
+        const QFontMetrics metrics(label->font());
+        const int textHeight = metrics.height();
         constexpr int kAbove = 6, kBeside = 8; // clear of the marker (7 px across)
+        int gap = 4;
         if (at.y() - kAbove - textHeight >= area.top()) {
             label->setPositionAlignment(Qt::AlignBottom | side);
-            label->setPadding(rightHalf ? QMargins(0, 0, 4, kAbove) : QMargins(4, 0, 0, kAbove));
+            label->setPadding(rightHalf ? QMargins(0, 0, gap, kAbove) : QMargins(gap, 0, 0, kAbove));
         } else {
             // Centred on the marker, or from its height down where half the text would stick out above the plot.
+            gap = kBeside;
             label->setPositionAlignment((at.y() - textHeight / 2 >= area.top() ? Qt::AlignVCenter : Qt::AlignTop) | side);
-            label->setPadding(rightHalf ? QMargins(0, 0, kBeside, 0) : QMargins(kBeside, 0, 0, 0));
+            label->setPadding(rightHalf ? QMargins(0, 0, gap, 0) : QMargins(gap, 0, 0, 0));
         }
+        // A long op's name is cut at its end to the room on that side, so the size is never cut off at the edge.
+        const int room = int(rightHalf ? at.x() - area.left() : area.right() - at.x()) - gap;
+        label->setText(metrics.elidedText(label->property(kFullText).toString(), Qt::ElideRight, std::max(room, 0)));
     }
 }
 

@@ -192,6 +192,36 @@ private slots:
         QVERIFY(labels >= 1);
     }
 
+    // In a narrow graph the op's name is longer than the room on either side of its peak: it is cut at its end
+    // ("peak 2.00 GiB in aten::emp…"), so the label stays inside the plot and its size is never what is lost.
+    void peakLabelsShortenedToTheirRoom()
+    {
+        MainWindow w;
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("memory_churn")));
+        MemoryPanel panel;
+        panel.resize(200, 220);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setDocument(w.sharedDocument());
+        const trace::Trace& t = *w.sharedDocument()->trace;
+        panel.setView(t.firstTime(), t.lastTime()); // as the timeline sets it: the whole trace
+        QCustomPlot* plot = panel.plot();
+        QTRY_VERIFY(plot->plottableCount() >= 1);
+        plot->replot();
+        const QRectF area = plot->axisRect()->rect();
+        int shortened = 0;
+        for (int i = 0; i < plot->itemCount(); ++i) {
+            const auto* label = qobject_cast<QCPItemText*>(plot->item(i));
+            if (!label || !label->text().startsWith(QStringLiteral("peak ")))
+                continue;
+            const QRectF box = QRectF(label->topLeft->pixelPosition(), label->bottomRight->pixelPosition()).normalized();
+            QVERIFY2(box.left() >= area.left() - 0.5 && box.right() <= area.right() + 0.5, qPrintable(label->text()));
+            if (label->text().endsWith(QChar(0x2026)))
+                ++shortened;
+        }
+        QVERIFY(shortened >= 1);
+    }
+
     // The panel's queued redraws (on a resize: the legend above the plot changes height with the document) may
     // land after the document went or on a trace with no graph: nothing is drawn, nothing read (a null
     // document was dereferenced there once, under a range's work and a new trace, tst_rangestress).
