@@ -568,8 +568,15 @@ QDockWidget* MainWindow::addRanksDock(QDockWidget* neighbour)
         const qint64 rank = m_doc ? m_ranks->markShown(m_doc->path) : -1;
         // A trace of none of the folder's ranks: the ranks no longer go with the timeline (a double-click on
         // one swapped the trace opened for a rank of the old folder).
-        if (m_doc && rank < 0 && m_ranks->model()->report())
+        if (m_doc && rank < 0 && m_ranks->model()->report()) {
             m_ranks->setReport(nullptr);
+            // Its tab, empty now, gives way to the table's (the folder's ranks had raised it). A tab behind another
+            // is "visible" to Qt; only the one in front has a visible region.
+            if (!m_ranksDock->visibleRegion().isEmpty() && !m_ranksDock->isFloating())
+                if (auto* table = findChild<QDockWidget*>(QStringLiteral("keyAverages"));
+                    table && tabifiedDockWidgets(m_ranksDock).contains(table))
+                    table->raise();
+        }
         const auto* report = m_ranks->model()->report();
         m_ranksDock->setWindowTitle(rank < 0 ? tr("Ranks") : tr("Ranks (timeline: rank %1)").arg(rank));
         if (rank >= 0 && report)

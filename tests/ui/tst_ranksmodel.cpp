@@ -26,6 +26,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QDockWidget>
 #include <QtTest>
 
 using namespace tilescope;
@@ -167,8 +168,14 @@ private slots:
         QVERIFY2(all->width() <= room.width() && all->height() <= room.height(),
                  qPrintable(QStringLiteral("%1x%2").arg(all->width()).arg(all->height())));
         // A trace of none of the ranks: no rank named, and the folder's ranks leave the dock (activating one of
-        // them swapped the trace back to the old folder's).
+        // them swapped the trace back to the old folder's); its empty tab gives way to the table's.
+        QDockWidget* ranksDock = w.findChild<QDockWidget*>(QStringLiteral("ranks"));
+        QDockWidget* tableDock = w.findChild<QDockWidget*>(QStringLiteral("keyAverages"));
+        // The tab in front: Qt calls a tab behind another visible too, but gives it no visible region.
+        const auto inFront = [](QDockWidget* dock) { return !dock->visibleRegion().isEmpty(); };
+        QVERIFY(inFront(ranksDock) && !inFront(tableDock)); // the folder raised the Ranks tab
         testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
+        QTRY_VERIFY(inFront(tableDock) && !inFront(ranksDock));
         QVERIFY(!w.windowTitle().contains(QStringLiteral(" - rank ")));
         QVERIFY(w.ranks()->table()->selectionModel()->selectedRows().isEmpty());
         QCOMPARE(w.ranks()->model()->rowCount(), 0);
