@@ -535,10 +535,16 @@ void TimelineView::selectEvent(uint32_t event, bool center, int group)
             }
             if (relayout)
                 rebuildLanes();
+            // The view scrolls only when the row is not in view already (it moved the lanes a few pixels under the
+            // ruler for a row near the top), and then to the middle of the lanes' part of the view.
             for (const Lane& lane : m_lanes)
-                if (lane.kind == Lane::Kind::Track && lane.group == m_selectedGroup && lane.id == e.track)
-                    verticalScrollBar()->setValue(
-                        std::max(0, lane.y + rowOf(m_selectedGroup, event) * m_rowHeight - viewport()->height() / 2));
+                if (lane.kind == Lane::Kind::Track && lane.group == m_selectedGroup && lane.id == e.track) {
+                    const int rowTop = lane.y + rowOf(m_selectedGroup, event) * m_rowHeight;
+                    const int onScreen = rowTop - verticalScrollBar()->value();
+                    if (onScreen < m_axisHeight || onScreen + m_rowHeight > viewport()->height())
+                        verticalScrollBar()->setValue(
+                            std::max(0, rowTop - m_axisHeight - (viewport()->height() - m_axisHeight - m_rowHeight) / 2));
+                }
         }
     }
     changed();

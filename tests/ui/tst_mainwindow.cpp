@@ -713,9 +713,58 @@ private slots:
         QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("Match 1 of %1 for 'nvjet'").arg(count));
         QTest::keyClick(w.searchField(), Qt::Key_Return);
         QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("Match 2 of %1 for 'nvjet'").arg(count));
+        // The GPU's lanes are at the top and in view: a hit there does not scroll them under the ruler.
+        QCOMPARE(w.timeline()->verticalScrollBar()->value(), 0);
         w.searchField()->setText(QStringLiteral("no such name"));
         QTest::keyClick(w.searchField(), Qt::Key_Return);
         QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("No event matches 'no such name'"));
+    }
+
+    // A hit out of view scrolls its row to the middle of the lanes' part of the view, below the ruler; one in view
+    // stays where it is.
+    void selectedRowScrollsIntoViewBelowTheRuler()
+    {
+        MainWindow w;
+        w.resize(1400, 500);
+        w.show();
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("train_scheduled")));
+        TimelineView* timeline = w.timeline();
+        const trace::Trace& t = *w.document()->trace;
+        for (const uint32_t track : w.document()->laneOrder) // every CPU lane's rows: taller than the view
+            if (t.tracks[track].type == trace::Track::Type::HostThread)
+                timeline->toggleLaneRows(track);
+        // The last CPU op of the last host thread's lane: far below the view.
+        uint32_t deep = trace::kNoIndex;
+        for (const TimelineView::Lane& lane : timeline->lanes())
+            if (lane.kind == TimelineView::Lane::Kind::Track && t.tracks[lane.id].type == trace::Track::Type::HostThread
+                && !t.tracks[lane.id].events.empty())
+                deep = t.tracks[lane.id].events.back();
+        QVERIFY(deep != trace::kNoIndex);
+        timeline->selectEvent(deep, true);
+        const int value = timeline->verticalScrollBar()->value();
+        QVERIFY(value > 0);
+        const auto rowTop = [&] {
+            for (const TimelineView::Lane& lane : timeline->lanes())
+                if (lane.kind == TimelineView::Lane::Kind::Track && lane.id == t.events[deep].track)
+                    return lane.y - timeline->verticalScrollBar()->value();
+            return -1;
+        };
+        const int top = rowTop();
+        QVERIFY2(top >= timeline->axisHeight() && top < timeline->viewport()->height(), qPrintable(QString::number(top)));
+        timeline->selectEvent(deep, true); // in view now: no scroll
+        QCOMPARE(timeline->verticalScrollBar()->value(), value);
+        // From the top, a row in view below the middle: centring it scrolled the top lanes under the ruler.
+        timeline->verticalScrollBar()->setValue(0);
+        const int height = timeline->viewport()->height();
+        uint32_t inView = trace::kNoIndex;
+        for (const TimelineView::Lane& lane : timeline->lanes())
+            if (lane.kind == TimelineView::Lane::Kind::Track)
+                for (const uint32_t e : t.tracks[lane.id].events)
+                    if (const int y = timeline->positionOfEvent(e).y(); inView == trace::kNoIndex && y > height / 2 + 12 && y < height - 12)
+                        inView = e;
+        QVERIFY(inView != trace::kNoIndex);
+        timeline->selectEvent(inView, true);
+        QCOMPARE(timeline->verticalScrollBar()->value(), 0);
     }
 
     // A trace opens at its top lanes (the GPU's), not where the last one was scrolled to.
