@@ -13,6 +13,8 @@
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSplitter>
+#include <QStyle>
+#include <QTreeWidgetItemIterator>
 #include <QTableWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -47,10 +49,12 @@ QTreeWidget* makeDetails(QWidget* parent)
     tree->setHeaderLabels({QObject::tr("Name"), QObject::tr("Calls / GPU time"), QObject::tr("Total / span"), QObject::tr("Share")});
     tree->setRootIsDecorated(true);
     tree->setUniformRowHeights(true);
+    // Narrow, a kernel's name keeps its start and its end (the tile shape and layout of "nvjet_sm90_..._NNT").
+    tree->setTextElideMode(Qt::ElideMiddle);
     tree->header()->setStretchLastSection(false);
     tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
-    for (int column = 1; column < 4; ++column) // the figures as wide as their text: the names get the rest
-        tree->header()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+    for (int column = 1; column < 4; ++column) // sized to their figures by fillDetails: the names get the rest
+        tree->header()->setSectionResizeMode(column, QHeaderView::Interactive);
     return tree;
 }
 
@@ -171,10 +175,11 @@ void ComparePanel::resizeEvent(QResizeEvent* event)
     if (m_split->orientation() == wanted)
         return;
     m_split->setOrientation(wanted);
-    // Stacked, the figures take 3/5 of the height; side by side, 2/5 of the width (the calls' two lists the
-    // rest). The sizes the other way round would hold.
+    // Stacked, the figures take 3/5 of the height; side by side, a third of the width, so each side's list has
+    // room for its kernels' names beside their figures (at 2/5 a name got about 70 px at 1366x768). The sizes
+    // the other way round would hold.
     const int length = wanted == Qt::Vertical ? m_split->height() : m_split->width();
-    const int figures = length * (wanted == Qt::Vertical ? 3 : 2) / 5;
+    const int figures = wanted == Qt::Vertical ? length * 3 / 5 : length / 3;
     m_split->setSizes({figures, length - figures});
 }
 
@@ -278,4 +283,17 @@ void ComparePanel::fillDetails(QTreeWidget* tree, const compare::Side& side)
         item->setToolTip(0, tr("GPU time %1 in a span of %2").arg(duration(c.gpuNs), duration(c.endNs - c.startNs)));
     }
     calls->setExpanded(side.kernels.empty());
+    // The figures' columns as wide as their figures, not their headings (which say what both kinds of row hold
+    // and are cut, with a tooltip): sized to the headings they left a kernel's name about 70 px at 1366x768.
+    const QStringList headings{tr("a kernel's calls; a call's GPU time"),
+                               tr("a kernel's GPU time in all; a call's span, its first kernel's start to its last one's end"),
+                               tr("a kernel's share of the side's GPU time")};
+    const QFontMetrics metrics(tree->font());
+    for (int column = 1; column < 4; ++column) {
+        int width = metrics.horizontalAdvance(QStringLiteral("Share"));
+        for (QTreeWidgetItemIterator it(tree); *it; ++it)
+            width = std::max(width, metrics.horizontalAdvance((*it)->text(column)));
+        tree->header()->resizeSection(column, width + 2 * tree->style()->pixelMetric(QStyle::PM_HeaderMargin) + 8);
+        tree->headerItem()->setToolTip(column, headings[column - 1]);
+    }
 }

@@ -11,6 +11,7 @@
 #include "timelineview.h"
 #include "tracedocument.h"
 
+#include <QHeaderView>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
@@ -154,6 +155,10 @@ private slots:
         QCOMPARE(panel.figuresAndCalls()->orientation(), Qt::Horizontal);
         QVERIFY2(panel.figures()->height() >= 100, qPrintable(QString::number(panel.figures()->height())));
         QVERIFY(panel.figures()->width() >= 300);
+        // Each side's list gives its kernels' names the room its figures leave (they had about 70 px).
+        for (const bool a : {true, false})
+            QVERIFY2(panel.details(a)->header()->sectionSize(0) >= 110,
+                     qPrintable(QString::number(panel.details(a)->header()->sectionSize(0))));
         panel.resize(700, 600);
         QTest::qWait(20);
         QCOMPARE(panel.figuresAndCalls()->orientation(), Qt::Vertical);
