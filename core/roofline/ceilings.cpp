@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <iterator>
 #include <set>
 
 namespace tilescope::roofline {
@@ -109,10 +108,13 @@ bool rowHoldsMemory(const DeviceEntry& e, double memGiB)
 
 double memoryGiBOf(const trace::DeviceProperties& device) { return double(device.totalGlobalMem) / double(1ull << 30); }
 
-// What the trace says of its GPU that is not the row's, each as "X against the row's Y".
+// What the trace says of its GPU that is not the row's: the trace's compute capability and SM count where they
+// differ (empty, 0 where they agree or are not given), and whether its memory is none of the row's sizes. Each
+// caller words them.
 struct RowDifferences
 {
-    std::string computeCapability, sms;
+    std::string computeCapability;
+    int sms = 0;
     bool memory = false;
 };
 RowDifferences rowDifferences(const trace::DeviceProperties& device, const DeviceEntry& e)
@@ -120,9 +122,9 @@ RowDifferences rowDifferences(const trace::DeviceProperties& device, const Devic
     RowDifferences d;
     const std::string cc = std::to_string(device.computeMajor) + "." + std::to_string(device.computeMinor);
     if (device.computeMajor > 0 && !e.computeCapability.empty() && cc != e.computeCapability)
-        d.computeCapability = "compute capability " + cc + " against the row's " + e.computeCapability;
+        d.computeCapability = cc;
     if (device.numSms > 0 && e.sms > 0 && device.numSms != e.sms)
-        d.sms = std::to_string(device.numSms) + " SMs against the row's " + std::to_string(e.sms);
+        d.sms = device.numSms;
     d.memory = device.totalGlobalMem > 0 && !rowHoldsMemory(e, memoryGiBOf(device));
     return d;
 }
@@ -171,9 +173,11 @@ DeviceMatch matchDevice(const std::vector<DeviceEntry>& database, const trace::D
         m.entry = &e;
         m.notes.push_back("matched '" + device.name + "' to the " + e.id + " datasheet row (" + e.source + ")");
         if (!differ.computeCapability.empty())
-            m.notes.push_back(differ.computeCapability + ": a different part?");
-        if (!differ.sms.empty())
-            m.notes.push_back(differ.sms + ": a cut-down or different part; its peaks are uncertain");
+            m.notes.push_back("compute capability " + differ.computeCapability + " differs from the row's " + e.computeCapability
+                              + ": a different part?");
+        if (differ.sms)
+            m.notes.push_back(std::to_string(differ.sms) + " SMs against the row's " + std::to_string(e.sms)
+                              + ": a cut-down or different part; its peaks are uncertain");
         if (e.provisional)
             m.notes.push_back("this row's figures are provisional (not re-checked against the datasheet)");
         return m;
@@ -186,8 +190,8 @@ DeviceMatch matchDevice(const std::vector<DeviceEntry>& database, const trace::D
 
 namespace {
 
-// The rows a user's name fits, and the first row it would fit but for one word ("laptop" in "RTX 4090 Laptop"),
-// to say why none fits.
+// The rows a user's name fits, and the first row it would fit but for a word of its `without` ("laptop" in
+// "RTX 4090 Laptop"), to say why none fits.
 struct RowsNamed
 {
     std::vector<const DeviceEntry*> rows;
@@ -230,35 +234,22 @@ RowsNamed rowsNamed(const std::vector<DeviceEntry>& database, const std::string&
         // As a trace's name is matched (every token of the row in the name), or a shorter name whose words are all
         // the row's ("4090", "a100 pcie").
         const bool rowInName = std::all_of(e.tokens.begin(), e.tokens.end(), [&](const std::string& t) { return given.count(t) > 0; });
+        std::set<std::string> rowWords = ids[i];
+        rowWords.insert(e.tokens.begin(), e.tokens.end());
+        const auto inRow = [&](const std::set<std::string>& words) {
+            return !words.empty() && std::includes(rowWords.begin(), rowWords.end(), words.begin(), words.end());
+        };
+        // A word of the row's `without` names another part ("Laptop", "Ti", "NVL"), as it does in a trace's name.
         const auto excluding = std::find_if(e.without.begin(), e.without.end(), [&](const std::string& t) { return given.count(t) > 0; });
         if (excluding != e.without.end()) {
-            if (rowInName)
+            std::set<std::string> rest = naming;
+            rest.erase(*excluding);
+            if (rowInName || inRow(rest))
                 missed(e, *excluding);
             continue;
         }
-        std::set<std::string> rowWords = ids[i];
-        rowWords.insert(e.tokens.begin(), e.tokens.end());
-        // A word the row has, or a shorter form of one by its digits ("sxm" of "sxm5"; "a10" is no form of "a100").
-        const auto rowHas = [&](const std::string& t) {
-            return rowWords.count(t) > 0
-                || (std::none_of(t.begin(), t.end(), isDigit) && std::any_of(rowWords.begin(), rowWords.end(), [&](const std::string& w) {
-                        return w.size() > t.size() && w.starts_with(t) && std::all_of(w.begin() + t.size(), w.end(), isDigit);
-                    }));
-        };
-        std::vector<std::string> extra;
-        std::copy_if(naming.begin(), naming.end(), std::back_inserter(extra), [&](const std::string& t) { return !rowHas(t); });
-        if (!naming.empty() && extra.empty()) {
+        if (rowInName || inRow(naming))
             out.rows.push_back(&e);
-            continue;
-        }
-        // Beyond the row's words a name may carry a board's or a memory's code ("PG509-200", "HBM3"), never a word
-        // that names another part ("Laptop", "Ti").
-        const auto word = std::find_if(extra.begin(), extra.end(),
-                                       [](const std::string& t) { return std::none_of(t.begin(), t.end(), isDigit); });
-        if (rowInName && word == extra.end())
-            out.rows.push_back(&e);
-        else if (rowInName)
-            missed(e, *word);
     }
     return out;
 }
@@ -280,7 +271,7 @@ std::string gpuNameProblem(const std::vector<DeviceEntry>& database, const std::
         for (const DeviceEntry& e : database)
             list += (list.empty() ? "" : ", ") + e.id;
         const std::string why = named.nearMiss
-            ? " (not the " + named.nearMiss->id + " row: '" + named.nearMissWord + "' is not in its name)"
+            ? " (not the " + named.nearMiss->id + " row: '" + named.nearMissWord + "' names another part)"
             : std::string();
         return "no datasheet row for the GPU '" + name + "'" + why + "; the rows: " + list;
     }
@@ -317,18 +308,20 @@ GpuChoice resolveGpu(const std::vector<DeviceEntry>& database, const trace::Devi
                         + (userTokens(gpu) == userTokens(choice.entry->id) ? std::string() : " (from '" + gpu + "')")};
         // What the trace says of its GPU against the chosen row: a difference is a doubt about the choice.
         if (device) {
-            const RowDifferences found = rowDifferences(*device, *choice.entry);
+            const DeviceEntry& e = *choice.entry;
+            const RowDifferences found = rowDifferences(*device, e);
             std::vector<std::string> differ;
-            for (const std::string& d : {found.computeCapability, found.sms})
-                if (!d.empty())
-                    differ.push_back(d);
+            if (!found.computeCapability.empty())
+                differ.push_back("compute capability " + found.computeCapability + " against the row's " + e.computeCapability);
+            if (found.sms)
+                differ.push_back(std::to_string(found.sms) + " SMs against the row's " + std::to_string(e.sms));
             if (found.memory)
                 differ.push_back("memory outside the row's sizes");
             if (!differ.empty()) {
                 std::string text = "the trace's GPU has ";
                 for (size_t i = 0; i < differ.size(); ++i)
                     text += (i == 0 ? "" : i + 1 == differ.size() ? " and " : ", ") + differ[i];
-                choice.notes.push_back(text + ": did it run on the " + choice.entry->id + "?");
+                choice.notes.push_back(text + ": did it run on the " + e.id + "?");
             }
         }
     }

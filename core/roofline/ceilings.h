@@ -45,15 +45,16 @@ struct DeviceMatch
     std::vector<std::string> notes;     // why it matched, and any doubt (SM count or CC differ)
 };
 
-// roofline.md §2: tokens of the lower-cased name (split on spaces and '-'), most specific entry first,
+// roofline.md §2: tokens of the lower-cased name (split on spaces, '-' and '_'; a size such as "40 GB" read as
+// "40gb"), most specific entry first,
 // memory size for variants, then a check of compute capability and SM count.
 DeviceMatch matchDevice(const std::vector<DeviceEntry>& database, const trace::DeviceProperties& device);
 
 // The rows a GPU named by a user fits, in table order: the one whose id it is (case, spaces, '-' aside), else
-// every row whose words hold all of the name's ("4090", "a100 pcie"), or whose words the name has, as a trace's
-// name is matched, with at most a board's or memory's code besides ("NVIDIA A100-PG509-200", "H100 80GB HBM3"),
-// never a word that names another part ("RTX 4090 Laptop", "H200 NVL"). A size ("40gb", "40 GB", "40G") keeps
-// the variants of that memory. Several rows: the name is ambiguous ("a100", "h100").
+// every row whose words the name has, as a trace's name is matched ("NVIDIA A100-SXM4-40GB", "Tesla
+// V100-DGXS-32GB"), or whose words hold all of the name's ("4090", "a100 pcie"). A word of a row's `without`
+// names another part there as in a trace's name ("RTX 4090 Laptop", "H200 NVL"). A size ("40gb", "40 GB",
+// "40G") keeps the variants of that memory. Several rows: the name is ambiguous ("a100", "h100").
 std::vector<const DeviceEntry*> deviceRowsNamed(const std::vector<DeviceEntry>& database, const std::string& name);
 // Why `name` fits no row (the rows listed, and the word that kept it from the nearest) or several (those listed);
 // empty when it names exactly one.
