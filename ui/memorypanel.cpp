@@ -37,8 +37,10 @@ const QColor kDeviceColours[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xd6, 0x27, 0x
 constexpr int kMaxStepLines = 200;    // more boundaries than this only grey the plot out
 constexpr size_t kMaxStepLabels = 12; // beyond this the names overlap at the fitted zoom
 constexpr int kClickSlopPixels = 3;
-constexpr const char* kFullText = "fullText"; // a peak label's whole text, kept on the item
-constexpr int64_t kSpeckRatio = 1000;         // a device below 1/1000 of the largest peak is not drawn
+// A peak label's parts, kept on the item: its size ("peak 2.00 GiB") and the op's whole name.
+constexpr const char* kPeakSize = "peakSize";
+constexpr const char* kPeakOp = "peakOp";
+constexpr int64_t kSpeckRatio = 1000; // a device below 1/1000 of the largest peak is not drawn
 
 QString bytesText(int64_t bytes) { return QString::fromStdString(stats::formatBytes(bytes)); }
 
@@ -212,7 +214,9 @@ void MemoryPanel::buildStatic()
             const QString op = device.peakOp != trace::kNoIndex ? QString::fromUtf8(m_doc->trace->name(m_doc->trace->events[device.peakOp]))
                                                                 : tr("no op");
             label->setText(tr("peak %1 in %2").arg(bytesText(device.peakAllocated), op));
-            label->setProperty(kFullText, label->text()); // placePeakLabels shortens it to the room it has
+            // placePeakLabels shortens the op's name to the room the label has; the size is kept whole.
+            label->setProperty(kPeakSize, tr("peak %1").arg(bytesText(device.peakAllocated)));
+            label->setProperty(kPeakOp, op);
             m_peakLabels.push_back(label);
             if (device.peakOp != trace::kNoIndex)
                 m_peakMarks.push_back({marker, label, device.peakOp});
@@ -413,9 +417,14 @@ void MemoryPanel::placePeakLabels()
             label->setPositionAlignment((at.y() - textHeight / 2 >= area.top() ? Qt::AlignVCenter : Qt::AlignTop) | side);
             label->setPadding(rightHalf ? QMargins(0, 0, gap, 0) : QMargins(gap, 0, 0, 0));
         }
-        // A long op's name is cut at its end to the room on that side, so the size is never cut off at the edge.
+        // A long op's name is cut at its end to the room on that side; where not even a letter of it fits, the
+        // label is the size alone.
         const int room = int(rightHalf ? at.x() - area.left() : area.right() - at.x()) - gap;
-        label->setText(metrics.elidedText(label->property(kFullText).toString(), Qt::ElideRight, std::max(room, 0)));
+        const QString size = label->property(kPeakSize).toString();
+        const QString sizeIn = tr("%1 in ").arg(size);
+        const QString op = metrics.elidedText(label->property(kPeakOp).toString(), Qt::ElideRight,
+                                              std::max(0, room - metrics.horizontalAdvance(sizeIn)));
+        label->setText(op.size() > 1 ? sizeIn + op : size);
     }
 }
 
