@@ -45,6 +45,7 @@
 #include "stats/keyaverages.h"
 #include "stats/keyaveragesdiff.h"
 #include "stats/torchtable.h"
+#include "trace/rankset.h"
 #include "trace/traceloader.h"
 #include "io/decimal.h"
 
@@ -1063,16 +1064,19 @@ int main(int argc, char** argv)
             throw UsageError{"export is not in this build: tilescope-cli was built without SQLite (install libsqlite3-dev and rebuild)"};
 #endif
         }
-        // report and diff read one trace per file: a folder of ranks there gets the ways to it, not "a directory".
-        if (cli::tracePathIsFolder(argc, argv) && (command == "report" || command == "diff"))
-            throw io::TraceFileError(argv[2], std::nullopt,
-                                     "is a folder; " + command + (command == "report" ? " takes one trace file" : " takes two trace files")
-                                         + " (a rank's, such as one in the folder); `tilescope-cli ranks " + argv[2]
-                                         + "` compares its ranks, and summary, diagnose and the other commands run once per rank");
+        // report and diff read one trace per file: a folder of ranks in either of diff's places gets the ways to
+        // it, not "a directory".
+        if (command == "report" || command == "diff")
+            for (int i = 2; i < std::min(argc, command == "diff" ? 4 : 3); ++i)
+                if (trace::isFolder(argv[i]))
+                    throw io::TraceFileError(argv[i], std::nullopt,
+                                             "is a folder; " + command
+                                                 + (command == "report" ? " takes one trace file" : " takes two trace files")
+                                                 + " (a rank's, such as one in the folder); `tilescope-cli ranks " + argv[i]
+                                                 + "` compares its ranks, and summary, diagnose and the other commands run once per rank");
         // A folder in TRACE's place: the command once per rank (rankscommand.h); not for those that take no
-        // single trace.
-        if (cli::tracePathIsFolder(argc, argv) && command != "capture" && command != "calibrate" && command != "inspect"
-            && command != "diff" && command != "report") {
+        // single trace (report and diff are refused above).
+        if (cli::tracePathIsFolder(argc, argv) && command != "capture" && command != "calibrate" && command != "inspect") {
             // A --gpu no row fits is wrong for every rank: said once, before the folder is loaded.
             for (int i = 2; i + 1 < argc; ++i)
                 if (std::string_view(argv[i]) == "--gpu")

@@ -678,9 +678,11 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.startsWith("  a: nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT\n  b: matmul_kernel\n"), r.out.constData());
         const QList<QByteArray> lines = r.out.split('\n');
+        QVERIFY(lines.size() > 15);
         const qsizetype bColumn = lines[2].indexOf(" b") + 1;
+        QVERIFY(bColumn > 0);
         for (int i = 3; i < 15; ++i)
-            QVERIFY2(lines[i].at(bColumn - 1) == ' ' && lines[i].at(bColumn) != ' ', lines[i].constData());
+            QVERIFY2(lines[i].size() > bColumn && lines[i].at(bColumn - 1) == ' ' && lines[i].at(bColumn) != ' ', lines[i].constData());
         const Run regions = cli({"compare", trace("gemm_compare")});
         QVERIFY(regions.out.startsWith("                            custom_kernel (a)           torch_ref (b)\n"));
     }
@@ -761,6 +763,7 @@ private slots:
                  folderReport.err.constData());
         QVERIFY(!QFile::exists(dir.filePath("r.html")));
         QVERIFY(cli({"diff", dir.path(), trace("gemm_compare")}).err.contains("diff takes two trace files"));
+        QVERIFY(cli({"diff", trace("gemm_compare"), dir.path()}).err.contains(dir.path().toUtf8() + ": is a folder; diff takes two"));
         QVERIFY(QFile::remove(dir.filePath("rank-0.json")));
         QCOMPARE(cli({"info", dir.filePath("nothing.json")}).exitCode, 2);
         QCOMPARE(cli({"summary", trace("gemm_compare"), "--sort", "bogus"}).exitCode, 2);
