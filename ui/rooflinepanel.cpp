@@ -76,7 +76,7 @@ RooflinePanel::RooflinePanel(QWidget* parent)
                                                           tr("JSON (*.json);;All files (*)"));
         if (!path.isEmpty())
             setCeilingsFile(path);
-        updateCeilingsMenu(); // a cancelled dialog or an unusable file leaves the roofs that held
+        updateCeilingsMenu(); // a cancelled dialog: the group checked this action, the roofs that held stay
     });
     for (QAction* action : {m_datasheetAction, m_measuredAction}) {
         action->setCheckable(true);
@@ -303,7 +303,9 @@ void RooflinePanel::updateCeilingsMenu()
 {
     m_datasheetAction->setChecked(!m_measured);
     m_measuredAction->setChecked(m_measured.has_value());
-    m_measuredAction->setText(m_measured ? tr("Measured: %1 (Another File...)").arg(QFileInfo(m_ceilingsFile).fileName())
+    // '&' in a file's or a GPU's name is a menu's shortcut marker: doubled, it reads as itself.
+    const auto literal = [](QString text) { return text.replace(u'&', QStringLiteral("&&")); };
+    m_measuredAction->setText(m_measured ? tr("Measured: %1 (Another File...)").arg(literal(QFileInfo(m_ceilingsFile).fileName()))
                                          : tr("Measured, from File..."));
     const bool choose = canChooseGpu();
     for (QAction* action : m_gpuMenu->actions()) {
@@ -314,10 +316,10 @@ void RooflinePanel::updateCeilingsMenu()
         action->setEnabled(row.isEmpty() || choose);
         if (row.isEmpty()) // what "no choice" means for this trace: its own row, or none at all
             action->setText(!m_doc        ? tr("The Trace's Own")
-                                : !choose ? tr("The Trace's Own: %1").arg(QString::fromStdString(m_doc->classification.deviceRow))
+                                : !choose ? tr("The Trace's Own: %1").arg(literal(QString::fromStdString(m_doc->classification.deviceRow)))
                                 : m_doc->classification.deviceName.empty()
                                 ? tr("None (the trace names no GPU)")
-                                : tr("None (no row for %1)").arg(QString::fromStdString(m_doc->classification.deviceName)));
+                                : tr("None (no row for %1)").arg(literal(QString::fromStdString(m_doc->classification.deviceName))));
     }
     m_gpuMenu->menuAction()->setToolTip(
         !m_doc       ? tr("Open a trace first")

@@ -743,14 +743,9 @@ private slots:
         timeline->selectEvent(deep, true);
         const int value = timeline->verticalScrollBar()->value();
         QVERIFY(value > 0);
-        const auto rowTop = [&] {
-            for (const TimelineView::Lane& lane : timeline->lanes())
-                if (lane.kind == TimelineView::Lane::Kind::Track && lane.id == t.events[deep].track)
-                    return lane.y - timeline->verticalScrollBar()->value();
-            return -1;
-        };
-        const int top = rowTop();
-        QVERIFY2(top >= timeline->axisHeight() && top < timeline->viewport()->height(), qPrintable(QString::number(top)));
+        const int rowMiddle = timeline->positionOfEvent(deep).y(); // the event's row, on screen
+        QVERIFY2(rowMiddle - timeline->rowHeight() / 2 >= timeline->axisHeight() && rowMiddle < timeline->viewport()->height(),
+                 qPrintable(QString::number(rowMiddle)));
         timeline->selectEvent(deep, true); // in view now: no scroll
         QCOMPARE(timeline->verticalScrollBar()->value(), value);
         // From the top, a row in view below the middle: centring it scrolled the top lanes under the ruler.

@@ -107,6 +107,15 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("{\"gpu\": \"x\"}");
         f.close();
+        // From the datasheet, as a click checks the Measured item before its file is read: an unusable file leaves
+        // Datasheet checked.
+        QVERIFY(panel->setCeilingsFile(QString()));
+        QVERIFY(reclassified.wait(30000));
+        roofs[1]->setChecked(true);
+        QVERIFY(!panel->setCeilingsFile(bad));
+        QVERIFY(roofs[0]->isChecked() && !roofs[1]->isChecked());
+        QVERIFY(panel->setCeilingsFile(calibration));
+        QVERIFY(reclassified.wait(30000));
         QVERIFY(!panel->setCeilingsFile(bad));
         QVERIFY(panel->verdictText().contains(QStringLiteral("Cannot use these ceilings")));
         QCOMPARE(panel->ceilingsFile(), calibration);
