@@ -419,7 +419,10 @@ void MemoryPanel::placePeakLabels()
         }
         // A long op's name is cut at its end to the room on that side; where not even a letter of it fits, the
         // label is the size alone.
-        const int room = int(rightHalf ? at.x() - area.left() : area.right() - at.x()) - gap;
+        // In pixels of the plot: a peak far off the view (before the timeline sets it) is at ~1e18 px, which an int
+        // cannot hold.
+        const double roomPx = (rightHalf ? at.x() - area.left() : area.right() - at.x()) - gap;
+        const int room = std::isfinite(roomPx) ? int(std::clamp(roomPx, 0.0, double(area.width()))) : 0;
         const QString size = label->property(kPeakSize).toString();
         const QString sizeIn = tr("%1 in ").arg(size);
         const QString op = metrics.elidedText(label->property(kPeakOp).toString(), Qt::ElideRight,
