@@ -129,6 +129,18 @@ RowDifferences rowDifferences(const trace::DeviceProperties& device, const Devic
     return d;
 }
 
+// Whether every one of `words` is in `set`, and the first of `words` that is: how a row's tokens and its
+// `without` list are tested against a name.
+bool holdsAll(const std::set<std::string>& set, const std::vector<std::string>& words)
+{
+    return std::all_of(words.begin(), words.end(), [&](const std::string& w) { return set.count(w) > 0; });
+}
+const std::string* firstHeld(const std::set<std::string>& set, const std::vector<std::string>& words)
+{
+    const auto it = std::find_if(words.begin(), words.end(), [&](const std::string& w) { return set.count(w) > 0; });
+    return it == words.end() ? nullptr : &*it;
+}
+
 } // namespace
 
 double roofRate(const Ceilings& c, std::string_view roof)
@@ -163,9 +175,7 @@ DeviceMatch matchDevice(const std::vector<DeviceEntry>& database, const trace::D
     const std::vector<std::string> split = userTokens(device.name);
     const std::set<std::string> tokens(split.begin(), split.end());
     for (const DeviceEntry& e : database) {
-        const bool all = std::all_of(e.tokens.begin(), e.tokens.end(), [&](const std::string& t) { return tokens.count(t) > 0; });
-        const bool none = std::none_of(e.without.begin(), e.without.end(), [&](const std::string& t) { return tokens.count(t) > 0; });
-        if (!all || !none)
+        if (!holdsAll(tokens, e.tokens) || firstHeld(tokens, e.without))
             continue;
         const RowDifferences differ = rowDifferences(device, e);
         if (differ.memory)
@@ -206,14 +216,17 @@ RowsNamed rowsNamed(const std::vector<DeviceEntry>& database, const std::string&
     const std::set<std::string> given(tokens.begin(), tokens.end());
     if (given.empty())
         return out;
-    std::vector<std::set<std::string>> ids;
+    // Each row's words: its id's and its tokens.
+    std::vector<std::set<std::string>> rowWords;
     for (const DeviceEntry& e : database) {
         const std::vector<std::string> id = userTokens(e.id);
-        ids.emplace_back(id.begin(), id.end());
-        if (ids.back() == given) {
+        std::set<std::string> words(id.begin(), id.end());
+        if (words == given) {
             out.rows = {&e};
             return out;
         }
+        words.insert(e.tokens.begin(), e.tokens.end());
+        rowWords.push_back(std::move(words));
     }
     const std::optional<double> memGiB = memoryGiBOf(tokens);
     // The words that name the part: not the vendor's, not the size.
@@ -233,15 +246,12 @@ RowsNamed rowsNamed(const std::vector<DeviceEntry>& database, const std::string&
             continue;
         // As a trace's name is matched (every token of the row in the name), or a shorter name whose words are all
         // the row's ("4090", "a100 pcie").
-        const bool rowInName = std::all_of(e.tokens.begin(), e.tokens.end(), [&](const std::string& t) { return given.count(t) > 0; });
-        std::set<std::string> rowWords = ids[i];
-        rowWords.insert(e.tokens.begin(), e.tokens.end());
+        const bool rowInName = holdsAll(given, e.tokens);
         const auto inRow = [&](const std::set<std::string>& words) {
-            return !words.empty() && std::includes(rowWords.begin(), rowWords.end(), words.begin(), words.end());
+            return !words.empty() && std::includes(rowWords[i].begin(), rowWords[i].end(), words.begin(), words.end());
         };
         // A word of the row's `without` names another part ("Laptop", "Ti", "NVL"), as it does in a trace's name.
-        const auto excluding = std::find_if(e.without.begin(), e.without.end(), [&](const std::string& t) { return given.count(t) > 0; });
-        if (excluding != e.without.end()) {
+        if (const std::string* excluding = firstHeld(given, e.without)) {
             std::set<std::string> rest = naming;
             rest.erase(*excluding);
             if (rowInName || inRow(rest))
