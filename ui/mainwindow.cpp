@@ -119,10 +119,10 @@ MainWindow::MainWindow(QWidget* parent)
     layout->addWidget(split, 1);
     setCentralWidget(central);
 
-    auto* tableDock = new QDockWidget(tr("Key averages"), this);
-    tableDock->setObjectName(QStringLiteral("keyAverages"));
-    tableDock->setWidget(m_keyAverages);
-    addDockWidget(Qt::BottomDockWidgetArea, tableDock);
+    m_keyAveragesDock = new QDockWidget(tr("Key averages"), this);
+    m_keyAveragesDock->setObjectName(QStringLiteral("keyAverages"));
+    m_keyAveragesDock->setWidget(m_keyAverages);
+    addDockWidget(Qt::BottomDockWidgetArea, m_keyAveragesDock);
 
     auto* detailsDock = new QDockWidget(tr("Details"), this);
     detailsDock->setObjectName(QStringLiteral("details"));
@@ -132,8 +132,8 @@ MainWindow::MainWindow(QWidget* parent)
     memoryDock->setObjectName(QStringLiteral("memoryEvents"));
     memoryDock->setWidget(m_memoryEvents);
     addDockWidget(Qt::BottomDockWidgetArea, memoryDock);
-    tabifyDockWidget(tableDock, memoryDock);
-    tableDock->raise();
+    tabifyDockWidget(m_keyAveragesDock, memoryDock);
+    m_keyAveragesDock->raise();
     connect(m_memoryEvents, &MemoryEventsPanel::eventClicked, this, [this](uint32_t e) { m_timeline->selectEvent(e, true); });
     connect(m_memoryEvents, &MemoryEventsPanel::opNameClicked, this, [this](const QString& name) {
         if (!m_doc)
@@ -148,7 +148,7 @@ MainWindow::MainWindow(QWidget* parent)
     snapshotDock->setWidget(m_snapshotView);
     addDockWidget(Qt::BottomDockWidgetArea, snapshotDock);
     tabifyDockWidget(memoryDock, snapshotDock);
-    tableDock->raise();
+    m_keyAveragesDock->raise();
     m_snapshotDock = snapshotDock;
     QDockWidget* compareDock = addCompareDock(snapshotDock);
     // Launch statistics of the whole trace, a tab beside the table; an outlier's double-click shows its kernel.
@@ -162,7 +162,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(launches, &LaunchesPanel::eventActivated, this, [this](uint32_t event) { m_timeline->selectEvent(event, true); });
     QDockWidget* stepsDock = addStepsDock(compareDock);
     QDockWidget* ranksDock = addRanksDock(compareDock);
-    tableDock->raise(); // the table stays the visible tab
+    m_keyAveragesDock->raise(); // the table stays the visible tab
     auto* rooflineDock = new QDockWidget(tr("Roofline"), this);
     rooflineDock->setObjectName(QStringLiteral("roofline"));
     rooflineDock->setWidget(m_roofline);
@@ -286,7 +286,7 @@ MainWindow::MainWindow(QWidget* parent)
     });
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Fit All"), this, [this] { m_timeline->fitAll(); });
-    view->addAction(tableDock->toggleViewAction());
+    view->addAction(m_keyAveragesDock->toggleViewAction());
     view->addAction(detailsDock->toggleViewAction());
     view->addAction(rooflineDock->toggleViewAction());
     view->addAction(memoryDock->toggleViewAction());
@@ -487,10 +487,8 @@ QDockWidget* MainWindow::addStepsDock(QDockWidget* neighbour)
         m_keyAverages->setComparison(m_compared);
         m_comparedTimeline->setDocuments(m_doc, m_compared);
         m_closeComparison->setEnabled(true);
-        if (auto* table = findChild<QDockWidget*>(QStringLiteral("keyAverages"))) {
-            table->show();
-            table->raise(); // where the diff is
-        }
+        m_keyAveragesDock->show();
+        m_keyAveragesDock->raise(); // where the diff is
         statusBar()->showMessage(tr("Comparing %1 (before) with %2 (after)").arg(m_doc->path, m_compared->path), 8000);
         emit comparisonChanged();
     });
@@ -572,10 +570,9 @@ QDockWidget* MainWindow::addRanksDock(QDockWidget* neighbour)
             m_ranks->setReport(nullptr);
             // Its tab, empty now, gives way to the table's (the folder's ranks had raised it). A tab behind another
             // is "visible" to Qt; only the one in front has a visible region.
-            if (!m_ranksDock->visibleRegion().isEmpty() && !m_ranksDock->isFloating())
-                if (auto* table = findChild<QDockWidget*>(QStringLiteral("keyAverages"));
-                    table && tabifiedDockWidgets(m_ranksDock).contains(table))
-                    table->raise();
+            if (!m_ranksDock->visibleRegion().isEmpty() && !m_ranksDock->isFloating()
+                && tabifiedDockWidgets(m_ranksDock).contains(m_keyAveragesDock))
+                m_keyAveragesDock->raise();
         }
         const auto* report = m_ranks->model()->report();
         m_ranksDock->setWindowTitle(rank < 0 ? tr("Ranks") : tr("Ranks (timeline: rank %1)").arg(rank));
@@ -875,13 +872,12 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message, qint6
 
 void MainWindow::applyDefaultDockSizes()
 {
-    auto* keyAverages = findChild<QDockWidget*>(QStringLiteral("keyAverages"));
     auto* details = findChild<QDockWidget*>(QStringLiteral("details"));
     auto* findings = findChild<QDockWidget*>(QStringLiteral("findings"));
     auto* roofline = findChild<QDockWidget*>(QStringLiteral("roofline"));
     const double scale = std::min(1.0, double(height()) / kDefaultSize.height());
     const auto px = [scale](int height) { return int(height * scale); };
-    resizeDocks({keyAverages}, {px(230)}, Qt::Vertical);
+    resizeDocks({m_keyAveragesDock}, {px(230)}, Qt::Vertical);
     resizeDocks({details, findings, roofline}, {px(150), px(210), px(330)}, Qt::Vertical);
 }
 

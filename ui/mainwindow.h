@@ -137,6 +137,7 @@ private:
     WorkerJob m_memoryFileJob; // newest request wins
     WorkerJob m_reportJob;     // File > Export Report: findings, rendering and writing
     KeyAveragesPanel* m_keyAverages;
+    QDockWidget* m_keyAveragesDock = nullptr;
     FindingsPanel* m_findings;
     bool m_rangeFromFinding = false; // the timeline's range is a finding's place: its findings stay shown
     QLineEdit* m_search;
