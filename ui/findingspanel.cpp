@@ -93,9 +93,16 @@ FindingsPanel::FindingsPanel(QWidget* parent)
     m_table->setWordWrap(false);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(20);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    // The title is what a user reads: it comes after the strength and takes the width; the id goes last and,
+    // where the dock is too narrow for both (the right column at 1366x768), is hidden (the evidence below
+    // names it).
+    QHeaderView* header = m_table->horizontalHeader();
+    header->moveSection(header->visualIndex(FindingsModel::TitleColumn), 1);
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(FindingsModel::TitleColumn, QHeaderView::Stretch);
     m_table->setColumnWidth(FindingsModel::StrengthColumn, 96);
-    m_table->setColumnWidth(FindingsModel::IdColumn, m_table->fontMetrics().horizontalAdvance(QStringLiteral("warmup-in-window")) + 16);
+    m_table->setColumnWidth(FindingsModel::IdColumn, idColumnWidth());
+    m_table->installEventFilter(this);
     m_details = new QTextBrowser(this);
     m_details->setOpenLinks(false);
     m_details->setLineWrapMode(QTextEdit::WidgetWidth);
@@ -119,6 +126,19 @@ FindingsPanel::FindingsPanel(QWidget* parent)
             emit findingSelected(*f, place);
     });
     show(nullptr, std::nullopt);
+}
+
+int FindingsPanel::idColumnWidth() const { return m_table->fontMetrics().horizontalAdvance(QStringLiteral("warmup-in-window")) + 16; }
+
+bool FindingsPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_table && event->type() == QEvent::Resize) {
+        const int titleRoom = m_table->fontMetrics().horizontalAdvance(QStringLiteral("The GPU is idle for most of"));
+        const int both = m_table->columnWidth(FindingsModel::StrengthColumn) + idColumnWidth()
+            + titleRoom; // the id's width even when hidden
+        m_table->setColumnHidden(FindingsModel::IdColumn, m_table->viewport()->width() < both);
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 std::vector<findings::Finding> FindingsPanel::diagnoseRange(const TraceDocument& doc, analysis::Interval window,

@@ -30,6 +30,7 @@ class FindingsPanel : public QWidget
     Q_OBJECT
 public:
     explicit FindingsPanel(QWidget* parent = nullptr);
+    bool eventFilter(QObject* watched, QEvent* event) override; // the table's width: its id column shown or not
 
     // A new trace: its whole-trace findings (TraceDocument::findings).
     void setDocument(std::shared_ptr<const TraceDocument> document);
@@ -75,6 +76,7 @@ private:
     WorkerJob m_job;          // newest request wins: a new range, trace or the whole trace drops the one in flight
     FindingsModel* m_model;
     QTableView* m_table;
+    int idColumnWidth() const;
     RowFitSplitter* m_split;
     QLabel* m_header;
     QTextBrowser* m_details;

@@ -157,6 +157,27 @@ private slots:
         QCOMPARE(table->height(), dragged);
     }
 
+    // The title comes after the strength and takes the width; in a dock too narrow for the id as well (the
+    // right column at 1366x768, about 265 px) the id is hidden, so the title is read, not "The C".
+    void titleKeepsItsRoomInANarrowDock()
+    {
+        FindingsPanel panel;
+        panel.setDocument(TraceDocument::build(QString::fromStdString(testutil::dataPath("findings/launch_bound.json.gz")), {}, {}));
+        panel.resize(270, 300);
+        testutil::showExposed(panel);
+        const QTableView* table = panel.table();
+        QCOMPARE(table->horizontalHeader()->visualIndex(FindingsModel::TitleColumn), 1);
+        QTRY_VERIFY(table->isColumnHidden(FindingsModel::IdColumn));
+        const int titleWidth = table->columnWidth(FindingsModel::TitleColumn);
+        QVERIFY2(titleWidth >= table->viewport()->width() - table->columnWidth(FindingsModel::StrengthColumn) - 1,
+                 qPrintable(QString::number(titleWidth)));
+        panel.resize(700, 300);
+        QTRY_VERIFY(!table->isColumnHidden(FindingsModel::IdColumn));
+        QVERIFY(table->columnWidth(FindingsModel::TitleColumn) > 300);
+        panel.resize(270, 300);
+        QTRY_VERIFY(table->isColumnHidden(FindingsModel::IdColumn));
+    }
+
     void rowsAreDiagnoseOfTheWholeTrace()
     {
         MainWindow w;
