@@ -140,7 +140,7 @@ std::string compareText(const compare::Comparison& c)
             continue;
         out << "\nkernels in " << s->name << ":\n";
         for (const auto& k : s->kernels)
-            out << "  " << padded(std::to_string(k.calls) + " calls", 12) << padded(duration(k.totalUs), 14)
+            out << "  " << padded(std::to_string(k.calls) + (k.calls == 1 ? " call" : " calls"), 12) << padded(duration(k.totalUs), 14)
                 << padded(stats::formatFixed(100 * k.share, 1) + "%", 8) << k.name << "\n";
     }
     out << "\n" << c.verdict << "\n";

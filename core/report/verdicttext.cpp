@@ -84,12 +84,17 @@ trace::NameShortener textNames(const std::vector<Verdict>& verdicts)
     return names;
 }
 
+namespace {
+// "1 call", "3 calls".
+std::string callsText(uint64_t calls) { return std::to_string(calls) + (calls == 1 ? " call" : " calls"); }
+} // namespace
+
 std::string toText(const Verdict& v, const trace::NameShortener* shared)
 {
     const trace::NameShortener own = shared ? trace::NameShortener(0) : namesOf(v, kTextNameWidth); // the JSON keeps them whole
     const trace::NameShortener& names = shared ? *shared : own;
-    std::string out = "  " + names.apply(v.name) + "  [" + std::to_string(v.calls) + " calls, " + v.total + "]  " + v.className + " ("
-        + v.strength + "; " + v.workSource + ")\n";
+    std::string out = "  " + names.apply(v.name) + "  [" + callsText(v.calls) + ", " + v.total + "]  " + v.className + " (" + v.strength
+        + "; " + v.workSource + ")\n";
     for (const auto& b : v.bullets)
         out += "      " + names.apply(b) + "\n";
     for (const auto& caveat : v.caveats)
@@ -107,8 +112,7 @@ std::string toHtml(const Verdict& v)
     const trace::NameShortener names = namesOf(v, kCardNameWidth);
     const std::string shownName = names.apply(v.name);
     std::string html = "<b style='color:" + v.colour + "'>" + htmlEscaped(v.className) + "</b> (" + htmlEscaped(v.strength) + ") - "
-        + htmlEscaped(shownName) + "<br>" + std::to_string(v.calls) + " calls, " + htmlEscaped(v.total) + " total; "
-        + htmlEscaped(v.workSource);
+        + htmlEscaped(shownName) + "<br>" + callsText(v.calls) + ", " + htmlEscaped(v.total) + " total; " + htmlEscaped(v.workSource);
     html += "<ul>";
     for (const auto& b : v.bullets)
         html += "<li>" + htmlEscaped(names.apply(b)) + "</li>";
