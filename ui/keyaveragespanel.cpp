@@ -245,7 +245,17 @@ void KeyAveragesPanel::showAverages(std::shared_ptr<const stats::KeyAverages> av
     fitColumns();
     m_table->scrollToTop();
     if (!m_after)
-        m_title->setText(range ? tr("selected range") : tr("whole trace"));
+        showScope();
+}
+
+// What the rows are of. A range's rows are the events that start in it, each with its whole duration (an event is
+// not cut); the figures line clips busy time to the range, so a kernel running past its end counts more here.
+void KeyAveragesPanel::showScope()
+{
+    m_title->setText(!m_doc ? QString() : m_range ? tr("started in the range") : tr("whole trace"));
+    m_title->setToolTip(m_range ? tr("The ops and GPU activities that start in the selected range, each with its whole duration "
+                                     "(the figures line above the timeline clips busy time to the range)")
+                                : QString());
 }
 
 void KeyAveragesPanel::fitColumns()
@@ -295,8 +305,7 @@ void KeyAveragesPanel::setComparison(std::shared_ptr<const TraceDocument> after)
     m_diffJob.drop();
     m_diffStep.reset();
     m_diffModel->setDiff(nullptr);
-    m_title->setToolTip(QString());
-    m_title->setText(!m_doc ? QString() : m_range ? tr("selected range") : tr("whole trace"));
+    showScope();
 }
 
 void KeyAveragesPanel::setComparisonStep(std::optional<int64_t> number)

@@ -30,6 +30,7 @@ class KeyAveragesPanel : public QWidget
     Q_OBJECT
 public:
     explicit KeyAveragesPanel(QWidget* parent = nullptr);
+    QLabel* scopeLabel() const { return m_title; } // what the rows are of: the whole trace, the range, the diff
 
     // A new trace: the whole-trace rows, filter cleared, scrolled to the top.
     void setDocument(std::shared_ptr<const TraceDocument> document);
@@ -74,6 +75,7 @@ private:
     void showAverages(std::shared_ptr<const tilescope::stats::KeyAverages> averages, bool range);
     std::shared_ptr<const tilescope::stats::KeyAverages> wholeTraceAverages() const; // by name or by shape, as checked
     void aggregate();
+    void showScope();  // the title: whole trace or the range
     void fitColumns(); // the sort column in view: names narrowed, figures as wide as their text
     void applyRowLimit();
     void onSelectionChanged();

@@ -330,12 +330,20 @@ MainWindow::MainWindow(QWidget* parent)
     bar->addAction(tr("Fit"), this, [this] { m_timeline->fitAll(); })
         ->setToolTip(tr("Show the whole trace (F, with the timeline focused)"));
     m_search = new QLineEdit(bar);
-    m_search->setPlaceholderText(tr("Search events (Enter: next, Shift+Enter: previous)"));
+    m_search->setPlaceholderText(tr("Search events (Ctrl+F; Enter: next, Shift+Enter: previous)"));
     m_search->setMaximumWidth(360);
     bar->addWidget(m_search);
     bar->addAction(tr("Previous"), this, [this] { search(false); });
     bar->addAction(tr("Next"), this, [this] { search(true); });
     connect(m_search, &QLineEdit::returnPressed, this, [this] { search(!(QApplication::keyboardModifiers() & Qt::ShiftModifier)); });
+    // Ctrl+F: to the search box from anywhere in the window, its text selected to be typed over.
+    auto* find = new QAction(tr("Find Events"), this);
+    find->setShortcut(QKeySequence::Find);
+    connect(find, &QAction::triggered, this, [this] {
+        m_search->setFocus(Qt::ShortcutFocusReason);
+        m_search->selectAll();
+    });
+    addAction(find);
 
     m_progress = new QProgressBar(this);
     m_progress->setMaximumWidth(300);
@@ -408,6 +416,7 @@ MainWindow::MainWindow(QWidget* parent)
         m_memory->setRange(range);
         updateFigures();
         m_keyAverages->setRange(range);
+        m_roofline->setRangeActive(range.has_value());
         if (!m_rangeFromFinding)
             m_findings->setRange(range);
     });
@@ -1106,6 +1115,7 @@ QString MainWindow::shortcutsHtml()
         {tr("Shift+drag"), tr("select a time range: the figures and the table aggregate it")},
         {tr("Esc"), tr("clear the range and the selected event")},
         {tr("Click"), tr("select an event: Details, the table row and the roofline follow")},
+        {QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText), tr("to the search box")},
         {tr("Enter / Shift+Enter in Search"), tr("next / previous event matching the search")},
         {QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText), tr("open a trace")},
         {tr("Ctrl+P"), tr("new profiling session")},

@@ -588,21 +588,31 @@ void RooflinePanel::showCard()
         return;
     }
     QString html = QString::fromStdString(report::toHtml(report::verdictOf(*found)));
+    if (m_rangeActive)
+        html.prepend(tr("<i style='color:#666'>Whole trace (the range's own figures: key averages)</i><br>"));
     if (!found->flops && !found->bytes && found->cls != roofline::RooflineClass::Communication)
         html += tr("<p><a href=\"%1\">Annotations...</a>: give this kernel's FLOPs and bytes per call</p>")
                     .arg(QLatin1String(kAnnotateLink));
     m_card->setHtml(html);
 }
 
+void RooflinePanel::setRangeActive(bool active)
+{
+    if (m_rangeActive == active)
+        return;
+    m_rangeActive = active;
+    showCard();
+}
+
 QString RooflinePanel::pointText(const roofline::Classification& k, bool region)
 {
     const double ai = k.flops && k.bytes && *k.bytes > 0 ? *k.flops / *k.bytes : 0;
-    return tr("%1%2\n%3 (%4)\n%5 TFLOP/s, %6 GB/s, %7 FLOP/B\n%8 calls, %9 total")
+    return tr("%1%2\n%3 (%4)\n%5 TFLOP/s, %6 GB/s, %7 FLOP/B\n%8, %9 total")
         .arg(region ? tr("region ") : QString(), QString::fromStdString(k.name), classLabel(k.cls), QString::fromStdString(k.strength))
         .arg(k.achievedFlopsPerS / 1e12, 0, 'f', 2)
         .arg(k.achievedBytesPerS / 1e9, 0, 'f', 1)
         .arg(ai, 0, 'f', 1)
-        .arg(k.calls)
+        .arg(k.calls == 1 ? tr("1 call") : tr("%1 calls").arg(k.calls))
         .arg(QString::fromStdString(stats::formatTorchTime(k.totalUs)));
 }
 

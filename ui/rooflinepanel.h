@@ -33,6 +33,9 @@ public:
     // Highlights its point and shows its verdict; an empty name clears the selection (the card and the ring).
     void showKernel(const std::string& name);
     void clearSelection() { showKernel({}); }
+    // A time range is selected elsewhere: the card says its figures are the whole trace's (the classification is
+    // of the whole trace; the range's own calls and times are in the key-averages table).
+    void setRangeActive(bool active);
     const std::string& selectedKernel() const { return m_selected; } // empty when none
     QCustomPlot* plot() const { return m_plot; }
     QString verdictText() const;
@@ -134,6 +137,7 @@ private:
     // same spot (a region sits around its kernels); nullptr when none.
     const PlotPoint* pointAt(const QPointF& pixel) const;
     std::string m_selected;
+    bool m_rangeActive = false;
     int m_pointCount = 0;
     int m_rebuildCount = 0;
     WorkerJob m_classification; // newest request wins: a new document or setting drops the one in flight

@@ -22,6 +22,8 @@
 #include "traceloadjob.h"
 #include "tracedocument.h"
 
+#include <QLabel>
+#include <QTextBrowser>
 #include <QApplication>
 #include <QCheckBox>
 #include <QHeaderView>
@@ -318,6 +320,9 @@ private slots:
         QVERIFY(aggregated.wait(10000));
         QVERIFY(timeline->selectedRange().has_value());
         QVERIFY(w.figuresText().startsWith(QStringLiteral("Range")));
+        // The table says its rows are the events that start in the range (whole), as the figures line clips.
+        QCOMPARE(w.keyAverages()->scopeLabel()->text(), QStringLiteral("started in the range"));
+        QVERIFY(w.keyAverages()->scopeLabel()->toolTip().contains(QStringLiteral("whole duration")));
         // The range holds fewer kernels than the whole trace.
         qint64 kernels = 0;
         auto* model = w.table()->model();
@@ -326,8 +331,16 @@ private slots:
                 kernels += model->index(r, KeyAveragesModel::CountColumn).data().toLongLong();
         QVERIFY(kernels > 0 && kernels < 3000);
         QVERIFY(model->rowCount() <= total);
+        // The roofline's card is of the whole trace: with a range on, it says so (its calls are not the table's).
+        const std::string kernel = w.roofline()->report().kernels.front().name;
+        w.roofline()->showKernel(kernel);
+        QVERIFY(w.roofline()->card()->toPlainText().startsWith(QStringLiteral("Whole trace")));
         QTest::keyClick(timeline, Qt::Key_Escape);
         QVERIFY(!timeline->selectedRange());
+        QCOMPARE(w.keyAverages()->scopeLabel()->text(), QStringLiteral("whole trace"));
+        w.roofline()->showKernel(kernel);
+        QVERIFY(!w.roofline()->card()->toPlainText().contains(QStringLiteral("Whole trace")));
+        QVERIFY(w.roofline()->card()->toPlainText().contains(QStringLiteral(" calls, ")));
     }
 
     // What a user sees on opening the sample: every kernel's lane without scrolling, the whole trace.
@@ -708,7 +721,16 @@ private slots:
         const trace::EventSearch expected(*w.document()->trace, "nvjet");
         const size_t count = expected.positionOf(trace::kNoIndex).count;
         QVERIFY(count > 2);
+        // Ctrl+F from the timeline: the search box, what it holds selected to be typed over.
+        w.searchField()->setText(QStringLiteral("old"));
+        w.activateWindow();
+        w.timeline()->setFocus();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QTest::keyClick(w.timeline(), Qt::Key_F, Qt::ControlModifier);
+        QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget*>(w.searchField()));
+        QCOMPARE(w.searchField()->selectedText(), QStringLiteral("old"));
         QTest::keyClicks(w.searchField(), QStringLiteral("nvjet"));
+        QCOMPARE(w.searchField()->text(), QStringLiteral("nvjet"));
         QTest::keyClick(w.searchField(), Qt::Key_Return);
         QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("Match 1 of %1 for 'nvjet'").arg(count));
         QTest::keyClick(w.searchField(), Qt::Key_Return);
@@ -965,6 +987,7 @@ private slots:
             menus << a->text().remove(u'&');
         QVERIFY(menus.contains(QStringLiteral("Help")));
         QVERIFY(MainWindow::shortcutsHtml().contains(QStringLiteral("Shift+drag")));
+        QVERIFY(MainWindow::shortcutsHtml().contains(QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText)));
         QVERIFY(MainWindow::aboutHtml().contains(QString::fromLatin1(tilescope::kVersion)));
         QVERIFY(MainWindow::aboutHtml().contains(QString::fromLatin1(tilescope::kCommit)));
     }
