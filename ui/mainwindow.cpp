@@ -772,6 +772,7 @@ void MainWindow::setDocument(std::shared_ptr<const TraceDocument> document)
 {
     closeComparison(); // the comparison was with the trace this one replaces
     m_doc = std::move(document);
+    m_profilerRangeText.reset();
     setWindowTitle(m_doc->trace->stats.partial ? tr("TileScope - %1 (partial: the readable part)").arg(m_doc->path)
                                                : tr("TileScope - %1").arg(m_doc->path));
     // Nothing typed for the last trace carries over to this one.
@@ -949,8 +950,13 @@ void MainWindow::updateFigures()
     auto count = [](uint64_t n) { return QString::fromStdString(stats::formatCount(n)); };
     if (r.activeDevices() == 0) {
         // A CPU-only trace: GPU idle figures would only restate that there is no GPU.
-        text += (partial ? tr("no GPU activity in the part read; CPU busy %1") : tr("no GPU activity in this trace; CPU busy %1"))
-                    .arg(fmt(r.cpuBusyNs));
+        if (!m_profilerRangeText) // counted once a trace, not at each view
+            m_profilerRangeText = QString::fromStdString(trace::profilerRangeText(*m_doc->trace));
+        if (!m_profilerRangeText->isEmpty())
+            text += tr("no timed GPU activity in this trace (%1); CPU busy %2").arg(*m_profilerRangeText, fmt(r.cpuBusyNs));
+        else
+            text += (partial ? tr("no GPU activity in the part read; CPU busy %1") : tr("no GPU activity in this trace; CPU busy %1"))
+                        .arg(fmt(r.cpuBusyNs));
         m_figures->setText(text);
         return;
     }

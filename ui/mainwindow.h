@@ -9,6 +9,7 @@
 #include <QMainWindow>
 
 #include <memory>
+#include <optional>
 
 class ComparedTimeline;
 class DetailsPanel;
@@ -144,6 +145,7 @@ private:
     QByteArray m_defaultLayout;   // saveState() once the docks first have their sizes
     void applyDefaultDockSizes(); // the right column's and the table's first heights, for the window's height
     QLabel* m_figures;
+    std::optional<QString> m_profilerRangeText; // trace::profilerRangeText of m_doc, once it is asked (reset with it)
     QProgressBar* m_progress;
     QPushButton* m_cancel;
     QMenu* m_recentMenu;

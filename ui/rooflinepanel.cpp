@@ -544,8 +544,12 @@ QString RooflinePanel::emptyMessage() const
     const auto& r = m_report;
     if (const std::string none = trace::noEventsSentence(*m_doc->trace); !none.empty())
         return QString::fromStdString(none);
-    if (r.kernels.empty())
+    if (r.kernels.empty()) {
+        if (const std::string ranges = trace::profilerRangeText(*m_doc->trace); !ranges.empty())
+            return tr("This trace has no timed GPU activity, so there is nothing to place on a roofline: %1.")
+                .arg(QString::fromStdString(ranges));
         return tr("This trace has no GPU activity (a CPU-only trace), so there is nothing to place on a roofline.");
+    }
     const bool allCommunication = std::all_of(r.kernels.begin(), r.kernels.end(),
                                               [](const auto& k) { return k.cls == roofline::RooflineClass::Communication; });
     if (allCommunication)

@@ -107,9 +107,11 @@ std::string overlapText(const trace::Trace& t, const analysis::OverlapReport& r,
     if (const std::string unrecorded = mostlyUnrecordedText(t, r.window); !options.windowGiven && !unrecorded.empty())
         out += "  " + unrecorded + ": see steps and diagnose, or give --window\n";
     const bool gpu = r.activeDevices() > 0;
-    if (!gpu)
-        out += "GPU: no GPU activity in the trace (no kernels, memcpys or memsets)\n"; // a CPU-only run, or one whose GPU events are
-                                                                                       // missing
+    if (!gpu) { // a CPU-only run, one whose GPU events are missing, or a CUPTI range profiler's
+        const std::string ranges = trace::profilerRangeText(t);
+        out += ranges.empty() ? "GPU: no GPU activity in the trace (no kernels, memcpys or memsets)\n"
+                              : "GPU: no timed GPU activity in the trace: " + ranges + "\n";
+    }
     uint64_t hidden = 0;
     for (const auto& d : r.devices) {
         if (!listed(d, options)) {

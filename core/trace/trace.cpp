@@ -611,6 +611,18 @@ std::string noEventsText(const Trace& trace)
         + " metadata (process and thread names and the like), nothing to draw";
 }
 
+std::string profilerRangeText(const Trace& trace)
+{
+    const StringId category = trace.strings.find("cuda_profiler_range");
+    if (category == kNoIndex)
+        return {};
+    const auto n = std::count_if(trace.events.begin(), trace.events.end(), [&](const Event& e) { return e.category == category; });
+    if (n == 0)
+        return {};
+    return "its " + std::to_string(n) + (n == 1 ? " kernel is a record" : " kernels are records")
+        + " of CUPTI's range profiler (cuda_profiler_range): counters in the args, placeholder times, no timing";
+}
+
 std::string noEventsSentence(const Trace& trace)
 {
     std::string text = noEventsText(trace);

@@ -274,5 +274,10 @@ private:
 std::string noEventsText(const Trace& trace);
 // The same as a sentence of its own ("The trace holds no events: ... ."), as the roofline and the figures line say it.
 std::string noEventsSentence(const Trace& trace);
+// Kernels recorded by CUPTI's range profiler (Kineto's `cuda_profiler_range` events, as in a trace taken with
+// `experimental_config=_ExperimentalConfig(profiler_metrics=...)`): each kernel replayed on its own for its counters,
+// which are in its args, at placeholder times. They are not timed GPU activity, so such a trace has none; where
+// that is said, this says why ("its 77 kernels are ..."). Empty for a trace without them.
+std::string profilerRangeText(const Trace& trace);
 
 } // namespace tilescope::trace

@@ -232,6 +232,22 @@ private slots:
         QCOMPARE(r.launches.kernelNs, int64_t(10000));
     }
 
+    // HTA's CUPTI range-profiler trace: its 77 kernels are counter records (cuda_profiler_range) at placeholder
+    // times, not GPU activity; the text says so where it says there is none. A CPU-only trace has no such note.
+    void profilerRangeRecordsAreNamed()
+    {
+        const auto t = trace::loadTrace(testutil::dataPath("external/hta/cupti_profiler_benchmark_result_924719_1679055439_trace.json.gz"));
+        const auto r = analysis::computeOverlap(*t);
+        QCOMPARE(r.activeDevices(), 0);
+        QVERIFY(trace::profilerRangeText(*t).starts_with("its 77 kernels are records of CUPTI's range profiler"));
+        const std::string text = report::overlapText(*t, r, {});
+        QVERIFY2(text.find("GPU: no timed GPU activity in the trace: its 77 kernels") != std::string::npos, text.c_str());
+        const auto cpuOnly = trace::loadTrace(testutil::dataPath("external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"));
+        QVERIFY(trace::profilerRangeText(*cpuOnly).empty());
+        QVERIFY(report::overlapText(*cpuOnly, analysis::computeOverlap(*cpuOnly), {}).find("GPU: no GPU activity in the trace")
+                != std::string::npos);
+    }
+
     // HTA's CPU-only gloo trace: the work is gloo:all_reduce annotations on gloo's threads, with no op
     // inside; they counted as labels, so CPU busy was 3.964 us (four aten::empty) over 1.3 s.
     void cpuOnlyTraceCountsAnnotatedWork()

@@ -495,6 +495,19 @@ private slots:
         QVERIFY2(lengths.size() > 3, qPrintable(QString::number(lengths.size()))); // the text did change
     }
 
+    // A CUPTI range profiler's trace has kernels, but as counter records at placeholder times: the figures line says
+    // why it has no timed GPU activity rather than that none ran.
+    void profilerRangeTraceSaysWhatItsKernelsAre()
+    {
+        MainWindow w;
+        showActive(w);
+        testutil::loadAndWait(
+            w, QString::fromStdString(testutil::dataPath("external/hta/cupti_profiler_benchmark_result_924719_1679055439_trace.json.gz")));
+        QVERIFY2(w.figuresText().contains(QStringLiteral("no timed GPU activity in this trace (its 77 kernels are records of CUPTI's "
+                                                         "range profiler")),
+                 qPrintable(w.figuresText()));
+    }
+
     void cpuOnlyTraces()
     {
         MainWindow w;
@@ -507,6 +520,7 @@ private slots:
         // The figures line does not report GPU idle time for a trace without a GPU.
         QVERIFY2(w.figuresText().contains(QStringLiteral("no GPU activity")), qPrintable(w.figuresText()));
         QVERIFY(!w.figuresText().contains(QStringLiteral("GPU idle while CPU works")));
+        QVERIFY(!w.figuresText().contains(QStringLiteral("CUPTI")));
         // Nor CUDA columns in the table, as torch's table for a run without GPU time.
         QVERIFY(w.table()->isColumnHidden(KeyAveragesModel::SelfDevicePercentColumn));
         QVERIFY(w.table()->isColumnHidden(KeyAveragesModel::DeviceTotalColumn));
