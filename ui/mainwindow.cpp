@@ -73,6 +73,14 @@
 using namespace tilescope;
 
 namespace {
+
+// A load error's text for a dialog whose heading is the file: without the "path: " it starts with (the CLI's form,
+// TraceFileError), so the path is not said twice.
+QString failureText(const QString& path, const QString& message)
+{
+    const QString prefix = path + QStringLiteral(": ");
+    return message.startsWith(prefix) ? message.mid(prefix.size()) : message;
+}
 const char* kSample = ":/samples/train_scheduled.pt.trace.json.gz";
 QString fmt(int64_t ns) { return QString::fromStdString(stats::formatDuration(ns)); }
 } // namespace
@@ -504,7 +512,8 @@ QDockWidget* MainWindow::addStepsDock(QDockWidget* neighbour)
     connect(m_compareJob, &TraceLoadJob::failed, this, [this](const QString& path, const QString& message) {
         m_progress->hide();
         m_cancel->hide();
-        QMessageBox::warning(this, tr("Cannot compare"), tr("<b>%1</b><br><br>%2").arg(path.toHtmlEscaped(), message.toHtmlEscaped()));
+        QMessageBox::warning(this, tr("Cannot compare"),
+                             tr("<b>%1</b><br><br>%2").arg(path.toHtmlEscaped(), failureText(path, message).toHtmlEscaped()));
     });
     connect(m_compareJob, &TraceLoadJob::cancelled, this, [this] {
         m_progress->hide();
@@ -846,7 +855,7 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message, qint6
         memoryKind = report::detectMemoryFile(path.toStdString());
     } catch (const io::TraceFileError&) { // unreadable: the message says so
     }
-    const QString& shown = message;
+    const QString shown = failureText(path, message);
     QMessageBox box(QMessageBox::Critical, tr("Cannot open trace"),
                     tr("<b>%1</b><br><br>%2").arg(path.toHtmlEscaped(), shown.toHtmlEscaped()), QMessageBox::Close, this);
     QPushButton* asMemory = nullptr;
