@@ -128,10 +128,12 @@ void LaunchesPanel::setDocument(std::shared_ptr<const TraceDocument> document)
         apis += (apis.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(name) + QStringLiteral(" ")
             + QString::number(count);
     // One line where the dock is wide enough: the definitions are in the tooltip, the room is the tables'.
-    m_header->setText(tr("%1 launches (%2); outliers: %3 short kernels, %4 long delays (double-click one to show it)")
+    // Not "outliers" where every launch is one (a launch-bound run's kernels are all shorter than their calls).
+    const size_t shortKernels = stats->shortKernels.size();
+    m_header->setText(tr("%1 launches (%2); short kernels: %3, long delays: %4 (double-click one to show it)")
                           .arg(stats->launches.size())
                           .arg(apis)
-                          .arg(stats->shortKernels.size())
+                          .arg(shortKernels == stats->launches.size() ? tr("all %1").arg(shortKernels) : QString::number(shortKernels))
                           .arg(stats->longDelays.size()));
     m_header->setToolTip(tr("Delay = the first activity's start − the call's start. A short kernel runs for less than half "
                             "its launch call; a long delay is above 100 µs and, on a stream of 100 launches or more, above "

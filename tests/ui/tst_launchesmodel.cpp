@@ -10,6 +10,7 @@
 #include "launchesmodel.h"
 #include "launchespanel.h"
 #include "mainwindow.h"
+#include "tracedocument.h"
 #include "sequencesmodel.h"
 #include "stats/timetext.h"
 #include "timelineview.h"
@@ -125,6 +126,21 @@ private slots:
         QVERIFY(panel->outlierTable()->height() >= panel->outlierTable()->minimumHeight());
     }
 
+    // Where every launch is a short kernel (a launch-bound run), the header says "all", not that they are outliers.
+    void everyLaunchShortSaysAll()
+    {
+        MainWindow w;
+        testutil::showExposed(w);
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("launch_bound")));
+        auto* panel = w.findChild<LaunchesPanel*>();
+        QVERIFY(panel);
+        const auto& stats = *w.document()->launchStats;
+        QCOMPARE(stats.shortKernels.size(), stats.launches.size());
+        QVERIFY2(panel->headerText().contains(QStringLiteral("short kernels: all %1,").arg(stats.launches.size())),
+                 qPrintable(panel->headerText()));
+        QVERIFY(!panel->headerText().contains(QStringLiteral("outliers")));
+    }
+
     void doubleClickSelectsKernel()
     {
         MainWindow w;
@@ -134,6 +150,10 @@ private slots:
         QVERIFY(panel);
         QVERIFY(panel->outliers()->rowCount() > 0);
         QVERIFY(panel->headerText().contains(QStringLiteral("launches")));
+        const auto& stats = *w.document()->launchStats;
+        QVERIFY(stats.shortKernels.size() < stats.launches.size());
+        QVERIFY2(panel->headerText().contains(QStringLiteral("short kernels: %1,").arg(stats.shortKernels.size())),
+                 qPrintable(panel->headerText()));
         QTableView* table = panel->outlierTable();
         const QModelIndex index = table->model()->index(0, 1);
         const uint32_t event = index.data(LaunchesModel::EventRole).value<uint32_t>();
