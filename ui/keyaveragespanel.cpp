@@ -41,7 +41,7 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    auto* controls = new QHBoxLayout;
+    auto* controls = m_controls = new QHBoxLayout;
     m_title = new QLabel(this);
     // The compare mode's title is long: it wraps rather than widen the window past a laptop's screen.
     m_title->setWordWrap(true);
@@ -252,6 +252,7 @@ void KeyAveragesPanel::showAverages(std::shared_ptr<const stats::KeyAverages> av
 // not cut); the figures line clips busy time to the range, so a kernel running past its end counts more here.
 void KeyAveragesPanel::showScope()
 {
+    m_controls->setStretchFactor(m_title, 0); // a short title: the room is the filter's
     m_title->setText(!m_doc ? QString() : m_range ? tr("started in the range") : tr("whole trace"));
     m_title->setToolTip(m_range ? tr("The ops and GPU activities that start in the selected range, each with its whole duration "
                                      "(the figures line above the timeline clips busy time to the range)")
@@ -335,6 +336,9 @@ void KeyAveragesPanel::showDiff()
             ? tr("self CUDA %1").arg(QString::fromStdString(report::totalChange(d.before.selfDeviceTimeTotal, d.after.selfDeviceTimeTotal)))
             : tr("self CPU %1").arg(QString::fromStdString(report::totalChange(d.before.selfCpuTimeTotal, d.after.selfCpuTimeTotal)));
         m_title->setText(title + QStringLiteral(": ") + total + tr("; delta green: faster, red: slower"));
+        // Two thirds of the row's room, the filter the rest: in a third (its own width) the title wrapped to four
+        // lines at 1366x768 and left the table two rows.
+        m_controls->setStretchFactor(m_title, 2);
         m_title->setToolTip(QString::fromStdString(report::diffTotalsText(d)).trimmed());
         emit diffShown();
     };

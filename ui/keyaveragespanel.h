@@ -15,6 +15,7 @@
 class KeyAveragesDiffModel;
 class KeyAveragesModel;
 class QCheckBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
@@ -93,6 +94,7 @@ private:
     QSortFilterProxyModel* m_proxy;
     QTableView* m_table;
     QLabel* m_title;
+    QHBoxLayout* m_controls; // the title, the filter and the buttons above the table
     QLineEdit* m_filter;
     QCheckBox* m_byShape;
     QSpinBox* m_rowLimit;

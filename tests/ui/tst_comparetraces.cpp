@@ -145,6 +145,12 @@ private slots:
         openComparison(w);
         QVERIFY2(w.minimumSizeHint().width() <= 1366 && w.minimumSizeHint().height() <= 738,
                  qPrintable(QStringLiteral("%1x%2").arg(w.minimumSizeHint().width()).arg(w.minimumSizeHint().height())));
+        // The diff's title takes at most two lines there (it wrapped to four, leaving the table two rows).
+        const QLabel* title = w.keyAverages()->scopeLabel();
+        QVERIFY(title->text().contains(QStringLiteral("before")));
+        QTest::qWait(100); // the layout's answer to the new text (the label's height is the old one's until it runs)
+        QVERIFY2(title->height() <= 2 * title->fontMetrics().lineSpacing() + 4,
+                 qPrintable(QStringLiteral("%1 px for '%2'").arg(title->height()).arg(title->text())));
     }
 
     // Two runs' trace.json are told apart by their folders in the bar above the after timeline.
