@@ -14,7 +14,14 @@ using namespace tilescope;
 
 namespace {
 QString text(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())).toHtmlEscaped(); }
-QString us(int64_t ns) { return QString::fromStdString(stats::formatMicroseconds(ns)) + QStringLiteral(" µs"); }
+// Exact microseconds, as the file has them; from a millisecond up also as the tables write a time ("121.431ms").
+QString us(int64_t ns)
+{
+    QString text = QString::fromStdString(stats::formatMicroseconds(ns)) + QStringLiteral(" µs");
+    if (ns >= 1'000'000 || ns <= -1'000'000)
+        text += QStringLiteral(" (%1)").arg(QString::fromStdString(stats::formatDuration(ns)));
+    return text;
+}
 constexpr size_t kHeadingNameWidth = 80; // characters
 } // namespace
 

@@ -280,6 +280,17 @@ private slots:
         const QString heading = text.section(u'\n', 0, 0);
         QVERIFY2(heading.size() <= 80 && !heading.isEmpty(), qPrintable(heading));
         QVERIFY2(text.contains(QStringLiteral("full name")) && text.contains(full), qPrintable(text));
+        // Times in exact µs, from a millisecond up also as the tables write them.
+        const int64_t after = t.events[kernel].start - t.originTime();
+        QVERIFY(after >= 1'000'000);
+        QVERIFY2(text.contains(QString::fromStdString(stats::formatMicroseconds(after)) + QStringLiteral(" µs (")
+                               + QString::fromStdString(stats::formatDuration(after)) + QStringLiteral(") after the trace start")),
+                 qPrintable(text));
+        if (t.events[kernel].duration < 1'000'000)
+            QVERIFY(
+                text.contains(QStringLiteral("duration"))
+                && text.contains(QString::fromStdString(stats::formatMicroseconds(t.events[kernel].duration)) + QStringLiteral(" µs"))
+                && !text.contains(QString::fromStdString(stats::formatMicroseconds(t.events[kernel].duration)) + QStringLiteral(" µs (")));
     }
 
     void rooflineCardShowsAttachedSource()
