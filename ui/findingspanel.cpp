@@ -102,7 +102,7 @@ FindingsPanel::FindingsPanel(QWidget* parent)
     header->setSectionResizeMode(FindingsModel::TitleColumn, QHeaderView::Stretch);
     m_table->setColumnWidth(FindingsModel::StrengthColumn, 96);
     m_table->setColumnWidth(FindingsModel::IdColumn, idColumnWidth());
-    m_table->installEventFilter(this);
+    m_table->viewport()->installEventFilter(this); // resized after the table has set its new width
     m_details = new QTextBrowser(this);
     m_details->setOpenLinks(false);
     m_details->setLineWrapMode(QTextEdit::WidgetWidth);
@@ -132,7 +132,7 @@ int FindingsPanel::idColumnWidth() const { return m_table->fontMetrics().horizon
 
 bool FindingsPanel::eventFilter(QObject* watched, QEvent* event)
 {
-    if (watched == m_table && event->type() == QEvent::Resize) {
+    if (watched == m_table->viewport() && event->type() == QEvent::Resize) {
         const int titleRoom = m_table->fontMetrics().horizontalAdvance(QStringLiteral("The GPU is idle for most of"));
         const int both = m_table->columnWidth(FindingsModel::StrengthColumn) + idColumnWidth()
             + titleRoom; // the id's width even when hidden
