@@ -582,7 +582,7 @@ int runBreakdown(const Arguments& a)
     const auto t = load(a);
     const std::optional<analysis::Interval> window = resolveWindow(a, *t, selection);
     const auto report = analysis::computeBreakdown(*t, window);
-    std::cout << (format == "json" ? report::breakdownJson(report) : report::breakdownText(report));
+    std::cout << (format == "json" ? report::breakdownJson(report) : report::breakdownText(report, trace::profilerRangeText(*t)));
     return 0;
 }
 
@@ -601,7 +601,7 @@ int runIdle(const Arguments& a)
     const WindowSelection selection = parseWindowSelection(a);
     const auto t = load(a);
     const auto report = analysis::computeStreamIdle(*t, resolveWindow(a, *t, selection), thresholdNs);
-    std::cout << (format == "json" ? report::streamIdleJson(report) : report::streamIdleText(report));
+    std::cout << (format == "json" ? report::streamIdleJson(report) : report::streamIdleText(report, trace::profilerRangeText(*t)));
     return 0;
 }
 

@@ -41,13 +41,13 @@ std::string breakdownJson(const analysis::BreakdownReport& r)
     return io::dumpJson(out) + "\n";
 }
 
-std::string breakdownText(const analysis::BreakdownReport& r)
+std::string breakdownText(const analysis::BreakdownReport& r, const std::string& untimed)
 {
     const int64_t windowNs = r.window.end - r.window.start;
     std::string out = "window: ts " + stats::formatMicroseconds(r.window.start) + " .. " + stats::formatMicroseconds(r.window.end) + " us ("
         + stats::formatDuration(windowNs) + ")\n";
     if (r.devices.empty())
-        return out + "no GPU activity (no kernel, memcpy or memset)\n";
+        return out + (untimed.empty() ? "no GPU activity (no kernel, memcpy or memset)\n" : "no timed GPU activity: " + untimed + "\n");
 
     out += "temporal breakdown (compute kernels; memcpy, memset and communication not under compute; idle):\n";
     std::vector<std::array<std::string, 7>> parts{{"device", "compute", "share", "non-compute", "share", "idle", "share"}};

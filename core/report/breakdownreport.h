@@ -13,6 +13,7 @@ namespace tilescope::report {
 // "communication_memory_overlap_us", "communication_overlapped_share"}}]}.
 std::string breakdownJson(const analysis::BreakdownReport& report);
 // The same as two tables: the temporal breakdown and the kernel types; a trace without GPU activity gets one sentence.
-std::string breakdownText(const analysis::BreakdownReport& report);
+// `untimed`: why a trace without GPU activity has none, where there is a reason (trace::profilerRangeText).
+std::string breakdownText(const analysis::BreakdownReport& report, const std::string& untimed = {});
 
 } // namespace tilescope::report

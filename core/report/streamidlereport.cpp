@@ -57,13 +57,15 @@ std::string streamIdleJson(const analysis::StreamIdleReport& r)
     return io::dumpJson(out) + "\n";
 }
 
-std::string streamIdleText(const analysis::StreamIdleReport& r)
+std::string streamIdleText(const analysis::StreamIdleReport& r, const std::string& untimed)
 {
     std::string out = r.selection ? "window: ts " + stats::formatMicroseconds(r.selection->start) + " .. "
             + stats::formatMicroseconds(r.selection->end) + " us, cut to each stream's first to last activity\n"
                                   : std::string("window: each stream's first activity start to its last activity end\n");
     if (r.streams.empty())
-        return out + "no GPU activity (no kernel, memcpy or memset)" + (r.selection ? " in the window\n" : "\n");
+        return out
+            + (untimed.empty() ? "no GPU activity (no kernel, memcpy or memset)" + std::string(r.selection ? " in the window\n" : "\n")
+                               : "no timed GPU activity: " + untimed + "\n");
     out += "idle per stream: host wait (next launch came after the stream ran dry), kernel wait (queued, gap < "
         + stats::formatDuration(r.kernelWaitThresholdNs) + "), other; shares of the idle time:\n";
     std::vector<std::array<std::string, 9>> rows{

@@ -13,6 +13,7 @@ namespace tilescope::report {
 // "kernel_wait", "other"}}]}; idle_share is of the window, the three part shares are of the idle time.
 std::string streamIdleJson(const analysis::StreamIdleReport& report);
 // The same as a table; a trace without GPU activity gets one sentence.
-std::string streamIdleText(const analysis::StreamIdleReport& report);
+// `untimed`: why a trace without GPU activity has none, where there is a reason (trace::profilerRangeText).
+std::string streamIdleText(const analysis::StreamIdleReport& report, const std::string& untimed = {});
 
 } // namespace tilescope::report

@@ -619,8 +619,8 @@ std::string profilerRangeText(const Trace& trace)
     const auto n = std::count_if(trace.events.begin(), trace.events.end(), [&](const Event& e) { return e.category == category; });
     if (n == 0)
         return {};
-    return "its " + std::to_string(n) + (n == 1 ? " kernel is a record" : " kernels are records")
-        + " of CUPTI's range profiler (cuda_profiler_range): counters in the args, placeholder times, no timing";
+    return "its " + std::to_string(n) + (n == 1 ? " kernel is a CUPTI range-profiler record" : " kernels are CUPTI range-profiler records")
+        + " (cuda_profiler_range), with counters in their args and placeholder times";
 }
 
 std::string noEventsSentence(const Trace& trace)

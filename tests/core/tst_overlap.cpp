@@ -2,9 +2,13 @@
 // CPU/GPU overlap figures against a direct sweep-line computation on the real traces.
 #include "testutil.h"
 
+#include "analysis/breakdown.h"
 #include "analysis/overlap.h"
+#include "analysis/streamidle.h"
 #include "io/bytesource.h"
+#include "report/breakdownreport.h"
 #include "report/overlapreport.h"
+#include "report/streamidlereport.h"
 #include "stats/torchtable.h"
 #include "trace/traceloader.h"
 
@@ -239,9 +243,16 @@ private slots:
         const auto t = trace::loadTrace(testutil::dataPath("external/hta/cupti_profiler_benchmark_result_924719_1679055439_trace.json.gz"));
         const auto r = analysis::computeOverlap(*t);
         QCOMPARE(r.activeDevices(), 0);
-        QVERIFY(trace::profilerRangeText(*t).starts_with("its 77 kernels are records of CUPTI's range profiler"));
+        QVERIFY(trace::profilerRangeText(*t).starts_with("its 77 kernels are CUPTI range-profiler records"));
         const std::string text = report::overlapText(*t, r, {});
         QVERIFY2(text.find("GPU: no timed GPU activity in the trace: its 77 kernels") != std::string::npos, text.c_str());
+        QVERIFY(report::breakdownText(analysis::computeBreakdown(*t, std::nullopt), trace::profilerRangeText(*t))
+                    .find("no timed GPU activity: its 77 kernels")
+                != std::string::npos);
+        QVERIFY(report::streamIdleText(analysis::computeStreamIdle(*t, std::nullopt, analysis::kDefaultKernelWaitThresholdNs),
+                                       trace::profilerRangeText(*t))
+                    .find("no timed GPU activity: its 77 kernels")
+                != std::string::npos);
         const auto cpuOnly = trace::loadTrace(testutil::dataPath("external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"));
         QVERIFY(trace::profilerRangeText(*cpuOnly).empty());
         QVERIFY(report::overlapText(*cpuOnly, analysis::computeOverlap(*cpuOnly), {}).find("GPU: no GPU activity in the trace")

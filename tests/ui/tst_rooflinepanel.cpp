@@ -190,7 +190,7 @@ private slots:
         QTest::newRow("CPU only") << "external/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
                                   << "no GPU activity";
         QTest::newRow("CUPTI range profiler") << "external/hta/cupti_profiler_benchmark_result_924719_1679055439_trace.json.gz"
-                                              << "its 77 kernels are records of CUPTI's range profiler";
+                                              << "its 77 kernels are CUPTI range-profiler records";
         QTest::newRow("kernels without work") << "external/hta/triton_example_triton_example.json.gz"
                                               << "no GPU kernels with known work";
         QTest::newRow("NCCL only") << "nccl/nccl_sendrecv_no_size.json"
