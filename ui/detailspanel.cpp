@@ -18,7 +18,7 @@ QString text(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(
 QString us(int64_t ns)
 {
     QString text = QString::fromStdString(stats::formatMicroseconds(ns)) + QStringLiteral(" µs");
-    if (ns >= 1'000'000 || ns <= -1'000'000)
+    if (ns >= 1'000'000) // (the tables' form has no sign)
         text += QStringLiteral(" (%1)").arg(QString::fromStdString(stats::formatDuration(ns)));
     return text;
 }
@@ -65,12 +65,14 @@ QString DetailsPanel::memoryHtml(uint32_t index) const
     }
     auto bytes = [](int64_t v) { return QString::fromStdString(stats::formatBytes(v)); };
     QString html = tr("<h4>memory</h4><table cellspacing=4>");
-    html += tr("<tr><td>allocated here (self)</td><td>%1 in %2 allocations</td></tr>").arg(bytes(allocBytes)).arg(allocs);
-    html += tr("<tr><td>freed here (self)</td><td>%1 in %2 frees</td></tr>").arg(bytes(freeBytes)).arg(frees);
+    html += tr("<tr><td>allocated here (self)</td><td>%1 in %2</td></tr>")
+                .arg(bytes(allocBytes), allocs == 1 ? tr("1 allocation") : tr("%1 allocations").arg(allocs));
+    html += tr("<tr><td>freed here (self)</td><td>%1 in %2</td></tr>")
+                .arg(bytes(freeBytes), frees == 1 ? tr("1 free") : tr("%1 frees").arg(frees));
     for (const memory::OpMemory& op : a.ops)
         if (op.name == e.name)
-            html += tr("<tr><td>all %1 calls of this op</td><td>%2 allocated, %3 freed, %4 still live at the peak</td></tr>")
-                        .arg(op.calls)
+            html += tr("<tr><td>%1</td><td>%2 allocated, %3 freed, %4 still live at the peak</td></tr>")
+                        .arg(op.calls == 1 ? tr("its one call") : tr("all %1 calls of this op").arg(op.calls))
                         .arg(bytes(op.allocBytes), bytes(op.freeBytes), bytes(op.liveAtPeakBytes));
     for (const memory::DeviceMemory& d : a.devices) {
         auto at = [&](int64_t time) -> QString {
@@ -111,7 +113,10 @@ void DetailsPanel::showTraceEvent(uint32_t index)
     html += QStringLiteral("<tr><td>category</td><td>%1</td></tr>").arg(text(t.strings.view(e.category)));
     html += QStringLiteral("<tr><td>start</td><td>%1 after the trace start (ts %2)</td></tr>")
                 .arg(us(e.start - t.originTime()), QString::fromStdString(stats::formatMicroseconds(e.start)));
-    html += QStringLiteral("<tr><td>duration</td><td>%1</td></tr>").arg(us(e.duration));
+    // A CUPTI range profiler's kernel record: its time is a slot the profiler gave it, not the kernel's.
+    const bool placeholderTimes = t.strings.view(e.category) == "cuda_profiler_range";
+    html += QStringLiteral("<tr><td>duration</td><td>%1%2</td></tr>")
+                .arg(us(e.duration), placeholderTimes ? tr(", a placeholder: CUPTI range-profiler records are not timed") : QString());
     html += QStringLiteral("<tr><td>track</td><td>pid %1, tid %2 %3</td></tr>")
                 .arg(text(t.strings.view(t.processes[track.process].pidText)), text(t.strings.view(track.tidText)),
                      text(t.strings.view(track.name)));

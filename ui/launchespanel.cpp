@@ -130,7 +130,7 @@ void LaunchesPanel::setDocument(std::shared_ptr<const TraceDocument> document)
     // One line where the dock is wide enough: the definitions are in the tooltip, the room is the tables'.
     // Not "outliers" where every launch is one (a launch-bound run's kernels are all shorter than their calls).
     const size_t shortKernels = stats->shortKernels.size();
-    m_header->setText(tr("%1 launches (%2); short kernels: %3, long delays: %4 (double-click one to show it)")
+    m_header->setText(tr("%1 launches (%2); short kernels: %3, long delays: %4 (double-click a row below to show it)")
                           .arg(stats->launches.size())
                           .arg(apis)
                           .arg(shortKernels == stats->launches.size() ? tr("all %1").arg(shortKernels) : QString::number(shortKernels))

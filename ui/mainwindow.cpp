@@ -782,6 +782,7 @@ void MainWindow::setDocument(std::shared_ptr<const TraceDocument> document)
     closeComparison(); // the comparison was with the trace this one replaces
     m_doc = std::move(document);
     m_profilerRangeText.reset();
+    m_roofline->setRangeActive(false); // the timeline drops its range with the old trace, without announcing it
     setWindowTitle(m_doc->trace->stats.partial ? tr("TileScope - %1 (partial: the readable part)").arg(m_doc->path)
                                                : tr("TileScope - %1").arg(m_doc->path));
     // Nothing typed for the last trace carries over to this one.
@@ -962,7 +963,9 @@ void MainWindow::updateFigures()
         if (!m_profilerRangeText) // counted once a trace, not at each view
             m_profilerRangeText = QString::fromStdString(trace::profilerRangeText(*m_doc->trace));
         if (!m_profilerRangeText->isEmpty())
-            text += tr("no timed GPU activity in this trace (%1); CPU busy %2").arg(*m_profilerRangeText, fmt(r.cpuBusyNs));
+            text += (partial ? tr("no timed GPU activity in the part read, as %1; CPU busy %2")
+                             : tr("no timed GPU activity in this trace, as %1; CPU busy %2"))
+                        .arg(*m_profilerRangeText, fmt(r.cpuBusyNs));
         else
             text += (partial ? tr("no GPU activity in the part read; CPU busy %1") : tr("no GPU activity in this trace; CPU busy %1"))
                         .arg(fmt(r.cpuBusyNs));

@@ -546,8 +546,7 @@ QString RooflinePanel::emptyMessage() const
         return QString::fromStdString(none);
     if (r.kernels.empty()) {
         if (const std::string ranges = trace::profilerRangeText(*m_doc->trace); !ranges.empty())
-            return tr("This trace has no timed GPU activity, so there is nothing to place on a roofline: %1.")
-                .arg(QString::fromStdString(ranges));
+            return tr("This trace has no timed GPU activity to place on a roofline: %1.").arg(QString::fromStdString(ranges));
         return tr("This trace has no GPU activity (a CPU-only trace), so there is nothing to place on a roofline.");
     }
     const bool allCommunication = std::all_of(r.kernels.begin(), r.kernels.end(),

@@ -352,6 +352,16 @@ private slots:
         w.roofline()->showKernel(kernel);
         QVERIFY(!w.roofline()->card()->toPlainText().contains(QStringLiteral("Whole trace")));
         QVERIFY(w.roofline()->card()->toPlainText().contains(QStringLiteral(" calls, ")));
+        // A range dropped with its trace (another one opened) takes the card's note with it.
+        QTest::mousePress(timeline->viewport(), Qt::LeftButton, Qt::ShiftModifier, QPoint(300, 150));
+        QTest::mouseMove(timeline->viewport(), QPoint(700, 150));
+        QTest::mouseRelease(timeline->viewport(), Qt::LeftButton, Qt::ShiftModifier, QPoint(700, 150));
+        QVERIFY(aggregated.wait(10000));
+        testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
+        QVERIFY(!timeline->selectedRange());
+        w.roofline()->showKernel(w.roofline()->report().kernels.front().name);
+        QVERIFY2(!w.roofline()->card()->toPlainText().contains(QStringLiteral("Whole trace")),
+                 qPrintable(w.roofline()->card()->toPlainText()));
     }
 
     // What a user sees on opening the sample: every kernel's lane without scrolling, the whole trace.
@@ -514,9 +524,21 @@ private slots:
         showActive(w);
         testutil::loadAndWait(
             w, QString::fromStdString(testutil::dataPath("external/hta/cupti_profiler_benchmark_result_924719_1679055439_trace.json.gz")));
-        QVERIFY2(w.figuresText().contains(QStringLiteral("no timed GPU activity in this trace (its 77 kernels are records of CUPTI's "
-                                                         "range profiler")),
+        QVERIFY2(w.figuresText().contains(QStringLiteral("no timed GPU activity in this trace, as its 77 kernels are CUPTI "
+                                                         "range-profiler records (cuda_profiler_range)")),
                  qPrintable(w.figuresText()));
+        // Details says such a record's time is the profiler's placeholder.
+        const trace::Trace& t = *w.document()->trace;
+        uint32_t record = trace::kNoIndex;
+        for (uint32_t i = 0; i < t.events.size() && record == trace::kNoIndex; ++i)
+            if (t.strings.view(t.events[i].category) == "cuda_profiler_range")
+                record = i;
+        QVERIFY(record != trace::kNoIndex);
+        w.timeline()->selectEvent(record, true);
+        auto* details = w.findChild<DetailsPanel*>();
+        QVERIFY(details);
+        QVERIFY2(details->toPlainText().contains(QStringLiteral("a placeholder: CUPTI range-profiler records are not timed")),
+                 qPrintable(details->toPlainText()));
     }
 
     void cpuOnlyTraces()
