@@ -610,13 +610,15 @@ void RooflinePanel::setRangeActive(bool active)
 QString RooflinePanel::pointText(const roofline::Classification& k, bool region)
 {
     const double ai = k.flops && k.bytes && *k.bytes > 0 ? *k.flops / *k.bytes : 0;
-    return tr("%1%2\n%3 (%4)\n%5 TFLOP/s, %6 GB/s, %7 FLOP/B\n%8, %9 total")
+    // A region's time is its spans' (the GPU may idle in them), not its kernels' (Kernel vs Reference's "GPU time").
+    const QString calls = k.calls == 1 ? tr("1 call") : tr("%1 calls").arg(k.calls);
+    const QString time = QString::fromStdString(stats::formatTorchTime(k.totalUs));
+    return tr("%1%2\n%3 (%4)\n%5 TFLOP/s, %6 GB/s, %7 FLOP/B\n%8")
         .arg(region ? tr("region ") : QString(), QString::fromStdString(k.name), classLabel(k.cls), QString::fromStdString(k.strength))
         .arg(k.achievedFlopsPerS / 1e12, 0, 'f', 2)
         .arg(k.achievedBytesPerS / 1e9, 0, 'f', 1)
         .arg(ai, 0, 'f', 1)
-        .arg(k.calls == 1 ? tr("1 call") : tr("%1 calls").arg(k.calls))
-        .arg(QString::fromStdString(stats::formatTorchTime(k.totalUs)));
+        .arg(region ? tr("%1 spanning %2 in all").arg(calls, time) : tr("%1, %2 total").arg(calls, time));
 }
 
 const RooflinePanel::PlotPoint* RooflinePanel::pointAt(const QPointF& pixel) const

@@ -5,7 +5,9 @@
 #include "testutil.h"
 
 #include "annotationeditor.h"
+#include "roofline/classify.h"
 #include "rooflinepanel.h"
+#include "stats/torchtable.h"
 #include "tracedocument.h"
 
 #include <QApplication>
@@ -198,6 +200,35 @@ private slots:
         QTest::newRow("no events") << "odd/no_events.json"
                                    << "holds no events";
     }
+    // A region's hover gives its spans' time, which is not its kernels' (Kernel vs Reference's "GPU time total"); a
+    // kernel's gives its total.
+    void regionHoverSaysItsTimeIsItsSpan()
+    {
+        RooflinePanel panel;
+        panel.resize(420, 560);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setDocument(document(testutil::workloadTrace("gemm_compare")));
+        panel.plot()->replot();
+        const auto at = [&](const roofline::Classification& c) {
+            return panel.hoverText(
+                QPointF(panel.plot()->xAxis->coordToPixel(*c.flops / *c.bytes), panel.plot()->yAxis->coordToPixel(c.achievedFlopsPerS)));
+        };
+        const auto region = std::find_if(panel.report().regions.begin(), panel.report().regions.end(),
+                                         [](const auto& c) { return c.name == "torch_ref" && c.flops && c.bytes; });
+        QVERIFY(region != panel.report().regions.end());
+        const QString regionText = at(*region);
+        QVERIFY2(regionText.contains(QStringLiteral("%1 calls spanning %2 in all")
+                                         .arg(region->calls)
+                                         .arg(QString::fromStdString(stats::formatTorchTime(region->totalUs)))),
+                 qPrintable(regionText));
+        const auto kernel = std::find_if(panel.report().kernels.begin(), panel.report().kernels.end(),
+                                         [](const auto& c) { return c.flops && c.bytes && c.achievedFlopsPerS > 0; });
+        QVERIFY(kernel != panel.report().kernels.end());
+        const QString kernelText = at(*kernel);
+        QVERIFY2(kernelText.contains(QStringLiteral(" total")) && !kernelText.contains(QStringLiteral("spanning")), qPrintable(kernelText));
+    }
+
     void emptyPlotSaysWhy()
     {
         QFETCH(QString, trace);
