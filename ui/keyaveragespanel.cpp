@@ -149,6 +149,13 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
             exportCsv(path);
     });
     m_table->setColumnHidden(KeyAveragesModel::ShapesColumn, true);
+    // By input shape, the rows of one name differ only by their shapes: the shapes come right after the name, not
+    // at the far end where torch's table has them (off the view, the rows read as repeats). CSV keeps torch's order.
+    for (QTableView* table : {m_table, m_diffTable}) {
+        QHeaderView* header = table->horizontalHeader();
+        const int shapes = table == m_table ? int(KeyAveragesModel::ShapesColumn) : int(KeyAveragesDiffModel::ShapesColumn);
+        header->moveSection(header->visualIndex(shapes), 1);
+    }
     m_table->viewport()->installEventFilter(this);
 }
 
@@ -264,11 +271,14 @@ void KeyAveragesPanel::fitColumns()
     // Figures as wide as their text; names get what is left up to the sort column, so the column the rows
     // are sorted by is in view without scrolling (kernel signatures are long: the delegate shortens the
     // rest), but never under kMinNameWidth nor over half the table.
-    constexpr int kMinNameWidth = 160;
+    constexpr int kMinNameWidth = 160, kMaxShapesWidth = 240;
     const QHeaderView* header = m_table->horizontalHeader();
     for (int column = KeyAveragesModel::DeviceColumn; column < KeyAveragesModel::NUM_COLUMNS; ++column)
-        if (!m_table->isColumnHidden(column) && column != KeyAveragesModel::ShapesColumn)
+        if (!m_table->isColumnHidden(column))
             m_table->resizeColumnToContents(column);
+    if (!m_table->isColumnHidden(KeyAveragesModel::ShapesColumn)) // beside the name: long shape lists are cut (tooltip whole)
+        m_table->setColumnWidth(KeyAveragesModel::ShapesColumn,
+                                std::min(m_table->columnWidth(KeyAveragesModel::ShapesColumn), kMaxShapesWidth));
     const int viewport = m_table->viewport()->width();
     const int sortColumn = header->sortIndicatorSection();
     int untilSort = 0; // the columns after the name, up to and with the sort column, in the order shown
@@ -325,6 +335,8 @@ void KeyAveragesPanel::showDiff()
         m_diffModel->setDiff(std::move(diff));
         m_diffTable->setColumnHidden(KeyAveragesDiffModel::ShapesColumn, !byShape);
         m_diffTable->resizeColumnsToContents();
+        m_diffTable->setColumnWidth(KeyAveragesDiffModel::ShapesColumn,
+                                    std::min(m_diffTable->columnWidth(KeyAveragesDiffModel::ShapesColumn), 240));
         m_diffTable->setColumnWidth(
             KeyAveragesDiffModel::NameColumn,
             std::min(m_diffTable->columnWidth(KeyAveragesDiffModel::NameColumn), std::max(360, m_diffTable->viewport()->width() / 3)));

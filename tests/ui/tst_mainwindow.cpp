@@ -146,6 +146,11 @@ private slots:
         w.groupByShape()->setChecked(true);
         QCOMPARE(model->rowCount(), 13);
         QVERIFY(!w.table()->isColumnHidden(KeyAveragesModel::ShapesColumn));
+        // The shapes right after the name, in view, at most 240 px of it (torch's table has them last).
+        QCOMPARE(w.table()->horizontalHeader()->visualIndex(KeyAveragesModel::ShapesColumn), 1);
+        QVERIFY(w.table()->columnWidth(KeyAveragesModel::ShapesColumn) > 40
+                && w.table()->columnWidth(KeyAveragesModel::ShapesColumn) <= 240);
+        QVERIFY(w.table()->columnViewportPosition(KeyAveragesModel::ShapesColumn) + 40 < w.table()->viewport()->width());
         // torch's columns for this trace: FLOPs (with_flops), no memory (recorded without profile_memory).
         QVERIFY(!w.table()->isColumnHidden(KeyAveragesModel::FlopsColumn));
         QVERIFY(w.table()->isColumnHidden(KeyAveragesModel::CpuMemColumn));
