@@ -202,15 +202,18 @@ void MemoryPanel::buildStatic()
         // The peak: a marker and what was running.
         if (const memory::MemorySample* peak = device.peakSample()) {
             const double x = keyOf(*m_doc, peak->time), y = double(peak->allocated) / unit;
+            // The label on a see-through white box, so it reads over the curves and the step names under it; made
+            // before the marker, which is drawn after it and so stays whole on top of the box's edge.
+            auto* label = new QCPItemText(m_plot);
+            label->position->setCoords(x, y);
+            label->setFont(QFont(font().family(), 8));
+            label->setBrush(QColor(255, 255, 255, 210));
             auto* marker = new QCPItemTracer(m_plot);
             marker->position->setCoords(x, y);
             marker->setStyle(QCPItemTracer::tsCircle);
             marker->setSize(7);
             marker->setPen(QPen(colour.darker(), 1.5));
             marker->setBrush(Qt::white);
-            auto* label = new QCPItemText(m_plot);
-            label->position->setCoords(x, y);
-            label->setFont(QFont(font().family(), 8));
             const QString op = device.peakOp != trace::kNoIndex ? QString::fromUtf8(m_doc->trace->name(m_doc->trace->events[device.peakOp]))
                                                                 : tr("no op");
             label->setText(tr("peak %1 in %2").arg(bytesText(device.peakAllocated), op));

@@ -188,6 +188,13 @@ private slots:
             const QMargins pad = label->padding();
             const QRectF text = box.adjusted(pad.left(), pad.top(), -pad.right(), -pad.bottom());
             QVERIFY2(!text.adjusted(-3, -3, 3, 3).contains(marker), qPrintable(label->text()));
+            // Its box is filled, to read over the curves, and its marker, drawn after it, stays whole on top.
+            QVERIFY(label->brush().style() != Qt::NoBrush);
+            bool markerAfter = false;
+            for (int j = i + 1; j < plot->itemCount() && !markerAfter; ++j)
+                if (const auto* tracer = qobject_cast<QCPItemTracer*>(plot->item(j)))
+                    markerAfter = tracer->position->pixelPosition() == marker;
+            QVERIFY2(markerAfter, qPrintable(label->text()));
         }
         QVERIFY(labels >= 1);
     }
