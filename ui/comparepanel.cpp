@@ -94,6 +94,9 @@ ComparePanel::ComparePanel(QWidget* parent)
     m_figures->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_figures->setSelectionMode(QAbstractItemView::NoSelection);
     m_figures->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    // From the left: a name too long for its column keeps its start ("a: custom_ke"), where centred it lost both ends
+    // ("custom_kerr"); whole in the tooltip.
+    m_figures->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     m_figures->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
     auto* sides = new QSplitter(Qt::Horizontal, this);
@@ -241,6 +244,8 @@ void ComparePanel::showComparison()
     m_verdict->setText(qs(c.verdict));
     m_verdict->setToolTip(tr("ratio b/a (b's mean GPU time per call / a's) = %1").arg(ratio));
     m_figures->setHorizontalHeaderLabels({tr("a: %1").arg(qs(c.a.name)), tr("b: %1").arg(qs(c.b.name))});
+    for (int side = 0; side < 2; ++side) // a narrow dock cuts the names: whole in the tooltip
+        m_figures->horizontalHeaderItem(side)->setToolTip(m_figures->horizontalHeaderItem(side)->text());
     const std::vector<report::CompareRow> rows = report::compareRows(c);
     m_figures->setRowCount(int(rows.size()) + 1);
     QStringList labels;

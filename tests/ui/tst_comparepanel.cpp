@@ -63,6 +63,10 @@ private slots:
         QCOMPARE(panel.verdict()->text().toStdString(), expected.verdict);
         const auto rows = report::compareRows(expected);
         QCOMPARE(panel.figures()->rowCount(), int(rows.size()) + 1);
+        // The sides' names head the columns from the left (cut at the end where the dock is narrow), whole in the tooltip.
+        QCOMPARE(panel.figures()->horizontalHeaderItem(0)->toolTip(), QStringLiteral("a: custom_kernel"));
+        QCOMPARE(panel.figures()->horizontalHeaderItem(1)->toolTip(), QStringLiteral("b: torch_ref"));
+        QVERIFY(panel.figures()->horizontalHeader()->defaultAlignment() & Qt::AlignLeft);
         for (size_t i = 0; i < rows.size(); ++i) {
             QCOMPARE(panel.figures()->verticalHeaderItem(int(i))->text().toStdString(), rows[i].label);
             QCOMPARE(panel.figures()->item(int(i), 0)->text().toStdString(), rows[i].a);
