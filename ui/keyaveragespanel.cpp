@@ -252,18 +252,18 @@ void KeyAveragesPanel::showAverages(std::shared_ptr<const stats::KeyAverages> av
     fitColumns();
     m_table->scrollToTop();
     if (!m_after)
-        showScope();
+        showScope(range);
 }
 
 // What the rows are of. A range's rows are the events that start in it, each with its whole duration (an event is
 // not cut); the figures line clips busy time to the range, so a kernel running past its end counts more here.
-void KeyAveragesPanel::showScope()
+void KeyAveragesPanel::showScope(bool range)
 {
     m_controls->setStretchFactor(m_title, 0); // a short title: the room is the filter's
-    m_title->setText(!m_doc ? QString() : m_range ? tr("started in the range") : tr("whole trace"));
-    m_title->setToolTip(m_range ? tr("The ops and GPU activities that start in the selected range, each with its whole duration "
-                                     "(the figures line above the timeline clips busy time to the range)")
-                                : QString());
+    m_title->setText(!m_doc ? QString() : range ? tr("started in the range") : tr("whole trace"));
+    m_title->setToolTip(range ? tr("The ops and GPU activities that start in the selected range, each with its whole duration "
+                                   "(the figures line above the timeline clips busy time to the range)")
+                              : QString());
 }
 
 void KeyAveragesPanel::fitColumns()
@@ -316,7 +316,7 @@ void KeyAveragesPanel::setComparison(std::shared_ptr<const TraceDocument> after)
     m_diffJob.drop();
     m_diffStep.reset();
     m_diffModel->setDiff(nullptr);
-    showScope();
+    showScope(m_range.has_value());
 }
 
 void KeyAveragesPanel::setComparisonStep(std::optional<int64_t> number)

@@ -76,8 +76,8 @@ private:
     void showAverages(std::shared_ptr<const tilescope::stats::KeyAverages> averages, bool range);
     std::shared_ptr<const tilescope::stats::KeyAverages> wholeTraceAverages() const; // by name or by shape, as checked
     void aggregate();
-    void showScope();  // the title: whole trace or the range
-    void fitColumns(); // the sort column in view: names narrowed, figures as wide as their text
+    void showScope(bool range); // the title: the whole trace, or the range the rows are of
+    void fitColumns();          // the sort column in view: names narrowed, figures as wide as their text
     void applyRowLimit();
     void onSelectionChanged();
     QList<int> visibleSourceRows() const;
