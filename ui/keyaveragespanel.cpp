@@ -122,6 +122,7 @@ KeyAveragesPanel::KeyAveragesPanel(QWidget* parent)
     });
     connect(m_byShape, &QCheckBox::toggled, this, [this] {
         m_table->setColumnHidden(KeyAveragesModel::ShapesColumn, !m_byShape->isChecked());
+        m_fittedShapesWidth = -1; // fitted afresh
         if (m_after)
             showDiff();
         if (m_range)
@@ -266,20 +267,29 @@ void KeyAveragesPanel::showScope(bool range)
                               : QString());
 }
 
+// The input shapes' column beside the name: at most 240 px, and a fifth of a narrow table, so that the sort
+// column stays in view.
+int KeyAveragesPanel::shapesWidthCap(int viewport) { return std::clamp(viewport / 5, 80, 240); }
+
 void KeyAveragesPanel::fitColumns()
 {
     // Figures as wide as their text; names get what is left up to the sort column, so the column the rows
     // are sorted by is in view without scrolling (kernel signatures are long: the delegate shortens the
     // rest), but never under kMinNameWidth nor over half the table.
-    constexpr int kMinNameWidth = 160, kMaxShapesWidth = 240;
+    constexpr int kMinNameWidth = 160;
     const QHeaderView* header = m_table->horizontalHeader();
     for (int column = KeyAveragesModel::DeviceColumn; column < KeyAveragesModel::NUM_COLUMNS; ++column)
-        if (!m_table->isColumnHidden(column))
+        if (!m_table->isColumnHidden(column) && column != KeyAveragesModel::ShapesColumn)
             m_table->resizeColumnToContents(column);
-    if (!m_table->isColumnHidden(KeyAveragesModel::ShapesColumn)) // beside the name: long shape lists are cut (tooltip whole)
-        m_table->setColumnWidth(KeyAveragesModel::ShapesColumn,
-                                std::min(m_table->columnWidth(KeyAveragesModel::ShapesColumn), kMaxShapesWidth));
     const int viewport = m_table->viewport()->width();
+    // Beside the name: long shape lists are cut (tooltip whole), unless the user has set the width by hand.
+    if (!m_table->isColumnHidden(KeyAveragesModel::ShapesColumn)
+        && (m_fittedShapesWidth < 0 || m_table->columnWidth(KeyAveragesModel::ShapesColumn) == m_fittedShapesWidth)) {
+        m_table->resizeColumnToContents(KeyAveragesModel::ShapesColumn);
+        m_table->setColumnWidth(KeyAveragesModel::ShapesColumn,
+                                std::min(m_table->columnWidth(KeyAveragesModel::ShapesColumn), shapesWidthCap(viewport)));
+        m_fittedShapesWidth = m_table->columnWidth(KeyAveragesModel::ShapesColumn);
+    }
     const int sortColumn = header->sortIndicatorSection();
     int untilSort = 0; // the columns after the name, up to and with the sort column, in the order shown
     if (sortColumn > KeyAveragesModel::NameColumn && !m_table->isColumnHidden(sortColumn))
@@ -335,8 +345,10 @@ void KeyAveragesPanel::showDiff()
         m_diffModel->setDiff(std::move(diff));
         m_diffTable->setColumnHidden(KeyAveragesDiffModel::ShapesColumn, !byShape);
         m_diffTable->resizeColumnsToContents();
-        m_diffTable->setColumnWidth(KeyAveragesDiffModel::ShapesColumn,
-                                    std::min(m_diffTable->columnWidth(KeyAveragesDiffModel::ShapesColumn), 240));
+        if (byShape)
+            m_diffTable->setColumnWidth(
+                KeyAveragesDiffModel::ShapesColumn,
+                std::min(m_diffTable->columnWidth(KeyAveragesDiffModel::ShapesColumn), shapesWidthCap(m_diffTable->viewport()->width())));
         m_diffTable->setColumnWidth(
             KeyAveragesDiffModel::NameColumn,
             std::min(m_diffTable->columnWidth(KeyAveragesDiffModel::NameColumn), std::max(360, m_diffTable->viewport()->width() / 3)));

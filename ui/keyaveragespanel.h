@@ -77,7 +77,9 @@ private:
     std::shared_ptr<const tilescope::stats::KeyAverages> wholeTraceAverages() const; // by name or by shape, as checked
     void aggregate();
     void showScope(bool range); // the title: the whole trace, or the range the rows are of
-    void fitColumns();          // the sort column in view: names narrowed, figures as wide as their text
+    static int shapesWidthCap(int viewport);
+    int m_fittedShapesWidth = -1; // the shapes' width fitColumns set last (-1: none yet); another is the user's
+    void fitColumns();            // the sort column in view: names narrowed, figures as wide as their text
     void applyRowLimit();
     void onSelectionChanged();
     QList<int> visibleSourceRows() const;

@@ -141,6 +141,21 @@ private slots:
         panel.table()->sortByColumn(KeyAveragesModel::CountColumn, Qt::DescendingOrder);
         panel.groupByShape()->setChecked(true);
         QCOMPARE(header->sortIndicatorSection(), int(KeyAveragesModel::CountColumn));
+        // By shape, the shapes come right after the name, and torch's sort column is still in view.
+        panel.table()->sortByColumn(sortColumn, Qt::DescendingOrder);
+        QCOMPARE(header->visualIndex(KeyAveragesModel::ShapesColumn), 1);
+        QVERIFY(!panel.table()->isColumnHidden(KeyAveragesModel::ShapesColumn));
+        QVERIFY(header->sectionSize(KeyAveragesModel::ShapesColumn) <= std::clamp(viewport / 5, 80, 240));
+        QVERIFY2(header->sectionViewportPosition(sortColumn) + header->sectionSize(sortColumn) <= viewport,
+                 qPrintable(QStringLiteral("by shape: sort column at %1+%2 of %3 px")
+                                .arg(header->sectionViewportPosition(sortColumn))
+                                .arg(header->sectionSize(sortColumn))
+                                .arg(viewport)));
+        // A width the user set by hand stays as the table is fitted again.
+        panel.table()->setColumnWidth(KeyAveragesModel::ShapesColumn, 123);
+        panel.resize(900, 300);
+        QCoreApplication::processEvents();
+        QCOMPARE(header->sectionSize(KeyAveragesModel::ShapesColumn), 123);
     }
 
     // The same trace comes again as its analyses land: the user's sort and filter stay; a new trace starts in
