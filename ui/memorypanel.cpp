@@ -65,6 +65,9 @@ MemoryPanel::MemoryPanel(QWidget* parent)
     , m_empty(new QLabel(this))
     , m_legend(new QLabel(this))
 {
+    // The peaks' labels over every other item (step lines and names, OOM lines), their markers over the labels.
+    m_plot->addLayer(QStringLiteral("peakLabels"), m_plot->layer(QStringLiteral("main")), QCustomPlot::limAbove);
+    m_plot->addLayer(QStringLiteral("peakMarkers"), m_plot->layer(QStringLiteral("peakLabels")), QCustomPlot::limAbove);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
@@ -202,13 +205,15 @@ void MemoryPanel::buildStatic()
         // The peak: a marker and what was running.
         if (const memory::MemorySample* peak = device.peakSample()) {
             const double x = keyOf(*m_doc, peak->time), y = double(peak->allocated) / unit;
-            // The label on a see-through white box, so it reads over the curves and the step names under it; made
-            // before the marker, which is drawn after it and so stays whole on top of the box's edge.
+            // The label on a see-through white box, so it reads over the curves and the step names under it, on a
+            // layer of its own above theirs; the markers on one above it stay whole on top of any label's box.
             auto* label = new QCPItemText(m_plot);
+            label->setLayer(QStringLiteral("peakLabels"));
             label->position->setCoords(x, y);
             label->setFont(QFont(font().family(), 8));
             label->setBrush(QColor(255, 255, 255, 210));
             auto* marker = new QCPItemTracer(m_plot);
+            marker->setLayer(QStringLiteral("peakMarkers"));
             marker->position->setCoords(x, y);
             marker->setStyle(QCPItemTracer::tsCircle);
             marker->setSize(7);

@@ -188,13 +188,17 @@ private slots:
             const QMargins pad = label->padding();
             const QRectF text = box.adjusted(pad.left(), pad.top(), -pad.right(), -pad.bottom());
             QVERIFY2(!text.adjusted(-3, -3, 3, 3).contains(marker), qPrintable(label->text()));
-            // Its box is filled, to read over the curves, and its marker, drawn after it, stays whole on top.
+            // Its box is filled, to read over the curves, on a layer above every other item (step names, OOM lines),
+            // and the markers on one above it stay whole on top.
             QVERIFY(label->brush().style() != Qt::NoBrush);
-            bool markerAfter = false;
-            for (int j = i + 1; j < plot->itemCount() && !markerAfter; ++j)
-                if (const auto* tracer = qobject_cast<QCPItemTracer*>(plot->item(j)))
-                    markerAfter = tracer->position->pixelPosition() == marker;
-            QVERIFY2(markerAfter, qPrintable(label->text()));
+            QCOMPARE(label->layer()->name(), QStringLiteral("peakLabels"));
+            for (int j = 0; j < plot->itemCount(); ++j) {
+                QCPAbstractItem* other = plot->item(j);
+                if (qobject_cast<QCPItemTracer*>(other))
+                    QVERIFY(other->layer()->index() > label->layer()->index());
+                else if (other->layer() != label->layer())
+                    QVERIFY(other->layer()->index() < label->layer()->index());
+            }
         }
         QVERIFY(labels >= 1);
     }
