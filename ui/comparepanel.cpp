@@ -230,6 +230,8 @@ void ComparePanel::showComparison()
     if (!m_comparison) {
         m_figures->setRowCount(0);
         m_figures->setHorizontalHeaderLabels({tr("a"), tr("b")}); // not the bare section numbers "1" and "2"
+        for (int side = 0; side < 2; ++side)                      // the items are kept: not the last names' tooltips
+            m_figures->horizontalHeaderItem(side)->setToolTip(QString());
         if (!m_doc)
             m_verdict->setText(tr("Open a trace to compare two regions or kernels."));
         else if (m_pickA->count() < 2)

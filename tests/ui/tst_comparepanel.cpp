@@ -112,6 +112,10 @@ private slots:
         panel.setDocument(nullptr);
         QVERIFY(!panel.comparison());
         QCOMPARE(panel.picker(true)->count(), 0);
+        // The heads go back to "a" and "b", without the names' tooltips.
+        QCOMPARE(panel.figures()->horizontalHeaderItem(0)->text(), QStringLiteral("a"));
+        QVERIFY(panel.figures()->horizontalHeaderItem(0)->toolTip().isEmpty());
+        QVERIFY(panel.figures()->horizontalHeaderItem(1)->toolTip().isEmpty());
     }
 
     // Without the default labels nothing is compared until the user picks both sides (as the CLI asks for
