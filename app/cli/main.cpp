@@ -108,8 +108,10 @@ const char* kBreakdownUsage = R"(  breakdown TRACE [--format table|json] [--wind
 
 const char* kStepsUsage = R"(  steps TRACE [--format table|json] [--partial]
       one row per step (ProfilerStep#N, else the most repeated top-level record_function region such as
-      step_0, step_1...): number, name, start, duration, GPU busy (union of kernels, memcpy, memset of
-      all devices within the step), GPU utilization, kernels started in it, CPU busy (as overlap). A
+      step_0, step_1...; a region's step runs to the next one's start, the last one's over what follows
+      it that the steps before held, up to one longest step): number, name, start, duration, GPU busy
+      (union of kernels, memcpy, memset of all devices within the step), GPU utilization, kernels
+      started in it, CPU busy (as overlap). A
       step's number is the number its name ends with when every step has one and no two are equal,
       else its position by start from 0; --step N / --steps A-B of overlap and diagnose select by it,
       the window running from the first selected step's start to the last one's end

@@ -10,6 +10,7 @@
 #include <limits>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace tilescope::analysis {
 
@@ -144,12 +145,12 @@ std::optional<int64_t> trailingNumber(std::string_view name)
 }
 
 // The names' numbers when every step has one and no two are equal; empty otherwise.
-std::vector<int64_t> numbersFromNames(const trace::Trace& t, const std::vector<uint32_t>& steps)
+std::vector<int64_t> numbersFromNames(const trace::Trace& t, const std::vector<Step>& steps)
 {
     std::vector<int64_t> numbers;
     std::set<int64_t> seen;
-    for (const uint32_t s : steps) {
-        const std::optional<int64_t> n = trailingNumber(t.strings.view(t.events[s].name));
+    for (const Step& s : steps) {
+        const std::optional<int64_t> n = trailingNumber(t.strings.view(t.events[s.event].name));
         if (!n || !seen.insert(*n).second)
             return {};
         numbers.push_back(*n);
@@ -174,6 +175,45 @@ std::string numbersText(std::vector<int64_t> numbers)
     return out;
 }
 
+// The steps' windows (findSteps says the rule). `events` by start.
+std::vector<Step> stepWindows(const trace::Trace& t, const std::vector<uint32_t>& events, StepSource source)
+{
+    std::vector<Step> steps;
+    steps.reserve(events.size());
+    for (const uint32_t e : events)
+        steps.push_back({e, t.events[e].start, t.events[e].end()});
+    if (source != StepSource::RepeatedRegion || steps.size() < 2)
+        return steps;
+    int64_t longest = 0;
+    for (size_t k = 0; k + 1 < steps.size(); ++k) {
+        longest = std::max(longest, steps[k + 1].start - steps[k].start);
+        steps[k].end = std::max(steps[k].end, steps[k + 1].start);
+    }
+    // The last has no next start: it runs on over what its thread does next at the top level as long as that
+    // is what the steps before held (streams_overlap's copy_stream), up to one longest step, and stops at the
+    // first thing they never held (gemm_compare's torch_ref after its last custom_kernel: another phase).
+    Step& last = steps.back();
+    const trace::Track& track = t.tracks[t.events[last.event].track];
+    const auto topLevelFrom = [&](int64_t time) {
+        return std::lower_bound(track.events.begin(), track.events.end(), time,
+                                [&](uint32_t e, int64_t at) { return t.events[e].start < at; });
+    };
+    std::unordered_set<trace::StringId> held;
+    for (auto it = topLevelFrom(steps.front().start); it != track.events.end() && t.events[*it].start < last.start; ++it)
+        if (t.events[*it].parent == kNoIndex)
+            held.insert(t.events[*it].name);
+    const int64_t reach = last.start + longest;
+    for (auto it = topLevelFrom(last.end); it != track.events.end() && t.events[*it].start < reach; ++it) {
+        const trace::Event& e = t.events[*it];
+        if (e.parent != kNoIndex || *it == last.event)
+            continue;
+        if (!held.contains(e.name))
+            break;
+        last.end = std::max(last.end, std::min(e.end(), reach));
+    }
+    return steps;
+}
+
 } // namespace
 
 std::string_view stepFamily(std::string_view name)
@@ -184,16 +224,16 @@ std::string_view stepFamily(std::string_view name)
     return end == 0 ? name : name.substr(0, end); // an all-digit name is its own family
 }
 
-std::vector<uint32_t> findStepEvents(const trace::Trace& t, StepSource* source)
+std::vector<Step> findSteps(const trace::Trace& t, StepSource* source)
 {
     StepSource found = StepSource::None;
-    std::vector<uint32_t> steps = selectSteps(t, scanSteps(t), found, nullptr);
+    const std::vector<uint32_t> events = selectSteps(t, scanSteps(t), found, nullptr);
     if (source)
         *source = found;
-    return steps;
+    return stepWindows(t, events, found);
 }
 
-std::vector<int64_t> stepNumbers(const trace::Trace& t, const std::vector<uint32_t>& steps)
+std::vector<int64_t> stepNumbers(const trace::Trace& t, const std::vector<Step>& steps)
 {
     std::vector<int64_t> numbers = numbersFromNames(t, steps);
     if (numbers.size() == steps.size())
@@ -207,19 +247,19 @@ StepTable computeStepTable(const trace::Trace& t)
 {
     StepTable table;
     const std::vector<uint32_t> events = selectSteps(t, scanSteps(t), table.source, &table.family, &table.tiedFamilies);
-    if (events.empty())
+    const std::vector<Step> steps = stepWindows(t, events, table.source);
+    if (steps.empty())
         return table;
-    const std::vector<int64_t> numbers = stepNumbers(t, events);
+    const std::vector<int64_t> numbers = stepNumbers(t, steps);
     const OverlapIndex index(t);
-    for (uint32_t k = 0; k < events.size(); ++k) {
-        const trace::Event& e = t.events[events[k]];
+    for (uint32_t k = 0; k < steps.size(); ++k) {
         StepRow row;
         row.index = k;
         row.number = numbers[k];
-        row.event = events[k];
-        row.name = e.name;
-        row.start = e.start;
-        row.end = e.end();
+        row.event = steps[k].event;
+        row.name = t.events[steps[k].event].name;
+        row.start = steps[k].start;
+        row.end = steps[k].end;
         row.durationNs = row.end - row.start;
         const OverlapReport f = index.figures({row.start, row.end});
         // |gpu| = |cpu ∪ gpu| − |cpu| + |cpu ∩ gpu|, from the figures' scalars (figures() builds no sets).
@@ -273,30 +313,29 @@ std::optional<std::pair<int64_t, int64_t>> parseStepRange(std::string_view text)
 
 std::optional<Interval> stepWindow(const trace::Trace& t, int64_t first, int64_t last)
 {
-    const std::vector<uint32_t> events = findStepEvents(t);
-    if (events.empty())
+    const std::vector<Step> steps = findSteps(t);
+    if (steps.empty())
         return std::nullopt;
-    const std::vector<int64_t> numbers = stepNumbers(t, events);
+    const std::vector<int64_t> numbers = stepNumbers(t, steps);
     const bool hasFirst = std::find(numbers.begin(), numbers.end(), first) != numbers.end();
     const bool hasLast = std::find(numbers.begin(), numbers.end(), last) != numbers.end();
     if (first > last || !hasFirst || !hasLast) {
         const std::string what = first > last ? "steps " + std::to_string(first) + "-" + std::to_string(last) + " is an empty range"
                                               : "no step " + std::to_string(!hasFirst ? first : last);
-        const bool byName = numbersFromNames(t, events).size() == events.size();
-        const std::string firstName(t.strings.view(t.events[events.front()].name));
+        const bool byName = numbersFromNames(t, steps).size() == steps.size();
+        const std::string firstName(t.strings.view(t.events[steps.front().event].name));
         throw StepSelectionError(
             what + "; the trace has steps " + numbersText(numbers) + " ("
             + (byName ? "the numbers in their names, e.g. " + firstName : "numbered by start from 0; the first is " + firstName) + ")");
     }
     std::optional<Interval> window;
-    for (size_t k = 0; k < events.size(); ++k) {
+    for (size_t k = 0; k < steps.size(); ++k) {
         if (numbers[k] < first || numbers[k] > last)
             continue;
-        const trace::Event& e = t.events[events[k]];
         if (!window)
-            window = Interval{e.start, e.end()};
-        window->start = std::min(window->start, e.start);
-        window->end = std::max(window->end, e.end());
+            window = Interval{steps[k].start, steps[k].end};
+        window->start = std::min(window->start, steps[k].start);
+        window->end = std::max(window->end, steps[k].end);
     }
     return window;
 }

@@ -28,8 +28,21 @@ enum class StepSource : uint8_t {
 // A region name must occur at least this often to be taken for a step.
 constexpr uint32_t kMinRepeatsForSteps = 2;
 
-// The step events by start (the rule above); `source` says which kind was found.
-std::vector<uint32_t> findStepEvents(const trace::Trace& trace, StepSource* source = nullptr);
+// One step: its event (the ProfilerStep#N or the region) and its window [start, end) in trace ns.
+struct Step
+{
+    uint32_t event = trace::kNoIndex;
+    int64_t start = 0, end = 0;
+};
+
+// The steps by start (the rule above); `source` says which kind was found. A ProfilerStep#N's window is its
+// own span: torch already runs it from one profiler.step() to the next. A repeated region's runs, as those
+// do, from its start to the next region's start (its own end where that is later): a region often holds
+// only the start of an iteration (streams_overlap's compute_stream holds its launches, 0.3 ms of a 43 ms
+// iteration whose copies and waits follow it), and the iteration is what a step stands for. The last runs
+// on over what its thread does next at the top level while that is what the steps before held (the last
+// iteration's copies), up to one longest step, and never ends before its own end.
+std::vector<Step> findSteps(const trace::Trace& trace, StepSource* source = nullptr);
 
 // The name of a region that repeats with a running number, without its number: "step_12" -> "step_",
 // "alloc_round_3" -> "alloc_round_", "forward" -> "forward".
@@ -37,8 +50,8 @@ std::string_view stepFamily(std::string_view name);
 
 // Each step's number, the one --step N selects: the number its name ends with (ProfilerStep#7: 7,
 // step_12: 12) when every step's name ends with one and no two are equal; otherwise its position by
-// start, from 0. `steps` as findStepEvents returns them.
-std::vector<int64_t> stepNumbers(const trace::Trace& trace, const std::vector<uint32_t>& steps);
+// start, from 0. `steps` as findSteps returns them.
+std::vector<int64_t> stepNumbers(const trace::Trace& trace, const std::vector<Step>& steps);
 
 // One row of the per-step table. Times in trace ns; the step's window is [start, end).
 struct StepRow

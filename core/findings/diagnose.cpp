@@ -34,16 +34,16 @@ const std::vector<Rule>& allRules()
 std::vector<Finding> diagnose(const trace::Trace& trace, const DiagnoseInputs& inputs)
 {
     DiagnoseInputs in = inputs;
-    std::vector<uint32_t> steps;
+    std::vector<analysis::Step> steps;
     if (!in.steps) {
-        steps = analysis::findStepEvents(trace);
+        steps = analysis::findSteps(trace);
         in.steps = &steps;
     }
     // In a window: the steps that start inside it.
-    std::vector<uint32_t> windowSteps;
+    std::vector<analysis::Step> windowSteps;
     if (in.window) {
-        for (const uint32_t s : *in.steps)
-            if (trace.events[s].start >= in.window->start && trace.events[s].start < in.window->end)
+        for (const analysis::Step& s : *in.steps)
+            if (s.start >= in.window->start && s.start < in.window->end)
                 windowSteps.push_back(s);
         in.steps = &windowSteps;
     }

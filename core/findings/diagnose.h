@@ -17,7 +17,8 @@ struct KeyAverages;
 }
 namespace tilescope::analysis {
 struct OverlapReport;
-}
+struct Step;
+} // namespace tilescope::analysis
 namespace tilescope::memory {
 struct MemoryAnalysis;
 }
@@ -35,8 +36,8 @@ struct DiagnoseInputs
     const analysis::OverlapReport* overlap = nullptr; // computeOverlap with the default window
     const memory::MemoryAnalysis* memory = nullptr;
     const roofline::ClassifyReport* classification = nullptr;
-    // Step events by start (analysis::findStepEvents); nullptr: diagnose finds them.
-    const std::vector<uint32_t>* steps = nullptr;
+    // The steps by start (analysis::findSteps); nullptr: diagnose finds them.
+    const std::vector<analysis::Step>* steps = nullptr;
     // The time range the findings are about (a Shift+drag range, --window); unset: the whole trace. Events
     // are counted when they start inside it; `averages` and `overlap` must be computed for the same range.
     std::optional<analysis::Interval> window;

@@ -240,10 +240,8 @@ void buildOps(const trace::Trace& t, const std::vector<uint64_t>& calls, const s
 
 void buildSteps(const trace::Trace& t, MemoryAnalysis& out)
 {
-    const std::vector<uint32_t> stepEvents = analysis::findStepEvents(t, &out.stepSource);
-    for (const uint32_t e : stepEvents) {
-        const trace::Event& event = t.events[e];
-        StepMemory step{event.name, e, event.start, event.end(), {}};
+    for (const analysis::Step& s : analysis::findSteps(t, &out.stepSource)) {
+        StepMemory step{t.events[s.event].name, s.event, s.start, s.end, {}};
         for (const DeviceMemory& d : out.devices) {
             const auto it = std::upper_bound(d.samples.begin(), d.samples.end(), step.end,
                                              [](int64_t time, const MemorySample& s) { return time < s.time; });

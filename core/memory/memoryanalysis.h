@@ -135,7 +135,7 @@ struct MemoryAnalysis
     bool hasAddresses = false;
     std::vector<OpMemory> ops; // top allocators first: by alloc bytes, then alloc count, then name
     analysis::StepSource stepSource = analysis::StepSource::None;
-    std::vector<StepMemory> steps;    // by start: analysis::findStepEvents
+    std::vector<StepMemory> steps;    // by start: analysis::findSteps
     std::vector<SuspectedLeak> leaks; // at most one per device
     // By TrackId, for the tracks of memory records: the track whose ops they are attributed to (kNoIndex
     // for other tracks).

@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include "analysis/overlap.h"
+#include "analysis/steps.h"
 #include "findings/diagnose.h"
 #include "findings/rules/ruletext.h"
 #include "findings/thresholds.h"
@@ -438,7 +439,7 @@ private slots:
     void warmupOnJitCold()
     {
         const auto d = diagnoseFile(testutil::workloadTrace("jit_cold"));
-        std::map<int, int64_t> iterNs;
+        std::map<int, int64_t> iterNs, iterStart;
         int64_t iter0Start = 0, iter0End = 0, lazyStart = -1, bufferStart = -1, bufferNs = 0;
         for (const auto& e : d->t->events) {
             if (d->t->name(e) == "Activity Buffer Request") {
@@ -448,6 +449,7 @@ private slots:
             const std::string n(d->t->name(e));
             if (e.kind == trace::EventKind::UserAnnotation && n.starts_with("iter_")) {
                 iterNs[std::stoi(n.substr(5))] = e.duration;
+                iterStart[std::stoi(n.substr(5))] = e.start;
                 if (n == "iter_0") {
                     iter0Start = e.start;
                     iter0End = e.end();
@@ -457,6 +459,12 @@ private slots:
                 lazyStart = e.start;
         }
         QCOMPARE(iterNs.size(), size_t(10));
+        // A step runs to the next one's start (analysis::findSteps); the last one's end is findSteps' own.
+        for (int i = 0; i < 9; ++i)
+            iterNs[i] = std::max(iterNs[i], iterStart[i + 1] - iterStart[i]);
+        const analysis::Step last = analysis::findSteps(*d->t).back();
+        QCOMPARE(last.start, iterStart[9]);
+        iterNs[9] = last.end - last.start;
         // The profiler's buffer request lies in iter_0 and is not the run's time.
         QVERIFY(bufferStart >= iter0Start && bufferStart + bufferNs <= iter0End);
         iterNs[0] -= bufferNs;
@@ -786,24 +794,28 @@ private slots:
         const Finding* f = four->find("sync-stall");
         QVERIFY(f);
         QVERIFY2(evidenceHas(*f, "4 of 5 steps call a host synchronisation: cudaStreamSynchronize x4 (400.000us)"), describe(*f));
-        QVERIFY2(evidenceHas(*f, "The CPU waited 400.000us in them, 80.000us per step, 16.0% of the steps' time"), describe(*f));
+        // The steps are 500 us regions 50 us apart: each runs to the next one's start (550 us), the last is its own.
+        QVERIFY2(evidenceHas(*f, "The CPU waited 400.000us in them, 80.000us per step, 14.8% of the steps' time"), describe(*f));
         QCOMPARE(f->where.size(), size_t(4));
         QVERIFY(!diagnoseText(syntheticTrace({{500, true}, {500, true}, {500, true}, {500, false}, {500, false}}))->find("sync-stall"));
         QVERIFY(!diagnoseText(syntheticTrace({{500, true}, {500, true}}))->find("sync-stall")); // fewer than kSyncStallMinSteps
-        // The waits (100 us each) at 1% of the steps' time fire; just under 1% they do not.
+        // The waits (100 us each) at 1% of the steps' time fire; just under 1% they do not: 500 us of waits in
+        // 4 x (9960 + 50) + 9960 = 50,000 us of steps.
         QCOMPARE(findings::thresholds::kSyncStallMinWaitShare, 0.01);
-        QVERIFY(diagnoseText(syntheticTrace(std::vector<SyntheticStep>(5, {10000, true})))->find("sync-stall"));
-        QVERIFY(!diagnoseText(syntheticTrace(std::vector<SyntheticStep>(5, {10001, true})))->find("sync-stall"));
+        QVERIFY(diagnoseText(syntheticTrace(std::vector<SyntheticStep>(5, {9960, true})))->find("sync-stall"));
+        QVERIFY(!diagnoseText(syntheticTrace(std::vector<SyntheticStep>(5, {9961, true})))->find("sync-stall"));
 
         QCOMPARE(findings::thresholds::kWarmupSlowdown, 3.0);
-        const auto slow = diagnoseText(syntheticTrace({{3000, false}, {1000, false}, {1000, false}, {1000, false}}));
+        // Steps of 3100 + 50 us against 1000 + 50 (the median of 1050, 1050 and the last one's own 1000).
+        const auto slow = diagnoseText(syntheticTrace({{3100, false}, {1000, false}, {1000, false}, {1000, false}}));
         const Finding* w = slow->find("warmup-in-window");
         QVERIFY(w);
         QCOMPARE(w->strength, findings::Strength::Weak); // no module loading to explain it
-        QVERIFY2(evidenceHas(*w, "The first step, step_0, took 3.000ms; the median of the other 3 steps is 1.000ms (3.0x)"), describe(*w));
-        QVERIFY(!diagnoseText(syntheticTrace({{2999, false}, {1000, false}, {1000, false}, {1000, false}}))->find("warmup-in-window"));
-        // 3x but under 1 ms slower: jitter on short steps.
-        QVERIFY(!diagnoseText(syntheticTrace({{1200, false}, {400, false}, {400, false}}))->find("warmup-in-window"));
+        QVERIFY2(evidenceHas(*w, "The first step, step_0, took 3.150ms; the median of the other 3 steps is 1.050ms (3.0x)"), describe(*w));
+        QVERIFY(!diagnoseText(syntheticTrace({{3099, false}, {1000, false}, {1000, false}, {1000, false}}))->find("warmup-in-window"));
+        // 3x but under 1 ms slower (1350 us against a median of 425): jitter on short steps.
+        QVERIFY(!diagnoseText(syntheticTrace({{1300, false}, {400, false}, {400, false}}))->find("warmup-in-window"));
+        QVERIFY(diagnoseText(syntheticTrace({{1400, false}, {400, false}, {400, false}}))->find("warmup-in-window")); // 1.025 ms slower
     }
 
     // Each id fires on the H200 trace recorded with its problem built in; the clean, warm, GPU-bound loop has

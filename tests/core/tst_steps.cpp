@@ -17,6 +17,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <regex>
 
@@ -33,6 +34,7 @@ struct RawSpan
 {
     int64_t start, end;
     std::string name, cat;
+    std::string thread; // "pid/tid"
 };
 
 std::vector<RawSpan> readSpans(const std::string& path)
@@ -41,7 +43,8 @@ std::vector<RawSpan> readSpans(const std::string& path)
     const io::Json doc = io::readSmallJsonFile(path); // kept: a range-for over a temporary's member dangles
     for (const io::Json& e : doc["traceEvents"])
         if (e.value("ph", "") == "X" && e.contains("dur"))
-            out.push_back({ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e.value("name", ""), e.value("cat", "")});
+            out.push_back({ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e.value("name", ""), e.value("cat", ""),
+                           e.value("pid", io::Json()).dump() + "/" + e.value("tid", io::Json()).dump()});
     return out;
 }
 
@@ -91,13 +94,28 @@ void checkTable(const std::string& path, const std::string& stepPattern, analysi
     QCOMPARE(table.source, source);
     QCOMPARE(rawSteps.size(), expectedSteps);
     QCOMPARE(table.steps.size(), rawSteps.size());
+    // A repeated region's window, from the raw spans: to the next one's start (analysis::findSteps); the last
+    // one's, which runs on over what the steps before held, is taken from the table once it is checked to be
+    // at least its own span and at most one longest step (repeatedRegionStepsSpanTheirIterations checks it).
+    if (source == analysis::StepSource::RepeatedRegion) {
+        int64_t longest = 0;
+        for (size_t k = 0; k + 1 < rawSteps.size(); ++k) {
+            longest = std::max(longest, rawSteps[k + 1].start - rawSteps[k].start);
+            rawSteps[k].end = std::max(rawSteps[k].end, rawSteps[k + 1].start);
+        }
+        const analysis::StepRow& last = table.steps.back();
+        QVERIFY(last.end >= rawSteps.back().end);
+        QVERIFY(last.end <= std::max(rawSteps.back().end, rawSteps.back().start + longest));
+        rawSteps.back().end = last.end;
+    }
     for (size_t k = 0; k < rawSteps.size(); ++k) {
         const analysis::StepRow& row = table.steps[k];
         const RawSpan& raw = rawSteps[k];
         QCOMPARE(std::string(t->strings.view(row.name)), raw.name);
         QCOMPARE(row.index, uint32_t(k));
-        // The number the name ends with (every fixture numbers its steps uniquely).
-        QCOMPARE(row.number, std::stoll(raw.name.substr(raw.name.find_last_not_of("0123456789") + 1)));
+        // The number the name ends with (every fixture that numbers its steps does so uniquely), else the position.
+        const bool numbered = std::isdigit(static_cast<unsigned char>(raw.name.back()));
+        QCOMPARE(row.number, numbered ? std::stoll(raw.name.substr(raw.name.find_last_not_of("0123456789") + 1)) : int64_t(k));
         QCOMPARE(row.start, raw.start);
         QCOMPARE(row.end, raw.end);
         QCOMPARE(row.durationNs, raw.end - raw.start);
@@ -149,11 +167,20 @@ private slots:
         QCOMPARE(analysis::stepSourceText(table), std::string("repeated region step_"));
         QVERIFY(table.tiedFamilies.empty());
     }
-    // A step busy with kernels launched in the one before (gemm_compare's GPU runs behind its CPU) is explained under
-    // the table; a trace whose every busy step started its own kernels gets no note.
+    // A step busy with kernels launched in the one before (the GPU runs behind the CPU) is explained under the
+    // table; a trace whose every busy step started its own kernels gets no note. Here one kernel started in
+    // ProfilerStep#1 runs through #2-#5; streams_overlap's last step is busy with its previous one's copy.
     void busyStepsWithoutTheirOwnKernelsAreExplained()
     {
-        const auto t = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
+        io::Json events = io::Json::array();
+        for (int k = 1; k <= 5; ++k)
+            events.push_back(slice("user_annotation", "ProfilerStep#" + std::to_string(k), 10 * k, 10));
+        io::Json kernel = slice("kernel", "gemm", 15, 50);
+        kernel["pid"] = 0;
+        kernel["tid"] = 7;
+        events.push_back(kernel);
+        const auto t = loadJson(io::dumpJson(io::Json{{"traceEvents", events}}));
+        QVERIFY(t);
         const analysis::StepTable table = analysis::computeStepTable(*t);
         std::vector<int64_t> busyWithout;
         for (const analysis::StepRow& s : table.steps)
@@ -164,6 +191,9 @@ private slots:
         const std::string note = "note: " + std::string(report::kStepGpuBusyText) + " (" + std::to_string(busyWithout.size()) + " steps: "
             + std::to_string(busyWithout[0]) + ", " + std::to_string(busyWithout[1]) + ", " + std::to_string(busyWithout[2]) + ", ...).\n";
         QVERIFY2(text.ends_with(note), text.c_str());
+        const auto streams = trace::loadTrace(testutil::dataPath("h200/streams_overlap/trace.json.gz"));
+        const std::string one = report::stepsText(*streams, analysis::computeStepTable(*streams));
+        QVERIFY2(one.ends_with("note: " + std::string(report::kStepGpuBusyText) + " (step 4).\n"), one.c_str());
         const auto train = trace::loadTrace(testutil::workloadTrace("train_scheduled"));
         QVERIFY(report::stepsText(*train, analysis::computeStepTable(*train)).find("note: ") == std::string::npos);
     }
@@ -178,6 +208,7 @@ private slots:
         QCOMPARE(table.family, std::string("compute_stream"));
         QCOMPARE(table.tiedFamilies, std::vector<std::string>{"copy_stream"});
         QCOMPARE(table.steps.size(), size_t(5));
+        checkTable(testutil::dataPath("h200/streams_overlap/trace.json.gz"), "compute_stream", analysis::StepSource::RepeatedRegion, 5);
         QCOMPARE(analysis::stepSourceText(table), std::string("repeated region compute_stream"));
         QCOMPARE(analysis::stepSourceDescription(table),
                  std::string("repeated region compute_stream, as often as copy_stream: the first to start is taken"));
@@ -191,6 +222,90 @@ private slots:
         const QJsonObject doc = QJsonDocument::fromJson(json.out).object();
         QCOMPARE(doc.value("source").toString(), QStringLiteral("repeated region compute_stream"));
         QCOMPARE(doc.value("tied_with").toArray(), (QJsonArray{QStringLiteral("copy_stream")}));
+    }
+
+    // streams_overlap's compute_stream holds an iteration's launches (0.1-0.3 ms); its copies and waits follow it
+    // (copy_stream, up to 44 ms). A step is the iteration: its copy_stream lies inside it, the last one's too;
+    // the cudaDeviceSynchronize after the loop, which no iteration held, is not the last step's.
+    void repeatedRegionStepsSpanTheirIterations()
+    {
+        const std::string path = testutil::dataPath("h200/streams_overlap/trace.json.gz");
+        const auto t = trace::loadTrace(path);
+        const analysis::StepTable table = analysis::computeStepTable(*t);
+        std::vector<RawSpan> copies, syncs;
+        for (const RawSpan& s : readSpans(path)) {
+            if (s.cat == "user_annotation" && s.name == "copy_stream")
+                copies.push_back(s);
+            if (s.name == "cudaDeviceSynchronize")
+                syncs.push_back(s);
+        }
+        std::sort(copies.begin(), copies.end(), [](const RawSpan& a, const RawSpan& b) { return a.start < b.start; });
+        QCOMPARE(copies.size(), table.steps.size());
+        QVERIFY(!syncs.empty());
+        for (size_t k = 0; k < copies.size(); ++k) {
+            QVERIFY(table.steps[k].start < copies[k].start);
+            QVERIFY(copies[k].end <= table.steps[k].end);
+            if (k + 1 < copies.size())
+                QCOMPARE(table.steps[k].end, table.steps[k + 1].start); // the iterations tile the loop
+        }
+        QCOMPARE(table.steps.back().end, copies.back().end);
+        for (const RawSpan& sync : syncs)
+            QVERIFY(sync.start >= table.steps.back().end);
+        QVERIFY(table.steps[1].durationNs > 40'000'000); // 43 ms, not compute_stream's 0.3 ms
+        // --step 1 is that iteration.
+        const Run json = cli({"steps", QString::fromStdString(path), "--format", "json"});
+        QCOMPARE(json.exitCode, 0);
+        const QJsonArray rows = QJsonDocument::fromJson(json.out).object().value("steps").toArray();
+        QCOMPARE(std::llround(rows.at(1).toObject().value("duration_us").toDouble() * 1000.0), table.steps[1].durationNs);
+    }
+
+    // The last region's step runs on over what its thread does next at the top level while the steps before held
+    // it, up to one longest step: what they never held (another phase, the final synchronize) ends it.
+    void lastRepeatedRegionReachesOverWhatTheStepsHeld()
+    {
+        io::Json events = io::Json::array();
+        for (int k = 0; k < 3; ++k) {
+            events.push_back(slice("user_annotation", "step_" + std::to_string(k), 100 * k, 10));
+            events.push_back(slice("cpu_op", "aten::copy_", 100 * k + 50, 20)); // each iteration's tail
+        }
+        const auto tail = loadJson(io::dumpJson(io::Json{{"traceEvents", events}}));
+        QVERIFY(tail);
+        const std::vector<analysis::Step> steps = analysis::findSteps(*tail);
+        QCOMPARE(steps.size(), size_t(3));
+        QCOMPARE(steps[0].end - steps[0].start, int64_t(100'000));
+        QCOMPARE(steps[2].start, steps[1].end);
+        QCOMPARE(steps[2].end - steps[2].start, int64_t(70'000)); // [200, 270): its copy_
+        // What no step held ends it: the copy_ after it is not the last step's.
+        events.push_back(slice("cpu_op", "cudaDeviceSynchronize", 275, 5));
+        events.push_back(slice("cpu_op", "aten::copy_", 285, 5));
+        const auto synced = loadJson(io::dumpJson(io::Json{{"traceEvents", events}}));
+        QVERIFY(synced);
+        QCOMPARE(analysis::findSteps(*synced).back().end - analysis::findSteps(*synced).back().start, int64_t(70'000));
+        // A held op running past one step is cut there.
+        events.push_back(slice("cpu_op", "aten::copy_", 200 + 60, 500));
+        const auto longCopy = loadJson(io::dumpJson(io::Json{{"traceEvents", events}}));
+        QVERIFY(longCopy);
+        QCOMPARE(analysis::findSteps(*longCopy).back().end - analysis::findSteps(*longCopy).back().start, int64_t(100'000));
+        // gemm_compare alternates custom_kernel and torch_ref: the last step holds its torch_ref, not the
+        // cudaDeviceSynchronize after the loop.
+        const auto pairs = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
+        const std::vector<analysis::Step> custom = analysis::findSteps(*pairs);
+        QCOMPARE(custom.size(), size_t(20));
+        const trace::Track& lane = pairs->tracks[pairs->events[custom.back().event].track];
+        uint32_t lastRef = trace::kNoIndex, sync = trace::kNoIndex;
+        for (const uint32_t e : lane.events) {
+            if (pairs->name(pairs->events[e]) == "torch_ref")
+                lastRef = e;
+            if (pairs->name(pairs->events[e]) == "cudaDeviceSynchronize" && pairs->events[e].start > custom.back().start)
+                sync = e;
+        }
+        QVERIFY(lastRef != trace::kNoIndex && sync != trace::kNoIndex);
+        QCOMPARE(custom.back().end, pairs->events[lastRef].end());
+        QVERIFY(pairs->events[sync].start >= custom.back().end);
+        // A ProfilerStep#N keeps its own span.
+        const auto profiler = trace::loadTrace(testutil::workloadTrace("train_scheduled"));
+        for (const analysis::Step& s : analysis::findSteps(*profiler))
+            QCOMPARE(s.end, profiler->events[s.event].end());
     }
 
     // A region is top-level when no op holds it whole, whether or not it nests in what overlaps it: here
@@ -327,7 +442,7 @@ private slots:
     {
         const QString path = QString::fromStdString(testutil::workloadTrace("launch_bound"));
         const auto t = trace::loadTrace(path.toStdString());
-        QVERIFY(analysis::findStepEvents(*t).empty()); // the premise
+        QVERIFY(analysis::findSteps(*t).empty()); // the premise
         const Run json = cli({"steps", path, "--format", "json"});
         QCOMPARE(json.exitCode, 0);
         const QJsonObject doc = QJsonDocument::fromJson(json.out).object();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "findings/rules.h"
+#include "analysis/steps.h"
 #include "findings/rules/ruletext.h"
 #include "findings/thresholds.h"
 #include "stats/timetext.h"
@@ -43,7 +44,7 @@ void syncStall(const trace::Trace& t, const DiagnoseInputs& in, std::vector<Find
 {
     if (!in.steps || in.steps->size() < thresholds::kSyncStallMinSteps)
         return;
-    const std::vector<uint32_t>& steps = *in.steps;
+    const std::vector<analysis::Step>& steps = *in.steps;
     std::vector<uint32_t> syncs; // by start
     for (const trace::Track& track : t.tracks)
         for (const uint32_t e : track.events)
@@ -54,13 +55,12 @@ void syncStall(const trace::Trace& t, const DiagnoseInputs& in, std::vector<Find
     int64_t waitNs = 0, stepNs = 0;
     std::map<std::string, std::pair<uint64_t, int64_t>> byName; // calls, ns
     std::vector<uint32_t> firstOfStep;
-    for (const uint32_t step : steps) {
-        const trace::Event& s = t.events[step];
-        stepNs += s.duration;
+    for (const analysis::Step& s : steps) {
+        stepNs += s.end - s.start;
         bool any = false;
         auto from = std::lower_bound(syncs.begin(), syncs.end(), s.start,
                                      [&](uint32_t e, int64_t time) { return t.events[e].start < time; });
-        for (auto it = from; it != syncs.end() && t.events[*it].start < s.end(); ++it) {
+        for (auto it = from; it != syncs.end() && t.events[*it].start < s.end; ++it) {
             const uint32_t e = *it;
             const trace::Event& ev = t.events[e];
             if (!any)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "findings/rules.h"
+#include "analysis/steps.h"
 #include "findings/rules/ruletext.h"
 #include "findings/thresholds.h"
 #include "stats/timetext.h"
@@ -31,20 +32,20 @@ bool isProfilerOverhead(const trace::Trace& t, const trace::Event& e)
 // A step's time without the profiler's overhead inside it: gemm_compare's first region holds a 3.1 ms
 // Activity Buffer Request that a run without the profiler would not pay.
 // `overheads` sorted by start.
-int64_t stepTime(const trace::Trace& t, const std::vector<uint32_t>& overheads, const trace::Event& step, int64_t& overheadNs)
+int64_t stepTime(const trace::Trace& t, const std::vector<uint32_t>& overheads, const analysis::Step& step, int64_t& overheadNs)
 {
     overheadNs = 0;
     auto it = std::lower_bound(overheads.begin(), overheads.end(), step.start,
                                [&](uint32_t o, int64_t time) { return t.events[o].start < time; });
-    for (; it != overheads.end() && t.events[*it].start < step.end(); ++it)
-        overheadNs += std::min(t.events[*it].end(), step.end()) - t.events[*it].start;
-    return step.duration - overheadNs;
+    for (; it != overheads.end() && t.events[*it].start < step.end; ++it)
+        overheadNs += std::min(t.events[*it].end(), step.end) - t.events[*it].start;
+    return step.end - step.start - overheadNs;
 }
 
 } // namespace
 
 // The first step far slower than the others, or module loading inside the measured window. Steps are
-// analysis::findStepEvents's (ProfilerStep#N, else a repeating top-level record_function region).
+// analysis::findSteps's (ProfilerStep#N, else a repeating top-level record_function region).
 void warmupInWindow(const trace::Trace& t, const DiagnoseInputs& in, std::vector<Finding>& out)
 {
     std::vector<uint32_t> loads, overheads;
@@ -63,17 +64,15 @@ void warmupInWindow(const trace::Trace& t, const DiagnoseInputs& in, std::vector
     int64_t firstOverheadNs = 0;
     bool slowFirst = false;
     int64_t firstNs = 0, medianNs = 0;
-    const trace::Event* first = nullptr;
-    uint32_t firstIndex = trace::kNoIndex;
-    const std::vector<uint32_t> noSteps;
-    const std::vector<uint32_t>& steps = in.steps ? *in.steps : noSteps;
+    const analysis::Step* first = nullptr;
+    const std::vector<analysis::Step> noSteps;
+    const std::vector<analysis::Step>& steps = in.steps ? *in.steps : noSteps;
     if (steps.size() >= thresholds::kWarmupMinSteps) {
-        firstIndex = steps.front();
-        first = &t.events[firstIndex];
+        first = &steps.front();
         std::vector<int64_t> others;
         int64_t ignored = 0;
         for (size_t s = 1; s < steps.size(); ++s)
-            others.push_back(stepTime(t, overheads, t.events[steps[s]], ignored));
+            others.push_back(stepTime(t, overheads, steps[s], ignored));
         std::sort(others.begin(), others.end());
         const size_t n = others.size();
         medianNs = n % 2 ? others[n / 2] : (others[n / 2 - 1] + others[n / 2]) / 2;
@@ -87,7 +86,7 @@ void warmupInWindow(const trace::Trace& t, const DiagnoseInputs& in, std::vector
     size_t loadsInFirst = 0;
     if (first)
         for (const uint32_t e : loads)
-            loadsInFirst += t.events[e].start >= first->start && t.events[e].start < first->end();
+            loadsInFirst += t.events[e].start >= first->start && t.events[e].start < first->end;
     Finding f;
     f.id = "warmup-in-window";
     f.title = slowFirst ? "The first step is far slower than the rest: warm-up inside the measured window"
@@ -99,8 +98,8 @@ void warmupInWindow(const trace::Trace& t, const DiagnoseInputs& in, std::vector
                                                                : Strength::Provisional;
     if (first)
         f.evidence.push_back(
-            "The first step, " + std::string(t.name(*first)) + ", took " + stats::formatDuration(firstNs) + "; the median of the other "
-            + stats::formatCount(steps.size() - 1) + " steps is " + stats::formatDuration(medianNs) + " ("
+            "The first step, " + std::string(t.name(t.events[first->event])) + ", took " + stats::formatDuration(firstNs)
+            + "; the median of the other " + stats::formatCount(steps.size() - 1) + " steps is " + stats::formatDuration(medianNs) + " ("
             + stats::formatFixed(medianNs > 0 ? static_cast<double>(firstNs) / static_cast<double>(medianNs) : 0.0, 1) + "x)"
             + (firstOverheadNs > 0 ? ", without the profiler's own " + stats::formatDuration(firstOverheadNs) + " of overhead events in it"
                                    : std::string())
@@ -120,7 +119,7 @@ void warmupInWindow(const trace::Trace& t, const DiagnoseInputs& in, std::vector
                  "starts, or use schedule(wait, warmup, active) so the first measured step is warm.";
     f.impactNs = (slowFirst ? firstNs - medianNs : 0) + (slowFirst && loadsInFirst > 0 ? 0 : loadNs);
     if (first && slowFirst)
-        f.where.push_back({first->start, first->end(), firstIndex});
+        f.where.push_back({first->start, first->end, first->event});
     for (size_t k = 0; k < loads.size() && k < 20; ++k)
         f.where.push_back({t.events[loads[k]].start, t.events[loads[k]].end(), loads[k]});
     out.push_back(std::move(f));
