@@ -869,6 +869,9 @@ int runReport(const Arguments& a)
     if (const std::filesystem::path folder = std::filesystem::path(*out).parent_path();
         !folder.empty() && !std::filesystem::is_directory(folder))
         throw UsageError{"--out " + *out + ": the folder " + folder.string() + " does not exist"};
+    // As export's database: a report from another run is not replaced by a slip of the shell's history.
+    if (std::error_code ec; !a.has("force") && std::filesystem::exists(*out, ec))
+        throw io::TraceFileError(*out, std::nullopt, "already exists; pass --force to replace it");
     const roofline::ClassifyOptions classifyOptions = classifyOptionsOf(a);
     // The app draws first, so its copy of the trace is gone before this one is loaded (one in memory at a
     // time); a trace it cannot load is reported by the load below, not as missing pictures.
@@ -1021,7 +1024,7 @@ int main(int argc, char** argv)
         if (command == "diff")
             return runDiff(parseArguments(argc, argv, {"partial", "by-shape"}, {"format", "step", "steps", "max-name-width"}, 2));
         if (command == "report")
-            return runReport(parseArguments(argc, argv, {"partial"}, {"out", "gpu"}));
+            return runReport(parseArguments(argc, argv, {"partial", "force"}, {"out", "gpu"}));
         if (command == "overlap")
             return runOverlap(parseArguments(argc, argv, {"partial", "all-devices"}, {"format", "window", "step", "steps"}));
         if (command == "breakdown")

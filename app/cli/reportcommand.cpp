@@ -12,7 +12,7 @@
 
 namespace tilescope::cli {
 
-const char* const kReportUsage = R"(  report TRACE --out FILE.html|FILE.md [--gpu NAME] [--partial]
+const char* const kReportUsage = R"(  report TRACE --out FILE.html|FILE.md [--force] [--gpu NAME] [--partial]
       the answer as a file to share: what was profiled (the session manifest and config beside the
       trace when there are any), the devices, the findings with strength, evidence and next step, the
       top 10 rows of the key-averages table with its sort key, the overlap figures, the roofline's
@@ -21,7 +21,8 @@ const char* const kReportUsage = R"(  report TRACE --out FILE.html|FILE.md [--gp
       does (diagnose, summary, overlap, classify, memory, compare, info). HTML is one self-contained file with the
       pictures (timeline, roofline, memory) embedded; Markdown writes them beside it as
       FILE.timeline.png etc. The pictures are drawn by the desktop app (`tilescope --report-images`),
-      found beside tilescope-cli or named by TILESCOPE_APP; without it the report has none
+      found beside tilescope-cli or named by TILESCOPE_APP; without it the report has none. An existing
+      FILE is refused unless --force
 )";
 
 int writeReport(const std::string& tracePath, const ReportFigures& f, const std::vector<answer::ReportImage>& images,

@@ -321,7 +321,8 @@ private slots:
             const QString fakeMd = dir.filePath(QStringLiteral("f.md"));
             qputenv("TILESCOPE_APP", fakeApp.toUtf8());
             const auto failed = testutil::runProcess(
-                QStringLiteral(TILESCOPE_CLI), {QStringLiteral("report"), QString::fromStdString(path), QStringLiteral("--out"), fakeMd});
+                QStringLiteral(TILESCOPE_CLI),
+                {QStringLiteral("report"), QString::fromStdString(path), QStringLiteral("--out"), fakeMd, QStringLiteral("--force")});
             qunsetenv("TILESCOPE_APP");
             QVERIFY2(failed.exitCode == 0, failed.err.constData());
             QVERIFY2(failed.err.contains("no pictures") && failed.err.contains(reason), failed.err.constData());
@@ -352,6 +353,20 @@ private slots:
             QCOMPARE(bad.exitCode, 2);
             QVERIFY(bad.out.isEmpty());
         }
+        // An existing file is refused, named, before any work, and left as it was; --force replaces it.
+        io::writeTextFile(md.toStdString(), "kept\n", "the test's report");
+        const auto exists = testutil::runProcess(QStringLiteral(TILESCOPE_CLI),
+                                                 {QStringLiteral("report"), QString::fromStdString(path), QStringLiteral("--out"), md});
+        QCOMPARE(exists.exitCode, 2);
+        QVERIFY(exists.out.isEmpty());
+        QVERIFY2(exists.err.contains((md + QStringLiteral(": already exists; pass --force to replace it")).toUtf8()),
+                 exists.err.constData());
+        QCOMPARE(testutil::readFile(md.toStdString()), std::string("kept\n"));
+        const auto forced = testutil::runProcess(
+            QStringLiteral(TILESCOPE_CLI),
+            {QStringLiteral("report"), QString::fromStdString(path), QStringLiteral("--out"), md, QStringLiteral("--force")});
+        QVERIFY2(forced.exitCode == 0, forced.err.constData());
+        QVERIFY(testutil::readFile(md.toStdString()).starts_with("# "));
         // A folder that is not there is said as such, before any work (not as a picture that cannot be written).
         const QString missing = dir.filePath(QStringLiteral("nodir/r.md"));
         const auto noFolder = testutil::runProcess(
