@@ -108,8 +108,9 @@ const char* kBreakdownUsage = R"(  breakdown TRACE [--format table|json] [--wind
 
 const char* kStepsUsage = R"(  steps TRACE [--format table|json] [--partial]
       one row per step (ProfilerStep#N, else the most repeated top-level record_function region such as
-      step_0, step_1...; a region's step runs to the next one's start, the last one's over what follows
-      it that the steps before held, up to one longest step): number, name, start, duration, GPU busy
+      step_0, step_1...; a region's step runs to the next one's start, whatever lies between, the last
+      one's over what follows it of the families the steps before held, up to one median step): number,
+      name, start, duration, GPU busy
       (union of kernels, memcpy, memset of all devices within the step), GPU utilization, kernels
       started in it, CPU busy (as overlap). A
       step's number is the number its name ends with when every step has one and no two are equal,
@@ -170,7 +171,8 @@ const char* kMemoryUsage = R"(  memory FILE [--format table|json] [--events] [--
       device memory from a trace recorded with profile_memory=True: per device (cuda:N, cpu) the peak
       allocated (the largest recorded Total Allocated) with its time and the op running on that thread,
       peak reserved, final allocated, allocations and frees; out-of-memory requests; allocated at each
-      step's end (ProfilerStep#N, else a repeating top-level record_function region) and a suspected
+      step's end (ProfilerStep#N, else a repeating top-level record_function region, whose step ends where
+      the next one starts: steps explains the rule) and a suspected
       leak (growth over 3 or more steps never given back); the top allocating ops (self) and the blocks
       still live at the end. --events adds every allocation paired with its free (same device and
       address). FILE may also be an allocator snapshot pickle or a memory timeline export (by content)
@@ -870,6 +872,8 @@ int runReport(const Arguments& a)
         !folder.empty() && !std::filesystem::is_directory(folder))
         throw UsageError{"--out " + *out + ": the folder " + folder.string() + " does not exist"};
     // As export's database: a report from another run is not replaced by a slip of the shell's history.
+    if (std::error_code ec; std::filesystem::is_directory(*out, ec))
+        throw io::TraceFileError(*out, std::nullopt, "is a folder; --out names the report's file");
     if (std::error_code ec; !a.has("force") && std::filesystem::exists(*out, ec))
         throw io::TraceFileError(*out, std::nullopt, "already exists; pass --force to replace it");
     const roofline::ClassifyOptions classifyOptions = classifyOptionsOf(a);

@@ -184,30 +184,38 @@ std::vector<Step> stepWindows(const trace::Trace& t, const std::vector<uint32_t>
         steps.push_back({e, t.events[e].start, t.events[e].end()});
     if (source != StepSource::RepeatedRegion || steps.size() < 2)
         return steps;
-    int64_t longest = 0;
+    std::vector<int64_t> gaps; // start to start
     for (size_t k = 0; k + 1 < steps.size(); ++k) {
-        longest = std::max(longest, steps[k + 1].start - steps[k].start);
+        gaps.push_back(steps[k + 1].start - steps[k].start);
         steps[k].end = std::max(steps[k].end, steps[k + 1].start);
     }
-    // The last has no next start: it runs on over what its thread does next at the top level as long as that
-    // is what the steps before held (streams_overlap's copy_stream), up to one longest step, and stops at the
-    // first thing they never held (gemm_compare's torch_ref after its last custom_kernel: another phase).
+    // The last has no next start: it runs on over what its thread does next beside the region (at the top level,
+    // or under the same Python frame with stacks) while that is of a family the steps before held
+    // (streams_overlap's copy_stream, gemm_compare's torch_ref, fwd_3 after bwd_0..2), up to one typical step
+    // (the median: the longest is mostly the warm-up's), and stops at the first thing they never held (the
+    // cudaDeviceSynchronize after the loop).
+    std::nth_element(gaps.begin(), gaps.begin() + static_cast<ptrdiff_t>(gaps.size() / 2), gaps.end());
+    const int64_t typical = gaps[gaps.size() / 2];
     Step& last = steps.back();
-    const trace::Track& track = t.tracks[t.events[last.event].track];
-    const auto topLevelFrom = [&](int64_t time) {
+    const trace::Event& region = t.events[last.event];
+    const trace::Track& track = t.tracks[region.track];
+    const auto from = [&](int64_t time) {
         return std::lower_bound(track.events.begin(), track.events.end(), time,
                                 [&](uint32_t e, int64_t at) { return t.events[e].start < at; });
     };
-    std::unordered_set<trace::StringId> held;
-    for (auto it = topLevelFrom(steps.front().start); it != track.events.end() && t.events[*it].start < last.start; ++it)
-        if (t.events[*it].parent == kNoIndex)
-            held.insert(t.events[*it].name);
-    const int64_t reach = last.start + longest;
-    for (auto it = topLevelFrom(last.end); it != track.events.end() && t.events[*it].start < reach; ++it) {
+    std::unordered_set<uint32_t> regionParents;
+    for (const Step& s : steps)
+        regionParents.insert(t.events[s.event].parent);
+    std::unordered_set<std::string_view> held; // families (stepFamily) beside the regions before the last
+    for (auto it = from(steps.front().start); it != track.events.end() && t.events[*it].start < last.start; ++it)
+        if (regionParents.contains(t.events[*it].parent))
+            held.insert(stepFamily(t.strings.view(t.events[*it].name)));
+    const int64_t reach = last.start + typical;
+    for (auto it = from(last.end); it != track.events.end() && t.events[*it].start < reach; ++it) {
         const trace::Event& e = t.events[*it];
-        if (e.parent != kNoIndex || *it == last.event)
+        if (e.parent != region.parent || *it == last.event)
             continue;
-        if (!held.contains(e.name))
+        if (!held.contains(stepFamily(t.strings.view(e.name))))
             break;
         last.end = std::max(last.end, std::min(e.end(), reach));
     }
@@ -285,12 +293,14 @@ std::string stepSourceText(const StepTable& table)
 
 std::string stepSourceDescription(const StepTable& table)
 {
-    // A tie is said, not hidden: the other family was as good a guess.
+    // A tie is said, not hidden: the other family was as good a guess, and its regions lie inside the steps.
     std::string text = stepSourceText(table);
+    std::string others;
     for (size_t k = 0; k < table.tiedFamilies.size(); ++k)
-        text += (k == 0 ? ", as often as " : ", ") + table.tiedFamilies[k];
-    if (!table.tiedFamilies.empty())
-        text += ": the first to start is taken";
+        others += (k == 0 ? "" : ", ") + table.tiedFamilies[k];
+    if (!others.empty())
+        text += ", as often as " + others + ": the first to start is taken; each step runs to the next one's start, over any " + others
+            + " between";
     return text;
 }
 

@@ -39,9 +39,11 @@ struct Step
 // own span: torch already runs it from one profiler.step() to the next. A repeated region's runs, as those
 // do, from its start to the next region's start (its own end where that is later): a region often holds
 // only the start of an iteration (streams_overlap's compute_stream holds its launches, 0.3 ms of a 43 ms
-// iteration whose copies and waits follow it), and the iteration is what a step stands for. The last runs
-// on over what its thread does next at the top level while that is what the steps before held (the last
-// iteration's copies), up to one longest step, and never ends before its own end.
+// iteration whose copies and waits follow it), and the iteration is what a step stands for; whatever lies
+// between two regions is the first one's, as between two ProfilerStep#N. The last runs on over what its
+// thread does next beside the region while that is of a family the steps before held (the last iteration's
+// copies), up to one typical (median) step, and never ends before its own end. Regions on several threads
+// are cut at each other's starts; the last one looks at its own thread only.
 std::vector<Step> findSteps(const trace::Trace& trace, StepSource* source = nullptr);
 
 // The name of a region that repeats with a running number, without its number: "step_12" -> "step_",

@@ -344,15 +344,17 @@ private slots:
         const std::string expected = answer::renderMarkdown(answer::gatherAnswerReport(c->inputs()), {}, "r");
         QCOMPARE(withoutPictures, expected);
         // Bad usage: exit 2 and one line.
-        for (const QStringList& args :
-             {QStringList{QStringLiteral("report"), QString::fromStdString(path)},
-              QStringList{QStringLiteral("report"), QString::fromStdString(path), QStringLiteral("--out"),
-                          dir.filePath(QStringLiteral("r.pdf"))},
-              QStringList{QStringLiteral("report"), QStringLiteral("/nonexistent/t.json"), QStringLiteral("--out"), md}}) {
+        for (const QStringList& args : {QStringList{QStringLiteral("report"), QString::fromStdString(path)},
+                                        QStringList{QStringLiteral("report"), QString::fromStdString(path), QStringLiteral("--out"),
+                                                    dir.filePath(QStringLiteral("r.pdf"))},
+                                        QStringList{QStringLiteral("report"), QStringLiteral("/nonexistent/t.json"),
+                                                    QStringLiteral("--out"), dir.filePath(QStringLiteral("fresh.md"))}}) {
             const auto bad = testutil::runProcess(QStringLiteral(TILESCOPE_CLI), args);
             QCOMPARE(bad.exitCode, 2);
             QVERIFY(bad.out.isEmpty());
+            QVERIFY2(!bad.err.contains("already exists"), bad.err.constData()); // each refused for its own mistake
         }
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("fresh.md"))));
         // An existing file is refused, named, before any work, and left as it was; --force replaces it.
         io::writeTextFile(md.toStdString(), "kept\n", "the test's report");
         const auto exists = testutil::runProcess(QStringLiteral(TILESCOPE_CLI),

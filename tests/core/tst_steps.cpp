@@ -211,12 +211,14 @@ private slots:
         checkTable(testutil::dataPath("h200/streams_overlap/trace.json.gz"), "compute_stream", analysis::StepSource::RepeatedRegion, 5);
         QCOMPARE(analysis::stepSourceText(table), std::string("repeated region compute_stream"));
         QCOMPARE(analysis::stepSourceDescription(table),
-                 std::string("repeated region compute_stream, as often as copy_stream: the first to start is taken"));
+                 std::string("repeated region compute_stream, as often as copy_stream: the first to start is taken; each step runs to the "
+                             "next one's start, over any copy_stream between"));
         // The CLI: the description heads the table; JSON keeps "source" short and lists the tie.
         const QString path = QString::fromStdString(testutil::dataPath("h200/streams_overlap/trace.json.gz"));
         const Run text = cli({"steps", path});
         QCOMPARE(text.exitCode, 0);
-        QVERIFY2(text.out.startsWith("steps (repeated region compute_stream, as often as copy_stream: the first to start is taken): 5\n"),
+        QVERIFY2(text.out.startsWith("steps (repeated region compute_stream, as often as copy_stream: the first to start is taken; each "
+                                     "step runs to the next one's start, over any copy_stream between): 5\n"),
                  text.out.constData());
         const Run json = cli({"steps", path, "--format", "json"});
         const QJsonObject doc = QJsonDocument::fromJson(json.out).object();
@@ -259,8 +261,8 @@ private slots:
         QCOMPARE(std::llround(rows.at(1).toObject().value("duration_us").toDouble() * 1000.0), table.steps[1].durationNs);
     }
 
-    // The last region's step runs on over what its thread does next at the top level while the steps before held
-    // it, up to one longest step: what they never held (another phase, the final synchronize) ends it.
+    // The last region's step runs on over what its thread does next beside the region while the steps before held
+    // its family, up to one median step: what they never held (the final synchronize) ends it.
     void lastRepeatedRegionReachesOverWhatTheStepsHeld()
     {
         io::Json events = io::Json::array();
@@ -286,6 +288,41 @@ private slots:
         const auto longCopy = loadJson(io::dumpJson(io::Json{{"traceEvents", events}}));
         QVERIFY(longCopy);
         QCOMPARE(analysis::findSteps(*longCopy).back().end - analysis::findSteps(*longCopy).back().start, int64_t(100'000));
+        // The families held, not the names: fwd_2's step takes bwd_2 (bwd_0 and bwd_1 were held before it).
+        io::Json pairs2 = io::Json::array();
+        for (int k = 0; k < 3; ++k) {
+            pairs2.push_back(slice("user_annotation", "fwd_" + std::to_string(k), 100 * k, 20));
+            pairs2.push_back(slice("user_annotation", "bwd_" + std::to_string(k), 100 * k + 30, 60));
+        }
+        const auto numbered = loadJson(io::dumpJson(io::Json{{"traceEvents", pairs2}}));
+        QVERIFY(numbered);
+        QCOMPARE(analysis::findSteps(*numbered).back().end - analysis::findSteps(*numbered).back().start, int64_t(90'000));
+        // Under a Python frame (with_stack=True) the regions and what lies beside them have the frame for parent.
+        io::Json framed = io::Json::array({slice("python_function", "train.py(12): train_loop", -5, 1000)});
+        for (int k = 0; k < 3; ++k) {
+            framed.push_back(slice("user_annotation", "step_" + std::to_string(k), 100 * k, 10));
+            framed.push_back(slice("cpu_op", "aten::copy_", 100 * k + 50, 20));
+        }
+        const auto stacked = loadJson(io::dumpJson(io::Json{{"traceEvents", framed}}));
+        QVERIFY(stacked);
+        const analysis::Step lastFramed = analysis::findSteps(*stacked).back();
+        QVERIFY(stacked->events[lastFramed.event].parent != trace::kNoIndex); // the premise: under the frame
+        QCOMPARE(lastFramed.end - lastFramed.start, int64_t(70'000));
+        // Reached at one median step, not the longest (the warm-up's 1000 us): held ops after the loop are cut there.
+        io::Json warm = io::Json::array();
+        for (int k = 0; k < 4; ++k) {
+            const double start = k == 0 ? 0 : 1000 + 100 * (k - 1);
+            warm.push_back(slice("user_annotation", "step_" + std::to_string(k), start, 10));
+            warm.push_back(slice("cpu_op", "aten::mm", start + 20, 30));
+        }
+        for (int k = 0; k < 10; ++k)
+            warm.push_back(slice("cpu_op", "aten::mm", 1260 + 50 * k, 30)); // an evaluation after the loop
+        const auto capped = loadJson(io::dumpJson(io::Json{{"traceEvents", warm}}));
+        QVERIFY(capped);
+        const std::vector<analysis::Step> cappedSteps = analysis::findSteps(*capped);
+        QCOMPARE(cappedSteps.size(), size_t(4));
+        // step_3 at 1200 us: its own mm, then the evaluation's that start before 1300 (the one at 1260, to 1290).
+        QCOMPARE(cappedSteps.back().end - cappedSteps.back().start, int64_t(90'000));
         // gemm_compare alternates custom_kernel and torch_ref: the last step holds its torch_ref, not the
         // cudaDeviceSynchronize after the loop.
         const auto pairs = trace::loadTrace(testutil::workloadTrace("gemm_compare"));
