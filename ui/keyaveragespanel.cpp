@@ -359,11 +359,16 @@ void KeyAveragesPanel::showDiff()
         const QString total = d.before.useDevice || d.after.useDevice
             ? tr("self CUDA %1").arg(QString::fromStdString(report::totalChange(d.before.selfDeviceTimeTotal, d.after.selfDeviceTimeTotal)))
             : tr("self CPU %1").arg(QString::fromStdString(report::totalChange(d.before.selfCpuTimeTotal, d.after.selfCpuTimeTotal)));
-        m_title->setText(title + QStringLiteral(": ") + total + tr("; delta green: faster, red: slower"));
+        // Another GPU or run size is said first: rows it adds and removes are not the code's.
+        QString notes;
+        for (const std::string& note : report::diffSetupNotes(*m_doc->trace, *m_after->trace))
+            notes += QStringLiteral("Note: %1.\n").arg(QString::fromStdString(note));
+        m_title->setText((notes.isEmpty() ? QString() : tr("⚠ setups differ (hover); ")) + title + QStringLiteral(": ") + total
+                         + tr("; delta green: faster, red: slower"));
         // Two thirds of the row's room, the filter the rest: in a third (its own width) the title wrapped to four
         // lines at 1366x768 and left the table two rows.
         m_controls->setStretchFactor(m_title, 2);
-        m_title->setToolTip(QString::fromStdString(report::diffTotalsText(d)).trimmed());
+        m_title->setToolTip(notes + QString::fromStdString(report::diffTotalsText(d)).trimmed());
         emit diffShown();
     };
     if (!m_diffStep) {

@@ -7,6 +7,7 @@
 #include "report/overlapreport.h"
 #include "report/summaryreport.h"
 #include "trace/namefit.h"
+#include "trace/rankset.h"
 #include "stats/torchtable.h"
 
 #include <algorithm>
@@ -64,13 +65,49 @@ std::string optionalCount(const std::optional<stats::KeyAverage>& row)
     return row ? stats::formatCount(static_cast<uint64_t>(row->count)) : std::string("-");
 }
 
+// The distinct GPU names of a trace, in order: "NVIDIA H200" or "NVIDIA A100-SXM4-80GB, NVIDIA H100".
+std::string gpuNames(const trace::Trace& t)
+{
+    std::vector<std::string> names;
+    for (const trace::DeviceProperties& d : t.meta.devices)
+        if (!d.name.empty() && std::find(names.begin(), names.end(), d.name) == names.end())
+            names.push_back(d.name);
+    std::string out;
+    for (const std::string& n : names)
+        out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+std::string rankText(const trace::DistributedInfo& d)
+{
+    std::string out = d.rank ? "rank " + std::to_string(*d.rank) : std::string("a run");
+    if (d.worldSize)
+        out += " of " + std::to_string(*d.worldSize);
+    return out;
+}
+
 } // namespace
+
+std::vector<std::string> diffSetupNotes(const trace::Trace& before, const trace::Trace& after)
+{
+    std::vector<std::string> notes;
+    const std::string beforeGpus = gpuNames(before), afterGpus = gpuNames(after);
+    if (!beforeGpus.empty() && !afterGpus.empty() && beforeGpus != afterGpus)
+        notes.push_back("before ran on " + beforeGpus + ", after on " + afterGpus
+                        + ": libraries pick kernels per GPU, so rows added and removed may be the hardware's change, not the code's");
+    const trace::DistributedInfo b = trace::distributedInfoOf(before), a = trace::distributedInfoOf(after);
+    if (b.worldSize && a.worldSize && *b.worldSize != *a.worldSize)
+        notes.push_back("before is " + rankText(b) + ", after " + rankText(a)
+                        + ": runs of different sizes split the work differently (collectives and per-rank shares change)");
+    return notes;
+}
 
 std::string diffJson(const DiffSide& before, const DiffSide& after, const stats::KeyAveragesDiff& diff)
 {
     io::Json j;
     j["before"] = before.path;
     j["after"] = after.path;
+    j["setup_differences"] = before.trace && after.trace ? diffSetupNotes(*before.trace, *after.trace) : std::vector<std::string>();
     io::Json& rows = j["rows"] = io::Json::array();
     for (const stats::KeyAverageDiffRow& r : diff.rows)
         rows.push_back({{"key", r.key},
@@ -137,6 +174,9 @@ std::string diffText(const DiffSide& before, const DiffSide& after, const stats:
         return out;
     };
     std::string out = "before: " + before.path + "\nafter:  " + after.path + "\n";
+    if (before.trace && after.trace)
+        for (const std::string& note : diffSetupNotes(*before.trace, *after.trace))
+            out += "note: " + note + "\n";
     out += "grouped by " + std::string(diff.groupedByInputShape ? "key and input shapes" : "key") + "; "
         + stats::formatCount(diff.rows.size()) + " rows: " + stats::formatCount(counts[0]) + " added, " + stats::formatCount(counts[1])
         + " removed, " + stats::formatCount(counts[2]) + " increased, " + stats::formatCount(counts[3]) + " decreased, "

@@ -5,6 +5,7 @@
 #include "stats/keyaveragesdiff.h"
 
 #include <string>
+#include <vector>
 
 namespace tilescope::report {
 
@@ -20,6 +21,13 @@ std::string totalChange(double beforeUs, double afterUs);
 // (...)" and, when either side ran on the GPU, the same for "Self CUDA time total: "; a line each.
 std::string diffTotalsText(const stats::KeyAveragesDiff& diff);
 
+// What differs between the two runs beside the code, a sentence each (none when nothing is known to differ):
+// the GPUs (deviceProperties' names), where both traces name theirs, and the distributed run's size and rank
+// (distributedInfo). A diff of an A100 trace against a V100 one lists cutlass_80_* kernels removed and
+// volta_* added: the hardware's doing, not the code's. The CLI's diff prints them as notes, its JSON as
+// "setup_differences", the app's compare title warns and its tooltip says them.
+std::vector<std::string> diffSetupNotes(const trace::Trace& before, const trace::Trace& after);
+
 // One trace of a diff: its path as given, the loaded trace and its whole-trace overlap.
 struct DiffSide
 {
@@ -28,8 +36,8 @@ struct DiffSide
     const analysis::OverlapReport* overlap = nullptr;
 };
 
-// `tilescope-cli diff --format json`: {"before": PATH, "after": PATH, "rows": [{"key", "device_type" (CPU or CUDA),
-// "input_shapes", "before": ROW|null, "after": ROW|null, "delta_count", "delta_self_cpu_time_total_us",
+// `tilescope-cli diff --format json`: {"before": PATH, "after": PATH, "setup_differences": [NOTE] (diffSetupNotes), "rows": [{"key",
+// "device_type" (CPU or CUDA), "input_shapes", "before": ROW|null, "after": ROW|null, "delta_count", "delta_self_cpu_time_total_us",
 // "delta_self_device_time_total_us", "delta_device_time_total_us"}], "overlap": {"before": OVERLAP, "after":
 // OVERLAP}, "totals": {"before": TOTALS, "after": TOTALS}}; TOTALS is {"self_cpu_time_total_us",
 // "self_device_time_total_us"}, what `summary --format json` prints as those keys; ROW is a `summary --format json` row (summaryRowJson),

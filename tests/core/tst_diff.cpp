@@ -4,6 +4,8 @@
 #include "testutil.h"
 
 #include "analysis/steps.h"
+#include "io/smalljson.h"
+#include "io/textfile.h"
 #include "report/diffreport.h"
 #include "stats/keyaverages.h"
 #include "stats/keyaveragesdiff.h"
@@ -13,6 +15,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
@@ -161,7 +164,7 @@ private slots:
         const auto before = summaryRows(beforeTrace(), byShape);
         const auto after = summaryRows(afterTrace(), byShape);
         const QJsonObject doc = diffJson(beforeTrace(), afterTrace(), byShape);
-        QCOMPARE(doc.keys(), (QStringList{"after", "before", "overlap", "rows", "totals"}));
+        QCOMPARE(doc.keys(), (QStringList{"after", "before", "overlap", "rows", "setup_differences", "totals"}));
         QCOMPARE(doc.value("before").toString(), beforeTrace());
         QCOMPARE(doc.value("after").toString(), afterTrace());
 
@@ -374,8 +377,10 @@ private slots:
                  {"delta_count", "delta_self_cpu_time_total_us", "delta_self_device_time_total_us", "delta_device_time_total_us"})
                 QCOMPARE(row.value(field).toDouble(), 0.0);
         }
+        QCOMPARE(diffJson(trace, trace, byShape).value("setup_differences").toArray(), QJsonArray());
         const Run table = cli(byShape ? QStringList{"diff", trace, trace, "--by-shape"} : QStringList{"diff", trace, trace});
         QCOMPARE(table.exitCode, 0);
+        QVERIFY(!table.out.contains("note: "));
         QVERIFY(table.out.contains("0 added, 0 removed, 0 increased, 0 decreased, " + QByteArray::number(rows.size()) + " unchanged"));
         // --max-name-width: every name fitted to that many code points, different names still apart.
         if (!byShape) {
@@ -386,6 +391,42 @@ private slots:
                 keys.append(value.toObject().value("key").toString());
             verifyNameCells(nameCells(narrow.out), keys, 30);
         }
+    }
+
+    // Traces of another GPU or another run size (HTA's trace_diff pair: an A100 rank 3 of 8 against a V100 rank 1 of
+    // 2) are said before the rows, in the table and the JSON: the kernels added and removed are the hardware's.
+    // A side that names no GPU says nothing of it.
+    void setupDifferencesAreSaid()
+    {
+        QTemporaryDir dir;
+        const auto write = [&](const QString& name, const std::string& gpu, int rank, int worldSize) {
+            tilescope::io::Json doc = tilescope::io::Json{
+                {"traceEvents",
+                 tilescope::io::Json::array({tilescope::io::Json{
+                     {"ph", "X"}, {"cat", "cpu_op"}, {"name", "aten::mm"}, {"pid", 1}, {"tid", 1}, {"ts", 10}, {"dur", 5}}})}};
+            if (!gpu.empty())
+                doc["deviceProperties"] = tilescope::io::Json::array(
+                    {tilescope::io::Json{{"id", 0}, {"name", gpu}, {"totalGlobalMem", 1}, {"computeMajor", 8}, {"computeMinor", 0}}});
+            doc["distributedInfo"] = tilescope::io::Json{{"backend", "nccl"}, {"rank", rank}, {"world_size", worldSize}};
+            const QString path = dir.filePath(name);
+            tilescope::io::writeTextFile(path.toStdString(), tilescope::io::dumpJson(doc), "the test's trace");
+            return path;
+        };
+        const QString a100 = write("a100.json", "NVIDIA A100-SXM4-80GB", 3, 8);
+        const QString v100 = write("v100.json", "Tesla V100-SXM2-16GB", 1, 2);
+        const QString unnamed = write("unnamed.json", "", 0, 8);
+        const QStringList expected{
+            "before ran on NVIDIA A100-SXM4-80GB, after on Tesla V100-SXM2-16GB: libraries pick kernels per GPU, so rows added and "
+            "removed may be the hardware's change, not the code's",
+            "before is rank 3 of 8, after rank 1 of 2: runs of different sizes split the work differently (collectives and per-rank "
+            "shares change)"};
+        QCOMPARE(diffJson(a100, v100, false).value("setup_differences").toArray(), QJsonArray::fromStringList(expected));
+        const Run table = cli({"diff", a100, v100});
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY2(table.out.startsWith(
+                     ("before: " + a100 + "\nafter:  " + v100 + "\nnote: " + expected[0] + "\nnote: " + expected[1] + "\n").toUtf8()),
+                 table.out.constData());
+        QCOMPARE(diffJson(a100, unnamed, false).value("setup_differences").toArray(), QJsonArray()); // same size, one GPU unknown
     }
 
     // --step N: each side is the ops and kernels that start in that step: the rows are key_averages over the

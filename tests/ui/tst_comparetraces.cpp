@@ -7,6 +7,7 @@
 
 #include "comparedtimeline.h"
 #include "io/smalljson.h"
+#include "io/textfile.h"
 #include "keyaveragesdiffmodel.h"
 #include "keyaveragesmodel.h"
 #include "keyaveragespanel.h"
@@ -67,7 +68,7 @@ void openComparison(MainWindow& w) { openComparisonOf(w, beforeTrace(), afterTra
 const QLabel* diffTitle(const KeyAveragesPanel& panel)
 {
     for (const QLabel* label : panel.findChildren<QLabel*>())
-        if (label->text().startsWith(QStringLiteral("before → after")) && !label->toolTip().isEmpty())
+        if (label->text().contains(QStringLiteral("before → after")) && !label->toolTip().isEmpty())
             return label;
     return nullptr;
 }
@@ -151,6 +152,31 @@ private slots:
         QTest::qWait(100); // the layout's answer to the new text (the label's height is the old one's until it runs)
         QVERIFY2(title->height() <= 2 * title->fontMetrics().lineSpacing() + 4,
                  qPrintable(QStringLiteral("%1 px for '%2'").arg(title->height()).arg(title->text())));
+    }
+
+    // A trace of another GPU: the title warns first and its tooltip says what differs, as the CLI's diff notes;
+    // two traces of one GPU get no warning.
+    void otherGpuIsWarned()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const std::string gemm = testutil::workloadTrace("gemm_compare");
+        io::Json doc = io::readSmallJsonFile(gemm);
+        QVERIFY(doc["deviceProperties"].is_array() && !doc["deviceProperties"].empty());
+        doc["deviceProperties"][0]["name"] = "NVIDIA H100 80GB HBM3";
+        const QString h100 = tmp.filePath(QStringLiteral("h100.json"));
+        io::writeTextFile(h100.toStdString(), io::dumpJson(doc), "the test's trace");
+        MainWindow w;
+        openComparisonOf(w, QString::fromStdString(gemm), h100);
+        const QLabel* title = diffTitle(*w.keyAverages());
+        QVERIFY(title);
+        QVERIFY2(title->text().startsWith(QStringLiteral("⚠ setups differ (hover); before → after")), qPrintable(title->text()));
+        QVERIFY2(title->toolTip().startsWith(QStringLiteral("Note: before ran on NVIDIA H200, after on NVIDIA H100 80GB HBM3: ")),
+                 qPrintable(title->toolTip()));
+        openComparisonOf(w, QString::fromStdString(gemm), QString::fromStdString(gemm));
+        QVERIFY(diffTitle(*w.keyAverages()));
+        QVERIFY2(diffTitle(*w.keyAverages())->text().startsWith(QStringLiteral("before → after")),
+                 qPrintable(diffTitle(*w.keyAverages())->text()));
     }
 
     // Two runs' trace.json are told apart by their folders in the bar above the after timeline.
