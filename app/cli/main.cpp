@@ -184,8 +184,9 @@ const char* kDiagnoseUsage = R"(  diagnose TRACE [--format table|json] [--window
       columns it rests on, the next step and the time ranges it is about. Rules: launch-bound, gpu-idle,
       dominant-kernel (with its roofline class; TRACE.annotations.json is read when present),
       warmup-in-window, sync-stall, pageable-memcpy, tiny-kernels, memory-growth, out-of-memory,
-      cuda-graph. A rule that cannot apply (no GPU activity, no steps, no memory events) says nothing.
-      Listed by impact (impact_us, the time at stake), an out-of-memory first. --window: only events
+      cuda-graph, partial-trace (a trace loaded with --partial: where it stops, what the cut loses). A rule
+      that cannot apply (no GPU activity, no steps, no memory events) says nothing. Listed by impact
+      (impact_us, the time at stake), a partial trace first, an out-of-memory next. --window: only events
       and steps that start inside it (the roofline class stays the whole trace's)
 )";
 

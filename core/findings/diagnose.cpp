@@ -27,6 +27,7 @@ const std::vector<Rule>& allRules()
         {"sync-stall", rules::syncStall},           {"pageable-memcpy", rules::pageableMemcpy},
         {"tiny-kernels", rules::tinyKernels},       {"memory-growth", rules::memoryGrowth},
         {"out-of-memory", rules::outOfMemory},      {"cuda-graph", rules::cudaGraph},
+        {"partial-trace", rules::partialTrace},
     };
     return list;
 }
@@ -50,9 +51,12 @@ std::vector<Finding> diagnose(const trace::Trace& trace, const DiagnoseInputs& i
     std::vector<Finding> out;
     for (const Rule& rule : allRules())
         rule.run(trace, in, out);
-    // By impact: a failed allocation first (the run did not finish), then the most time at stake; ties keep
-    // the rules' order.
+    // By impact: a cut trace first (every other finding is its readable part's), a failed allocation next (the
+    // run did not finish), then the most time at stake; ties keep the rules' order.
     std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+        const bool aCut = a.id == "partial-trace", bCut = b.id == "partial-trace";
+        if (aCut != bCut)
+            return aCut;
         const bool aOom = a.id == "out-of-memory", bOom = b.id == "out-of-memory";
         if (aOom != bOom)
             return aOom;

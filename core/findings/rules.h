@@ -16,5 +16,6 @@ void tinyKernels(const trace::Trace&, const DiagnoseInputs&, std::vector<Finding
 void memoryGrowth(const trace::Trace&, const DiagnoseInputs&, std::vector<Finding>&);
 void outOfMemory(const trace::Trace&, const DiagnoseInputs&, std::vector<Finding>&);
 void cudaGraph(const trace::Trace&, const DiagnoseInputs&, std::vector<Finding>&);
+void partialTrace(const trace::Trace&, const DiagnoseInputs&, std::vector<Finding>&);
 
 } // namespace tilescope::findings::rules

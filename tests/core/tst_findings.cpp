@@ -10,6 +10,7 @@
 #include "findings/thresholds.h"
 #include "io/bytesource.h"
 #include "io/smalljson.h"
+#include "io/textfile.h"
 #include "memory/memoryanalysis.h"
 #include "roofline/classify.h"
 #include "stats/bytestext.h"
@@ -18,12 +19,14 @@
 #include "stats/torchtable.h"
 #include "trace/traceloader.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 using namespace tilescope;
 using findings::Finding;
@@ -62,7 +65,16 @@ std::unique_ptr<Diagnosed> diagnoseTrace(std::unique_ptr<trace::Trace> t, std::s
     return d;
 }
 
-std::unique_ptr<Diagnosed> diagnoseFile(const std::string& path) { return diagnoseTrace(trace::loadTrace(path), path); }
+// Loaded as --partial loads: the partial_trace fixture is cut on purpose; every other file loads whole.
+std::unique_ptr<Diagnosed> diagnoseFile(const std::string& path)
+{
+    trace::LoadOptions options;
+    options.partial = true;
+    auto d = diagnoseTrace(trace::loadTrace(path, options), path);
+    if (d->t->stats.partial != path.ends_with("partial_trace.json.gz"))
+        throw std::runtime_error(path + ": loaded in part or whole unexpectedly");
+    return d;
+}
 
 // The findings of a time range as the app and `diagnose --window` compute them: averages and overlap for the
 // range, the whole trace's memory analysis and classification.
@@ -105,6 +117,7 @@ const std::vector<std::pair<std::string, std::string>>& recordedFixtures()
         {"cuda_graph", "cuda-graph"},
         {"memory_growth", "memory-growth"},
         {"out_of_memory", "out-of-memory"},
+        {"partial_trace", "partial-trace"},
         {"clean", ""},
     };
     return list;
@@ -118,7 +131,8 @@ const std::vector<std::string>& fixtures()
             l.push_back(testutil::workloadTrace(w));
         l.push_back(testutil::dataPath("memory/h200_session/trace.pt.trace.json.gz"));
         for (const auto& [file, id] : recordedFixtures())
-            l.push_back(testutil::dataPath("findings/" + file + ".json.gz"));
+            if (file != "partial_trace") // cut on purpose: the raw cross-checks read whole JSON
+                l.push_back(testutil::dataPath("findings/" + file + ".json.gz"));
         return l;
     }();
     return list;
@@ -783,6 +797,46 @@ private slots:
         QCOMPARE(silencedByWaitShare, 2); // resnet50 and the NCCL trace
     }
 
+    // A trace loaded in part is said first, with where it stops, the kernel launches whose kernels lie past the
+    // cut and its [memory] records; a whole trace never gets it.
+    void partialTraceIsSaidFirst()
+    {
+        const auto cut = diagnoseFile(testutil::dataPath("findings/partial_trace.json.gz"));
+        QVERIFY(!cut->found.empty());
+        const Finding& f = cut->found.front();
+        QCOMPARE(f.id, std::string("partial-trace"));
+        QCOMPARE(f.strength, findings::Strength::Strong);
+        QVERIFY2(evidenceHas(f, "Loading stopped at byte 62000: unexpected end of file"), describe(f));
+        QVERIFY2(evidenceHas(f, "Its " + stats::formatCount(cut->t->memory.size()) + " [memory] records stop where the file does"),
+                 describe(f));
+        QVERIFY(cut->find("memory-growth")); // what the readable part shows, after it
+        // Launches of kernels that lie past the cut, counted by correlation id among the events loaded.
+        const std::string text = R"({"traceEvents":[
+            {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10,"dur":50},
+            {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":5,"args":{"correlation":1}},
+            {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":30,"dur":5,"args":{"correlation":2}},
+            {"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":40,"dur":5,"args":{"correlation":3}},
+            {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":25,"dur":10,"args":{"correlation":1,"device":0,"stream":7}},
+            {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":)";
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("cut.json")).toStdString();
+        io::writeTextFile(path, text, "the test's trace");
+        const auto launches = diagnoseTrace(
+            [&] {
+                trace::LoadOptions options;
+                options.partial = true;
+                return trace::loadTrace(path, options);
+            }(),
+            path);
+        const Finding* l = launches->find("partial-trace");
+        QVERIFY(l);
+        QVERIFY2(evidenceHas(*l, "1 of 2 kernel launch calls have no GPU activity in it"), describe(*l));
+        QVERIFY(!evidenceHas(*l, "[memory]"));
+        // Whole traces: never.
+        for (const std::string& whole : fixtures())
+            QVERIFY2(!diagnoseFile(whole)->find("partial-trace"), whole.c_str());
+    }
+
     // A trace without memory events, GPU activity or steps: those rules say nothing.
     void rulesThatCannotApplySayNothing()
     {
@@ -845,7 +899,7 @@ private slots:
                 covered.insert(id);
                 continue;
             }
-            for (const char* quiet : {"gpu-idle", "sync-stall", "warmup-in-window", "pageable-memcpy"})
+            for (const char* quiet : {"gpu-idle", "sync-stall", "warmup-in-window", "pageable-memcpy", "partial-trace"})
                 if (const Finding* f = d->find(quiet))
                     QFAIL(describe(*f).constData());
         }
