@@ -554,9 +554,12 @@ QString RooflinePanel::emptyMessage() const
     if (allCommunication)
         return tr("This trace's GPU work is all NCCL communication, which has no point on a roofline: select a kernel to see its "
                   "algorithm and bus bandwidth.");
-    return tr("This trace has no GPU kernels with known work (FLOPs and bytes), so there is nothing to plot. Select a kernel in "
-              "the timeline or the table and give its FLOPs and bytes per call with Annotations..., or record the trace with "
-              "record_shapes=True so torch's ops give them.");
+    const QString annotate = tr("This trace has no GPU kernels with known work (FLOPs and bytes), so there is nothing to plot. Select a "
+                                "kernel in the timeline or the table and give its FLOPs and bytes per call with Annotations...");
+    // Shapes recorded already: its ops (random fills, copies, custom kernels) have no FLOP formula in torch.
+    if (m_doc->trace->meta.recordShapes)
+        return annotate + tr(": torch has no formula for these kernels' ops, though the trace has their shapes (record_shapes=True).");
+    return annotate + tr(", or record the trace with record_shapes=True so torch's ops give them.");
 }
 
 bool RooflinePanel::plotVisible() const { return m_plotStack->currentWidget() == m_plot; }

@@ -244,6 +244,17 @@ private slots:
         QVERIFY(panel.plotVisible());
     }
 
+    // Kernels without known work in a trace recorded with shapes: the message does not ask for them again.
+    void emptyPlotWithShapesRecorded()
+    {
+        RooflinePanel panel;
+        panel.setDocument(document(testutil::workloadTrace("memory_churn")));
+        QCOMPARE(panel.pointCount(), 0);
+        QVERIFY2(panel.emptyMessage().contains(QStringLiteral("though the trace has their shapes (record_shapes=True)")),
+                 qPrintable(panel.emptyMessage()));
+        QVERIFY(!panel.emptyMessage().contains(QStringLiteral("or record the trace")));
+    }
+
     void legendBesideThePointsAndTheRing()
     {
         RooflinePanel panel;
