@@ -31,7 +31,8 @@ void partialTrace(const trace::Trace& t, const DiagnoseInputs&, std::vector<Find
     uint64_t launches = 0, withoutActivity = 0;
     for (uint32_t i = 0; i < t.events.size(); ++i) {
         const std::string_view n = t.name(t.events[i]);
-        if (trace::isLaunchApi(t.events[i].kind) && (n.find("LaunchKernel") != std::string_view::npos || n.find("GraphLaunch") != std::string_view::npos)) {
+        if (trace::isLaunchApi(t.events[i].kind)
+            && (n.find("LaunchKernel") != std::string_view::npos || n.find("GraphLaunch") != std::string_view::npos)) {
             ++launches;
             withoutActivity += t.activitiesOf(i).empty();
         }
