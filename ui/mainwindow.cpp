@@ -985,8 +985,9 @@ void MainWindow::updateFigures()
     }
     text += tr("CPU busy %1, CPU+GPU overlap %2, GPU idle while CPU works %3; ")
                 .arg(fmt(r.cpuBusyNs), fmt(r.overlapNs), fmt(r.gpuIdleWhileCpuBusyNs));
-    // Fitted to the activity of a trace that is mostly empty (a JIT compile before the first op): as overlap says it.
-    if (const std::string unrecorded = report::mostlyUnrecordedText(*m_doc->trace, activity); fromFirst && toLast && !unrecorded.empty())
+    // A view cut to the activity of a trace that is mostly empty (a JIT compile before the first op), at either
+    // end: as overlap says it.
+    if (const std::string unrecorded = report::mostlyUnrecordedText(*m_doc->trace, activity); (fromFirst || toLast) && !unrecorded.empty())
         text += QString::fromStdString(unrecorded).toHtmlEscaped() + QStringLiteral("; ");
     const QString launches = QString::fromStdString(report::launchCostText(r)).toHtmlEscaped();
     text += r.launchBound() ? QStringLiteral("<b style='color:#c00'>%1</b>").arg(launches) : launches;

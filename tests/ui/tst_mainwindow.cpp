@@ -500,6 +500,11 @@ private slots:
         QVERIFY2(w.figuresText().contains(QStringLiteral("View, first to last activity")), qPrintable(w.figuresText()));
         QVERIFY2(w.figuresText().contains(QStringLiteral("the trace spans 365.303ms, most of it with no op, CUDA call or kernel recorded")),
                  qPrintable(w.figuresText()));
+        // A view over the empty start that ends inside the activity: cut at one end only, the note still there.
+        const analysis::Interval activity = w.document()->overlap.window;
+        w.timeline()->zoomToRange(w.document()->trace->firstTime(), (activity.start + activity.end) / 2);
+        QTRY_VERIFY2(w.figuresText().contains(QStringLiteral("View from the first activity")), qPrintable(w.figuresText()));
+        QVERIFY2(w.figuresText().contains(QStringLiteral("the trace spans 365.303ms")), qPrintable(w.figuresText()));
     }
 
     // The figures above the timeline wrap to two or three lines as the view changes: the tracks stay where
