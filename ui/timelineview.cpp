@@ -674,6 +674,8 @@ void TimelineView::paintEvent(QPaintEvent*)
         p.setPen(palette().mid().color());
         p.drawLine(0, top + lane.height - 1, viewport()->width(), top + lane.height - 1);
     }
+    // What follows is on the canvas only: an arrow from an event left of the view ran across the lanes' names.
+    p.setClipRect(QRect(m_labelWidth, m_axisHeight, canvasWidth(), viewport()->height() - m_axisHeight));
     // Launch ↔ GPU activity arrows for the selection.
     if (m_selected < doc(m_selectedGroup).trace->events.size()) {
         const trace::Trace& t = *doc(m_selectedGroup).trace;

@@ -98,6 +98,41 @@ private slots:
         QVERIFY2(built >= 0, "a frame painted from kept windows differs from a fresh one");
         QVERIFY2(built < 30, "most lane paints should have used windows built earlier");
     }
+
+    // The arrows from a selected kernel to its launch stay on the canvas when the launch lies left of the view
+    // (they ran across the lanes' names).
+    void selectionArrowsStayOnTheCanvas()
+    {
+        const auto doc = load(testutil::workloadTrace("gemm_compare"));
+        const tilescope::trace::Trace& t = *doc->trace;
+        uint32_t kernel = tilescope::trace::kNoIndex;
+        for (uint32_t i = 0; i < t.events.size() && kernel == tilescope::trace::kNoIndex; ++i)
+            if (t.events[i].kind == tilescope::trace::EventKind::Kernel && t.launchOf(i) != tilescope::trace::kNoIndex
+                && t.events[t.launchOf(i)].start < t.events[i].start)
+                kernel = i;
+        QVERIFY(kernel != tilescope::trace::kNoIndex);
+        const auto& k = t.events[kernel];
+        const auto& launch = t.events[t.launchOf(kernel)];
+        TimelineView view;
+        view.resize(1100, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setDocuments({{doc, QString(), false}});
+        view.selectEvent(kernel, false);
+        view.zoomToRange((launch.start + k.start) / 2, k.end() + k.duration);
+        QCoreApplication::processEvents();
+        QVERIFY(view.viewStart() > launch.start && view.viewStart() < k.start); // the premise: launch left of the view
+        QImage frame(view.size(), QImage::Format_ARGB32_Premultiplied);
+        view.render(&frame);
+        const auto arrowRed = [](QRgb c) { return qRed(c) > 180 && qGreen(c) < 110 && qBlue(c) < 110; };
+        int onLabels = 0, onCanvas = 0;
+        for (int y = 0; y < frame.height(); ++y)
+            for (int x = 0; x < view.width(); ++x)
+                if (arrowRed(frame.pixel(x, y)))
+                    ++(x < view.canvasLeft() ? onLabels : onCanvas);
+        QVERIFY(onCanvas > 0); // the arrow is drawn
+        QCOMPARE(onLabels, 0);
+    }
 };
 
 QTEST_MAIN(TestTimelinePaint)
