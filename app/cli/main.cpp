@@ -91,7 +91,7 @@ const char* kOverlapUsage = R"(  overlap TRACE [--format table|json] [--window S
                 [--partial]
       CPU/GPU overlap: per-device GPU busy (union of kernels, memcpy, memset on all streams) with the
       kernels, memcpys and memsets started in the window, CPU busy per thread, both busy, GPU idle
-      while the CPU works, both idle, and how many launches cost at least 80% of their kernel's time.
+      while the CPU works, both idle, and how many kernel launches cost at least 80% of their kernel's time.
       The window defaults to the first start to the last end of CPU work and GPU activity; --window
       takes trace timestamps in microseconds, as in the file, and must overlap the trace. Devices
       with no GPU activity are left out unless --all-devices; a trace with none says so. --step N and

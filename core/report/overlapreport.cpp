@@ -37,7 +37,7 @@ std::string launchCostText(const analysis::OverlapReport& report)
         return "no kernel launches";
     const bool bound = report.launchBound();
     std::string text = std::string(bound ? "launch-bound: " : "") + stats::formatCount(launches.costlyLaunches) + " of "
-        + stats::formatCount(launches.count) + " launches cost at least 80% of their kernel's time";
+        + stats::formatCount(launches.count) + " kernel launches cost at least 80% of their kernel's time";
     if (launches.mostlyCostly() && !bound)
         text += ", but the GPU was idle while the CPU worked for only " + stats::formatFixed(100.0 * report.gpuWaitShare(), 1)
             + "% of the window: they did not starve it";

@@ -21,7 +21,7 @@ io::Json overlapJsonObject(const trace::Trace& trace, const analysis::OverlapRep
 std::string overlapText(const trace::Trace& trace, const analysis::OverlapReport& report, const OverlapReportOptions& options = {});
 
 // The launch-cost line, with the launch-bound verdict and the counts it rests on in one sentence so they
-// cannot disagree: "launch-bound: 5,604 of 8,772 launches cost at least 80% of their kernel's time",
+// cannot disagree: "launch-bound: 5,604 of 8,772 kernel launches cost at least 80% of their kernel's time",
 // without the "launch-bound: " prefix when OverlapReport::launchBound() is false, and then, where most
 // launches were costly, why not ("..., but the GPU was idle while the CPU worked for only 2.1% of the window");
 // "no kernel launches" when there are none. Used by the CLI table, the findings and the app's figures line.

@@ -166,7 +166,7 @@ private slots:
         QCOMPARE(text.exitCode, 0);
         const QString table = QString::fromUtf8(text.out);
         const int costly = launches.value("costly").toInt(), count = launches.value("count").toInt();
-        QVERIFY2(table.contains(QStringLiteral("launches: launch-bound: %1 of %2 launches cost at least 80% of their kernel's time")
+        QVERIFY2(table.contains(QStringLiteral("launches: launch-bound: %1 of %2 kernel launches cost at least 80% of their kernel's time")
                                     .arg(QLocale(QLocale::English).toString(costly), QLocale(QLocale::English).toString(count))),
                  qPrintable(table));
         QVERIFY(count >= 1000); // so the separator is exercised

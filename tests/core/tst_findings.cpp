@@ -291,7 +291,7 @@ private slots:
             QVERIFY2(bool(f) == expected, path.c_str());
             if (!f)
                 continue;
-            QVERIFY2(evidenceHas(*f, stats::formatCount(costly) + " of " + stats::formatCount(count) + " launches"), describe(*f));
+            QVERIFY2(evidenceHas(*f, stats::formatCount(costly) + " of " + stats::formatCount(count) + " kernel launches"), describe(*f));
             QVERIFY2(evidenceHas(*f, stats::formatDuration(cpuNs) + " of CPU time for " + stats::formatDuration(gpuNs)), describe(*f));
             const auto& o = d->overlap;
             const bool gpuIdles = static_cast<double>(o.gpuIdleWhileCpuBusyNs)

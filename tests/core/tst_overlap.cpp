@@ -295,21 +295,22 @@ private slots:
         launches.count = 8772;
         launches.costlyLaunches = 5604;
         QVERIFY(r.launchBound());
-        QCOMPARE(report::launchCostText(r), std::string("launch-bound: 5,604 of 8,772 launches cost at least 80% of their kernel's time"));
+        QCOMPARE(report::launchCostText(r),
+                 std::string("launch-bound: 5,604 of 8,772 kernel launches cost at least 80% of their kernel's time"));
         // The same launches with the GPU busy all along (idle while the CPU worked 2.1% of the window): the
         // launches waited for a full queue, they did not starve the GPU; the sentence says why it is no verdict.
         r.gpuIdleWhileCpuBusyNs = 21'000;
         QVERIFY(launches.mostlyCostly());
         QVERIFY(!r.launchBound());
         QCOMPARE(report::launchCostText(r),
-                 std::string("5,604 of 8,772 launches cost at least 80% of their kernel's time, but the GPU "
+                 std::string("5,604 of 8,772 kernel launches cost at least 80% of their kernel's time, but the GPU "
                              "was idle while the CPU worked for only 2.1% of the window: they did not "
                              "starve it"));
         r.gpuIdleWhileCpuBusyNs = 100'000; // the line itself (10%) is launch-bound
         QVERIFY(r.launchBound());
         launches.costlyLaunches = 4385; // just under half: not launch-bound, and the sentence says so
         QVERIFY(!r.launchBound());
-        QCOMPARE(report::launchCostText(r), std::string("4,385 of 8,772 launches cost at least 80% of their kernel's time"));
+        QCOMPARE(report::launchCostText(r), std::string("4,385 of 8,772 kernel launches cost at least 80% of their kernel's time"));
         QCOMPARE(stats::formatCount(0), std::string("0"));
         QCOMPARE(stats::formatCount(999), std::string("999"));
         QCOMPARE(stats::formatCount(1000), std::string("1,000"));

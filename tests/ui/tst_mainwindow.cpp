@@ -1028,8 +1028,8 @@ private slots:
         QTRY_VERIFY(w.figuresText().contains(QStringLiteral("launches cost at least 80% of their kernel")));
         const auto r = w.document()->overlapIndex->figures({w.timeline()->viewStart(), w.timeline()->viewEnd()});
         QVERIFY(r.launchBound());
-        // "N of M launches": the flag states the count it rests on.
-        const QString expected = QStringLiteral("%1 of %2 launches")
+        // "N of M kernel launches": the flag states the count it rests on.
+        const QString expected = QStringLiteral("%1 of %2 kernel launches")
                                      .arg(QString::fromStdString(stats::formatCount(r.launches.costlyLaunches)),
                                           QString::fromStdString(stats::formatCount(r.launches.count)));
         QVERIFY2(w.figuresText().contains(expected), qPrintable(w.figuresText()));
