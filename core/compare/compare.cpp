@@ -277,8 +277,21 @@ Side measureSide(const trace::Trace& t, const roofline::ClassifyReport& report, 
             found = !side.callList.empty();
         }
     }
-    if (!found)
+    if (!found) {
+        // A record_function region on the CPU only: Kineto wrote no GPU-side span (gpu_user_annotation) for it,
+        // and the GPU work a region holds is measured on those spans. Said as such, not as a missing name.
+        uint64_t hostSpans = 0;
+        if (const trace::StringId id = t.strings.find(name); id != trace::kNoIndex)
+            for (const trace::Event& e : t.events)
+                hostSpans += e.kind == trace::EventKind::UserAnnotation && e.name == id;
+        if (hostSpans > 0)
+            throw CompareError("'" + name + "' is a record_function region on the CPU only (" + std::to_string(hostSpans)
+                               + (hostSpans == 1 ? " span" : " spans")
+                               + "): the trace has no GPU-side span of it (gpu_user_annotation), which is where compare and "
+                                 "classify measure a region's GPU work (summary's row of it has torch's CUDA time); "
+                               + candidatesText(candidates(t)));
         throw CompareError("no region or kernel named '" + name + "' in the trace; " + candidatesText(candidates(t)));
+    }
     std::sort(side.callList.begin(), side.callList.end(), [](const Call& x, const Call& y) { return x.startNs < y.startNs; });
     side.calls = side.callList.size();
     side.gpuUsPerCall = perCallOf(side.callList);

@@ -424,6 +424,15 @@ private slots:
         QVERIFY(bad.out.isEmpty());
         QCOMPARE(bad.err.count('\n'), 1);
         QVERIFY2(bad.err.contains("no region or kernel named 'nope'") && bad.err.contains(path.toUtf8()), bad.err.constData());
+        // A region the trace has on the CPU only (train_scheduled's optimizer_step, 3 spans, no gpu_user_annotation):
+        // said as such, not as a name the trace lacks.
+        const auto hostOnly = cli({"compare", QString::fromStdString(testutil::workloadTrace("train_scheduled")), "--a", "optimizer_step",
+                                   "--b", "forward_pass"});
+        QCOMPARE(hostOnly.exitCode, 2);
+        QCOMPARE(hostOnly.err.count('\n'), 1);
+        QVERIFY2(hostOnly.err.contains("'optimizer_step' is a record_function region on the CPU only (3 spans): the trace has no GPU-side "
+                                       "span of it (gpu_user_annotation)"),
+                 hostOnly.err.constData());
         QCOMPARE(cli({"compare", path, "--format", "csv"}).exitCode, 2);
         QCOMPARE(cli({"compare", QString::fromStdString(sessionTrace())}).exitCode, 2);
 
