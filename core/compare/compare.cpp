@@ -220,6 +220,13 @@ std::string classesProse(const Side& a, const Side& b)
     return a.name + " is " + one(a) + ", " + b.name + " " + one(b);
 }
 
+// Where a cut trace may be why a region has no GPU-side span: Kineto writes those spans with the GPU activity,
+// late in the file.
+std::string cutNote(const trace::Trace& t)
+{
+    return t.stats.partial ? " (the trace is cut off and loaded in part: its GPU-side spans may lie past the cut)" : "";
+}
+
 } // namespace
 
 std::string_view sideKindName(SideKind kind) { return kind == SideKind::Region ? "region" : "kernel"; }
@@ -253,8 +260,8 @@ std::pair<std::string, std::string> defaultPair(const trace::Trace& t)
             if (has(a))
                 return {a, std::string(kDefaultB)};
     throw CompareError("no default pair: name both sides with --a and --b (the default is tilelang_kernel or custom_kernel against "
-                       "torch_ref); "
-                       + candidatesText(named));
+                       "torch_ref)"
+                       + cutNote(t) + "; " + candidatesText(named));
 }
 
 Side measureSide(const trace::Trace& t, const roofline::ClassifyReport& report, const std::string& name)
@@ -288,8 +295,8 @@ Side measureSide(const trace::Trace& t, const roofline::ClassifyReport& report, 
             throw CompareError("'" + name + "' is a record_function region on the CPU only (" + std::to_string(hostSpans)
                                + (hostSpans == 1 ? " span" : " spans")
                                + "): the trace has no GPU-side span of it (gpu_user_annotation), which is where compare and "
-                                 "classify measure a region's GPU work (summary's row of it has torch's CUDA time); "
-                               + candidatesText(candidates(t)));
+                                 "classify measure a region's GPU work (summary's row of it has torch's CUDA time)"
+                               + cutNote(t) + "; " + candidatesText(candidates(t)));
         throw CompareError("no region or kernel named '" + name + "' in the trace; " + candidatesText(candidates(t)));
     }
     std::sort(side.callList.begin(), side.callList.end(), [](const Call& x, const Call& y) { return x.startNs < y.startNs; });

@@ -433,6 +433,25 @@ private slots:
         QVERIFY2(hostOnly.err.contains("'optimizer_step' is a record_function region on the CPU only (3 spans): the trace has no GPU-side "
                                        "span of it (gpu_user_annotation)"),
                  hostOnly.err.constData());
+        // Cut in half and loaded in part, gemm_compare keeps its regions' CPU spans, not their GPU-side ones: the
+        // refusals say the cut may be why.
+        {
+            QTemporaryDir cutDir;
+            const QString cut = cutDir.filePath("cut.json");
+            const std::string whole = testutil::readFile(testutil::workloadTrace("gemm_compare")); // plain JSON
+            QFile out(cut);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(whole.data(), qint64(whole.size() / 2));
+            out.close();
+            for (const QStringList& args : {QStringList{"compare", cut, "--partial"},
+                                            QStringList{"compare", cut, "--partial", "--a", "custom_kernel", "--b", "torch_ref"}}) {
+                const auto r = cli(args);
+                QCOMPARE(r.exitCode, 2);
+                QVERIFY2(r.err.contains("the trace is cut off and loaded in part: its GPU-side spans may lie past the cut"),
+                         r.err.constData());
+            }
+            QVERIFY(!hostOnly.err.contains("cut off"));
+        }
         QCOMPARE(cli({"compare", path, "--format", "csv"}).exitCode, 2);
         QCOMPARE(cli({"compare", QString::fromStdString(sessionTrace())}).exitCode, 2);
 
