@@ -595,7 +595,7 @@ void RooflinePanel::showCard()
     }
     QString html = QString::fromStdString(report::toHtml(report::verdictOf(*found)));
     if (m_rangeActive)
-        html.prepend(tr("<i style='color:#666'>Whole trace (the range's own figures: key averages)</i><br>"));
+        html.prepend(tr("<i style='color:#666'>These figures are the whole trace's; the key-averages table has the range's.</i><br>"));
     if (!found->flops && !found->bytes && found->cls != roofline::RooflineClass::Communication)
         html += tr("<p><a href=\"%1\">Annotations...</a>: give this kernel's FLOPs and bytes per call</p>")
                     .arg(QLatin1String(kAnnotateLink));

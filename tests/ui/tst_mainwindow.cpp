@@ -350,12 +350,13 @@ private slots:
         // The roofline's card is of the whole trace: with a range on, it says so (its calls are not the table's).
         const std::string kernel = w.roofline()->report().kernels.front().name;
         w.roofline()->showKernel(kernel);
-        QVERIFY(w.roofline()->card()->toPlainText().startsWith(QStringLiteral("Whole trace")));
+        QVERIFY(w.roofline()->card()->toPlainText().startsWith(
+            QStringLiteral("These figures are the whole trace's; the key-averages table has the range's.")));
         QTest::keyClick(timeline, Qt::Key_Escape);
         QVERIFY(!timeline->selectedRange());
         QCOMPARE(w.keyAverages()->scopeLabel()->text(), QStringLiteral("whole trace"));
         w.roofline()->showKernel(kernel);
-        QVERIFY(!w.roofline()->card()->toPlainText().contains(QStringLiteral("Whole trace")));
+        QVERIFY(!w.roofline()->card()->toPlainText().contains(QStringLiteral("whole trace's")));
         QVERIFY(w.roofline()->card()->toPlainText().contains(QStringLiteral(" calls, ")));
         // A range dropped with its trace (another one opened) takes the card's note with it.
         QTest::mousePress(timeline->viewport(), Qt::LeftButton, Qt::ShiftModifier, QPoint(300, 150));
@@ -365,7 +366,7 @@ private slots:
         testutil::loadAndWait(w, QString::fromStdString(testutil::workloadTrace("gemm_compare")));
         QVERIFY(!timeline->selectedRange());
         w.roofline()->showKernel(w.roofline()->report().kernels.front().name);
-        QVERIFY2(!w.roofline()->card()->toPlainText().contains(QStringLiteral("Whole trace")),
+        QVERIFY2(!w.roofline()->card()->toPlainText().contains(QStringLiteral("whole trace's")),
                  qPrintable(w.roofline()->card()->toPlainText()));
     }
 
