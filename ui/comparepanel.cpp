@@ -276,11 +276,14 @@ void ComparePanel::fillDetails(QTreeWidget* tree, const compare::Side& side)
             item->setToolTip(0, qs(k.name));
         }
         kernels->setExpanded(true);
+        kernels->setFirstColumnSpanned(true); // a heading over the figures: the whole row, not the name column
     }
     const size_t listed = std::min(side.callList.size(), kListedCalls);
     const QString count = listed < side.callList.size() ? tr("%1, the first %2 listed").arg(side.callList.size()).arg(listed)
                                                         : QString::number(side.callList.size());
     auto* calls = new QTreeWidgetItem(tree, {tr("Calls (%1): click one to show it in the timeline").arg(count)});
+    calls->setFirstColumnSpanned(true); // it read "Calls (20): c… the timeline" in the name column
+    calls->setToolTip(0, calls->text(0));
     const int64_t origin = m_doc ? m_doc->contentStart : 0;
     for (size_t i = 0; i < listed; ++i) {
         const compare::Call& c = side.callList[i];

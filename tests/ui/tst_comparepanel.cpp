@@ -76,6 +76,9 @@ private slots:
         QTreeWidget* b = panel.details(false);
         QVERIFY(itemStartingWith(b, QStringLiteral("Kernels inside (2)")));
         QVERIFY(itemStartingWith(b, QStringLiteral("Calls (20)")));
+        // The headings take the whole row: in the name column alone they read "Calls (20): c… the timeline".
+        QVERIFY(itemStartingWith(b, QStringLiteral("Kernels inside (2)"))->isFirstColumnSpanned());
+        QVERIFY(itemStartingWith(b, QStringLiteral("Calls (20)"))->isFirstColumnSpanned());
         QVERIFY(itemStartingWith(b, QStringLiteral("#20 at ")));
 
         QVERIFY(panel.canCompare(QStringLiteral("torch_ref")) && panel.canCompare(QStringLiteral("matmul_kernel")));
