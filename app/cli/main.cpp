@@ -158,7 +158,8 @@ const char* kClassifyUsage
       the annotations, whose entries may also carry "source": "file.cu"); repeatable. Its call sites
       corroborate the verdict and, for a custom kernel without a declared roof, choose the tensor roof.
       --gpu grades a trace without deviceProperties, or with a GPU the table does not know, against the
-      datasheet row it names (see device --help; also taken by diagnose, compare and report)
+      datasheet row it names (see device --help; also taken by diagnose, compare and report; --annotations
+      by diagnose and compare too)
 )";
 
 const char* kInspectUsage = R"(  inspect FILE.cu [--format table|json]
@@ -179,10 +180,11 @@ const char* kMemoryUsage = R"(  memory FILE [--format table|json] [--events] [--
 )";
 
 const char* kDiagnoseUsage = R"(  diagnose TRACE [--format table|json] [--window START_US,END_US | --step N | --steps A-B] [--gpu NAME]
-                 [--partial]
+                 [--annotations FILE] [--partial]
       findings: what limits the run, how sure (strong, weak, provisional), the numbers and profiler
       columns it rests on, the next step and the time ranges it is about. Rules: launch-bound, gpu-idle,
-      dominant-kernel (with its roofline class; TRACE.annotations.json is read when present),
+      dominant-kernel (with its roofline class; TRACE.annotations.json is read when present, or
+      --annotations FILE, as classify takes it),
       warmup-in-window, sync-stall, pageable-memcpy, tiny-kernels, memory-growth, out-of-memory,
       cuda-graph, partial-trace (a trace loaded with --partial: where it stops, what the cut loses). A rule
       that cannot apply (no GPU activity, no steps, no memory events) says nothing. Listed by impact
@@ -200,7 +202,7 @@ const char* kDiffUsage = R"(  diff BEFORE AFTER [--by-shape] [--step N | --steps
       --step/--steps: only the ops and kernels that start in those steps of each trace (as steps numbers them)
 )";
 
-const char* kCompareUsage = R"(  compare TRACE [--a NAME] [--b NAME] [--format table|json] [--gpu NAME] [--partial]
+const char* kCompareUsage = R"(  compare TRACE [--a NAME] [--b NAME] [--format table|json] [--gpu NAME] [--annotations FILE] [--partial]
       two record_function regions or two kernels (GPU activity names, exact) of one trace: calls, GPU
       time per call (mean, median, min, max; a region call's GPU time is the sum of the GPU activities
       inside its spans), GPU span per call (first to last activity, gaps included) and the busy share of
@@ -208,7 +210,8 @@ const char* kCompareUsage = R"(  compare TRACE [--a NAME] [--b NAME] [--format t
       strength and share of the roof,
       the kernels inside each region, and a one-line verdict. ratio_b_over_a = b's mean GPU time per
       call / a's (above 1: b is slower). Default: tilelang_kernel (a) vs torch_ref (b), else
-      custom_kernel vs torch_ref. TRACE.annotations.json is read when present
+      custom_kernel vs torch_ref. TRACE.annotations.json is read when present; --annotations FILE reads
+      another (a trace in a folder you cannot write to), as classify does
 )";
 
 const char* kIdleUsage = R"(  idle TRACE [--format table|json] [--window START_US,END_US | --step N | --steps A-B]
@@ -1023,9 +1026,9 @@ int main(int argc, char** argv)
         if (command == "memory")
             return runMemory(parseArguments(argc, argv, {"partial", "events"}, {"format"}));
         if (command == "diagnose")
-            return runDiagnose(parseArguments(argc, argv, {"partial"}, {"format", "window", "step", "steps", "gpu"}));
+            return runDiagnose(parseArguments(argc, argv, {"partial"}, {"format", "window", "step", "steps", "gpu", "annotations"}));
         if (command == "compare")
-            return runCompare(parseArguments(argc, argv, {"partial"}, {"a", "b", "format", "gpu"}));
+            return runCompare(parseArguments(argc, argv, {"partial"}, {"a", "b", "format", "gpu", "annotations"}));
         if (command == "diff")
             return runDiff(parseArguments(argc, argv, {"partial", "by-shape"}, {"format", "step", "steps", "max-name-width"}, 2));
         if (command == "report")

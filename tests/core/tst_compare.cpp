@@ -466,6 +466,21 @@ private slots:
         const QJsonObject annotated = QJsonDocument::fromJson(cli({"compare", copy, "--format", "json"}).out).object();
         QCOMPARE(annotated.value("a").toObject().value("class").toString(), QStringLiteral("tensor-core-bound"));
         QVERIFY(annotated.value("verdict").toString().contains("both tensor-core bound"));
+        // The same file named with --annotations (a trace in a folder one cannot write to): the same reading;
+        // diagnose takes it too.
+        const QString elsewhere = dir.filePath("notes.json");
+        QVERIFY(QFile::rename(copy + ".annotations.json", elsewhere));
+        QVERIFY(!QJsonDocument::fromJson(cli({"compare", copy, "--format", "json"}).out)
+                     .object()
+                     .value("verdict")
+                     .toString()
+                     .contains("both tensor-core bound"));
+        const QJsonObject named
+            = QJsonDocument::fromJson(cli({"compare", copy, "--format", "json", "--annotations", elsewhere}).out).object();
+        QCOMPARE(named.value("verdict"), annotated.value("verdict"));
+        const testutil::ProcessRun diagnosed = cli({"diagnose", copy, "--annotations", elsewhere});
+        QCOMPARE(diagnosed.exitCode, 0);
+        QCOMPARE(cli({"diagnose", copy, "--annotations", dir.filePath("missing.json")}).exitCode, 2);
     }
 };
 
