@@ -146,7 +146,8 @@ void grade(Classification& c, const Aggregate& a, const Ceilings& ceilings, cons
         c.strength = "provisional";
         c.evidenceLevel = "D";
         c.evidence.push_back("no FLOP/byte estimate: torch has no formula for its op (or it has no op) and no annotation gives one; "
-                             "add one with Annotations... (saved as TRACE.annotations.json), or measure it with Nsight Compute");
+                             "declare it in TRACE.annotations.json (or --annotations FILE; the app's Annotations... writes that file), or "
+                             "measure it with Nsight Compute");
         addLines(c.evidence, "why: ", a.unknownReasons, 3);
         return;
     }
