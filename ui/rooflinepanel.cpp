@@ -556,9 +556,9 @@ QString RooflinePanel::emptyMessage() const
                   "algorithm and bus bandwidth.");
     const QString annotate = tr("This trace has no GPU kernels with known work (FLOPs and bytes), so there is nothing to plot. Select a "
                                 "kernel in the timeline or the table and give its FLOPs and bytes per call with Annotations...");
-    // Shapes recorded already: its ops (random fills, copies, custom kernels) have no FLOP formula in torch.
+    // Shapes recorded already: its ops (random fills, copies, custom kernels) have no known FLOP formula.
     if (m_doc->trace->meta.recordShapes)
-        return annotate + tr(": torch has no formula for these kernels' ops, though the trace has their shapes (record_shapes=True).");
+        return annotate + tr(": no FLOP formula is known for these kernels' ops, though the trace has their shapes (record_shapes=True).");
     return annotate + tr(", or record the trace with record_shapes=True so torch's ops give them.");
 }
 

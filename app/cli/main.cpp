@@ -199,7 +199,8 @@ const char* kDiffUsage = R"(  diff BEFORE AFTER [--by-shape] [--step N | --steps
       time of each side and after - before; rows on one side only are added or removed ops and kernels.
       Largest |device-time delta| first. The JSON holds both summary rows and both traces' overlap; the CSV
       a line per row (each side's count and times, and their delta), as the app's compare table exports it.
-      --step/--steps: only the ops and kernels that start in those steps of each trace (as steps numbers them)
+      --step/--steps: only the ops and kernels that start in those steps of each trace (as steps numbers them).
+      Traces of other GPUs or runs of other sizes get a note line each first (setup_differences in JSON)
 )";
 
 const char* kCompareUsage = R"(  compare TRACE [--a NAME] [--b NAME] [--format table|json] [--gpu NAME] [--annotations FILE] [--partial]
@@ -210,7 +211,8 @@ const char* kCompareUsage = R"(  compare TRACE [--a NAME] [--b NAME] [--format t
       strength and share of the roof,
       the kernels inside each region, and a one-line verdict. ratio_b_over_a = b's mean GPU time per
       call / a's (above 1: b is slower). Default: tilelang_kernel (a) vs torch_ref (b), else
-      custom_kernel vs torch_ref. TRACE.annotations.json is read when present; --annotations FILE reads
+      custom_kernel vs torch_ref. A region is its GPU-side spans (gpu_user_annotation): one the trace has
+      on the CPU only is refused as such. TRACE.annotations.json is read when present; --annotations FILE reads
       another (a trace in a folder you cannot write to), as classify does
 )";
 

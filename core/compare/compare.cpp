@@ -224,7 +224,7 @@ std::string classesProse(const Side& a, const Side& b)
 // late in the file.
 std::string cutNote(const trace::Trace& t)
 {
-    return t.stats.partial ? " (the trace is cut off and loaded in part: its GPU-side spans may lie past the cut)" : "";
+    return t.stats.partial ? " (the trace is cut off and loaded in part: its GPU-side spans and kernels may lie past the cut)" : "";
 }
 
 } // namespace
@@ -297,7 +297,7 @@ Side measureSide(const trace::Trace& t, const roofline::ClassifyReport& report, 
                                + "): the trace has no GPU-side span of it (gpu_user_annotation), which is where compare and "
                                  "classify measure a region's GPU work (summary's row of it has torch's CUDA time)"
                                + cutNote(t) + "; " + candidatesText(candidates(t)));
-        throw CompareError("no region or kernel named '" + name + "' in the trace; " + candidatesText(candidates(t)));
+        throw CompareError("no region or kernel named '" + name + "' in the trace" + cutNote(t) + "; " + candidatesText(candidates(t)));
     }
     std::sort(side.callList.begin(), side.callList.end(), [](const Call& x, const Call& y) { return x.startNs < y.startNs; });
     side.calls = side.callList.size();

@@ -54,7 +54,7 @@ struct Rule
 // The rules; their findings are listed by impact (Finding::impactNs), ties in this order.
 const std::vector<Rule>& allRules();
 
-// Every rule over the trace (or DiagnoseInputs::window): zero or more findings each, out-of-memory first,
+// Every rule over the trace (or DiagnoseInputs::window): zero or more findings each, a partial trace first, out-of-memory next,
 // then by the time at stake.
 std::vector<Finding> diagnose(const trace::Trace& trace, const DiagnoseInputs& inputs);
 

@@ -65,15 +65,24 @@ std::string optionalCount(const std::optional<stats::KeyAverage>& row)
     return row ? stats::formatCount(static_cast<uint64_t>(row->count)) : std::string("-");
 }
 
-// The distinct GPU names of a trace, in order: "NVIDIA H200" or "NVIDIA A100-SXM4-80GB, NVIDIA H100".
+// The names of the GPUs a trace ran on, sorted: those with activity on their streams (Kineto lists every
+// visible GPU in deviceProperties), or every listed one where none can be told; "" when none is named.
 std::string gpuNames(const trace::Trace& t)
 {
-    std::vector<std::string> names;
-    for (const trace::DeviceProperties& d : t.meta.devices)
-        if (!d.name.empty() && std::find(names.begin(), names.end(), d.name) == names.end())
-            names.push_back(d.name);
+    std::set<int64_t> active;
+    for (const trace::Track& track : t.tracks)
+        if (track.type == trace::Track::Type::GpuStream && !track.events.empty() && track.device >= 0)
+            active.insert(track.device);
+    std::set<std::string> names, all;
+    for (const trace::DeviceProperties& d : t.meta.devices) {
+        if (d.name.empty())
+            continue;
+        all.insert(d.name);
+        if (active.contains(d.id))
+            names.insert(d.name);
+    }
     std::string out;
-    for (const std::string& n : names)
+    for (const std::string& n : names.empty() ? all : names)
         out += (out.empty() ? "" : ", ") + n;
     return out;
 }
@@ -96,9 +105,14 @@ std::vector<std::string> diffSetupNotes(const trace::Trace& before, const trace:
         notes.push_back("before ran on " + beforeGpus + ", after on " + afterGpus
                         + ": libraries pick kernels per GPU, so rows added and removed may be the hardware's change, not the code's");
     const trace::DistributedInfo b = trace::distributedInfoOf(before), a = trace::distributedInfoOf(after);
+    const auto distributed = [](const trace::DistributedInfo& d) { return d.worldSize && *d.worldSize > 1; };
     if (b.worldSize && a.worldSize && *b.worldSize != *a.worldSize)
         notes.push_back("before is " + rankText(b) + ", after " + rankText(a)
                         + ": runs of different sizes split the work differently (collectives and per-rank shares change)");
+    else if (distributed(b) != distributed(a) && !(b.worldSize && a.worldSize))
+        notes.push_back((distributed(b) ? "before is " + rankText(b) + ", after no distributed run's"
+                                        : "before is no distributed run's, after " + rankText(a))
+                        + ": one rank's share of a run against a whole run (collectives and per-rank shares change)");
     return notes;
 }
 

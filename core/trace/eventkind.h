@@ -32,6 +32,13 @@ std::string_view eventKindName(EventKind kind);
 constexpr bool isGpuActivity(EventKind k) { return k == EventKind::Kernel || k == EventKind::GpuMemcpy || k == EventKind::GpuMemset; }
 constexpr bool isGpuSide(EventKind k) { return isGpuActivity(k) || k == EventKind::GpuUserAnnotation || k == EventKind::CudaSync; }
 constexpr bool isLaunchApi(EventKind k) { return k == EventKind::CudaRuntime || k == EventKind::CudaDriver; }
+// A CUDA call by name that always starts GPU work: a kernel (cudaLaunchKernel, cuLaunchKernelEx,
+// cudaLaunchCooperativeKernel...) or a graph (cudaGraphLaunch); a synchronize or cudaMalloc starts none.
+constexpr bool launchesGpuWork(std::string_view name)
+{
+    return name.find("LaunchKernel") != std::string_view::npos || name.find("LaunchCooperativeKernel") != std::string_view::npos
+        || name.find("GraphLaunch") != std::string_view::npos;
+}
 
 // A NCCL collective kernel by its name (ncclKernel_*, ncclDevKernel_*, with or without "void "): the one rule
 // for communication kernels, used by the roofline's classification and the kernel-type breakdown.

@@ -188,6 +188,9 @@ struct LoadStatistics
     uint64_t ignoredRecords = 0;
     std::vector<std::string> warnings;
     bool partial = false;
+    // Where a partial load stopped, and why (the loader's words, without the file's name); empty when whole.
+    std::optional<uint64_t> partialStopOffset;
+    std::string partialStopReason;
     uint64_t parallelChunks = 0;      // traceEvents chunks parsed in parallel; 0 after one streaming pass
     uint64_t wrongCuts = 0;           // chunks cut at a guessed separator that was not one, then cut exactly
     uint64_t chunksReadByWorkers = 0; // of the parallel chunks, those a worker read itself (a plain file's)

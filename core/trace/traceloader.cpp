@@ -944,6 +944,8 @@ std::unique_ptr<Trace> Loader::run()
             throw withPrefix;
         }
         t().stats.partial = true;
+        t().stats.partialStopOffset = error.offset();
+        t().stats.partialStopReason = error.problem();
         t().stats.warnings.push_back("partial load: stopped at " + std::string(error.what()) + "; kept "
                                      + std::to_string(t().events.size() + t().memory.size()) + " complete events");
     }

@@ -444,10 +444,11 @@ private slots:
             out.write(whole.data(), qint64(whole.size() / 2));
             out.close();
             for (const QStringList& args : {QStringList{"compare", cut, "--partial"},
-                                            QStringList{"compare", cut, "--partial", "--a", "custom_kernel", "--b", "torch_ref"}}) {
+                                            QStringList{"compare", cut, "--partial", "--a", "custom_kernel", "--b", "torch_ref"},
+                                            QStringList{"compare", cut, "--partial", "--a", "matmul_kernel", "--b", "no_such_kernel"}}) {
                 const auto r = cli(args);
                 QCOMPARE(r.exitCode, 2);
-                QVERIFY2(r.err.contains("the trace is cut off and loaded in part: its GPU-side spans may lie past the cut"),
+                QVERIFY2(r.err.contains("the trace is cut off and loaded in part: its GPU-side spans and kernels may lie past the cut"),
                          r.err.constData());
             }
             QVERIFY(!hostOnly.err.contains("cut off"));

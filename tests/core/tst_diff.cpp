@@ -399,22 +399,24 @@ private slots:
     void setupDifferencesAreSaid()
     {
         QTemporaryDir dir;
-        const auto write = [&](const QString& name, const std::string& gpu, int rank, int worldSize) {
+        // GPUs by name as deviceProperties lists them (no activity: every one counts); world size 0: no distributedInfo.
+        const auto write = [&](const QString& name, const std::vector<std::string>& gpus, int rank, int worldSize) {
             tilescope::io::Json doc = tilescope::io::Json{
                 {"traceEvents",
                  tilescope::io::Json::array({tilescope::io::Json{
                      {"ph", "X"}, {"cat", "cpu_op"}, {"name", "aten::mm"}, {"pid", 1}, {"tid", 1}, {"ts", 10}, {"dur", 5}}})}};
-            if (!gpu.empty())
-                doc["deviceProperties"] = tilescope::io::Json::array(
-                    {tilescope::io::Json{{"id", 0}, {"name", gpu}, {"totalGlobalMem", 1}, {"computeMajor", 8}, {"computeMinor", 0}}});
-            doc["distributedInfo"] = tilescope::io::Json{{"backend", "nccl"}, {"rank", rank}, {"world_size", worldSize}};
+            for (size_t k = 0; k < gpus.size(); ++k)
+                doc["deviceProperties"].push_back(
+                    tilescope::io::Json{{"id", k}, {"name", gpus[k]}, {"totalGlobalMem", 1}, {"computeMajor", 8}, {"computeMinor", 0}});
+            if (worldSize > 0)
+                doc["distributedInfo"] = tilescope::io::Json{{"backend", "nccl"}, {"rank", rank}, {"world_size", worldSize}};
             const QString path = dir.filePath(name);
             tilescope::io::writeTextFile(path.toStdString(), tilescope::io::dumpJson(doc), "the test's trace");
             return path;
         };
-        const QString a100 = write("a100.json", "NVIDIA A100-SXM4-80GB", 3, 8);
-        const QString v100 = write("v100.json", "Tesla V100-SXM2-16GB", 1, 2);
-        const QString unnamed = write("unnamed.json", "", 0, 8);
+        const QString a100 = write("a100.json", {"NVIDIA A100-SXM4-80GB"}, 3, 8);
+        const QString v100 = write("v100.json", {"Tesla V100-SXM2-16GB"}, 1, 2);
+        const QString unnamed = write("unnamed.json", {}, 0, 8);
         const QStringList expected{
             "before ran on NVIDIA A100-SXM4-80GB, after on Tesla V100-SXM2-16GB: libraries pick kernels per GPU, so rows added and "
             "removed may be the hardware's change, not the code's",
@@ -427,6 +429,14 @@ private slots:
                      ("before: " + a100 + "\nafter:  " + v100 + "\nnote: " + expected[0] + "\nnote: " + expected[1] + "\n").toUtf8()),
                  table.out.constData());
         QCOMPARE(diffJson(a100, unnamed, false).value("setup_differences").toArray(), QJsonArray()); // same size, one GPU unknown
+        // The same GPUs listed in another order: none; one side a rank of a run, the other no run's: said.
+        const QString twoGpus = write("two.json", {"NVIDIA A100-SXM4-80GB", "Tesla T4"}, 0, 0);
+        const QString swapped = write("swapped.json", {"Tesla T4", "NVIDIA A100-SXM4-80GB"}, 0, 0);
+        QCOMPARE(diffJson(twoGpus, swapped, false).value("setup_differences").toArray(), QJsonArray());
+        const QString single = write("single.json", {"NVIDIA A100-SXM4-80GB"}, 0, 0);
+        QCOMPARE(diffJson(a100, single, false).value("setup_differences").toArray(),
+                 QJsonArray({QStringLiteral("before is rank 3 of 8, after no distributed run's: one rank's share of a run against a whole "
+                                            "run (collectives and per-rank shares change)")}));
     }
 
     // --step N: each side is the ops and kernels that start in that step: the rows are key_averages over the

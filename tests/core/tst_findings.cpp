@@ -807,7 +807,9 @@ private slots:
         QCOMPARE(f.id, std::string("partial-trace"));
         QCOMPARE(f.strength, findings::Strength::Strong);
         QVERIFY2(evidenceHas(f, "Loading stopped at byte 62000: unexpected end of file"), describe(f));
-        QVERIFY2(evidenceHas(f, "Its " + stats::formatCount(cut->t->memory.size()) + " [memory] records stop where the file does"),
+        QVERIFY2(evidenceHas(f, "The trace's " + stats::formatCount(cut->t->memory.size()) + " [memory] records stop where the file does"),
+                 describe(f));
+        QVERIFY2(evidenceHas(f, stats::formatCount(cut->t->events.size() + cut->t->memory.size()) + " complete events were kept"),
                  describe(f));
         QVERIFY(cut->find("memory-growth")); // what the readable part shows, after it
         // Launches of kernels that lie past the cut, counted by correlation id among the events loaded.
@@ -830,8 +832,28 @@ private slots:
             path);
         const Finding* l = launches->find("partial-trace");
         QVERIFY(l);
-        QVERIFY2(evidenceHas(*l, "1 of 2 kernel launch calls have no GPU activity in it"), describe(*l));
+        QVERIFY2(evidenceHas(*l, "1 of 2 kernel launch calls have no GPU activity in the readable part"), describe(*l));
         QVERIFY(!evidenceHas(*l, "[memory]"));
+        // In a window holding only the launch whose kernel was read: no launch line (the cut is still said).
+        findings::DiagnoseInputs windowed;
+        windowed.window = analysis::Interval{launches->t->events.front().start, launches->t->events.front().start + 15'000};
+        bool saidCut = false;
+        for (const Finding& w : findings::diagnose(*launches->t, windowed))
+            if (w.id == "partial-trace") {
+                saidCut = true;
+                QVERIFY2(!evidenceHas(w, "kernel launch calls"), describe(w));
+            }
+        QVERIFY(saidCut);
+        // Cut before any event: no time range to point at.
+        io::writeTextFile(path, "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"na", "the test's trace");
+        trace::LoadOptions partial;
+        partial.partial = true;
+        const auto empty = trace::loadTrace(path, partial);
+        QVERIFY(empty->events.empty());
+        const std::vector<Finding> none = findings::diagnose(*empty, {});
+        QCOMPARE(none.size(), size_t(1));
+        QCOMPARE(none.front().id, std::string("partial-trace"));
+        QVERIFY(none.front().where.empty());
         // Whole traces: never.
         for (const std::string& whole : fixtures())
             QVERIFY2(!diagnoseFile(whole)->find("partial-trace"), whole.c_str());
